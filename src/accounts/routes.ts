@@ -1,0 +1,117 @@
+/**
+ * The standalone sign-in pages: login, logout and the account home.
+ * Registered only when indiestack manages its own accounts.
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HostUser } from '../contracts/accounts.js';
+import { isSafeReturnPath } from '../core/url.js';
+import { clearCookie, setCookie } from '../http/cookies.js';
+import { csrfTokenFor, isValidCsrf } from '../http/csrf.js';
+import { html, sendPage, type SafeHtml } from '../http/html.js';
+import { CSRF_FIELD } from './csrf.js';
+import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
+
+const HOME_PATH = '/indieweb/';
+
+export async function accountRoutes(app: FastifyInstance): Promise<void> {
+  const ctx = app.indieweb;
+  const users = ctx.users;
+  if (users === null) return;
+
+  const returnPathOf = (value: unknown): string => (typeof value === 'string' && isSafeReturnPath(value) ? value : HOME_PATH);
+
+  function loginPage(request: FastifyRequest, reply: FastifyReply, status: number, options: { returnTo: string; username?: string; message?: SafeHtml }) {
+    const csrf = csrfTokenFor(ctx, request, reply, null);
+    return sendPage(reply, status, {
+      title: 'Sign in',
+      body: html`<main>
+<h1>Sign in</h1>
+${options.message ?? ''}
+<form method="post" action="/indieweb/login/">
+<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
+<input type="hidden" name="return_to" value="${options.returnTo}">
+<label for="username">User name</label>
+<input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" required value="${options.username ?? ''}">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+</main>`,
+    });
+  }
+
+  app.get('/login/', async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const returnTo = returnPathOf(query.return_to);
+    const user = await ctx.accounts.currentUser(request);
+    if (user !== null) return reply.redirect(`${ctx.config.baseUrl}${returnTo}`, 303);
+    return loginPage(request, reply, 200, { returnTo });
+  });
+
+  app.post('/login/', async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const returnTo = returnPathOf(body.return_to);
+    const username = typeof body.username === 'string' ? body.username : '';
+    if (!isValidCsrf(ctx, request, null, body[CSRF_FIELD])) {
+      request.log.info('login rejected: csrf token missing or expired');
+      return loginPage(request, reply, 403, { returnTo, username, message: html`<p class="error" role="alert">The form expired. Please sign in again.</p>` });
+    }
+    const password = typeof body.password === 'string' ? body.password : '';
+    const user = await users.authenticate(username, password);
+    if (user === null) {
+      request.log.info('login failed');
+      return loginPage(request, reply, 401, {
+        returnTo,
+        username,
+        message: html`<p class="error" role="alert">Sign-in failed. Check the user name and the password.</p>`,
+      });
+    }
+    setCookie(reply, SESSION_COOKIE, encodeSession(ctx.signer, { userId: user.id, epoch: user.sessionEpoch, expiresAt: Math.floor(ctx.clock.now().getTime() / 1000) + SESSION_LIFETIME_S }), {
+      secure: ctx.secureCookies,
+      maxAge: SESSION_LIFETIME_S,
+    });
+    request.log.info({ userId: user.id }, 'signed in');
+    return reply.redirect(`${ctx.config.baseUrl}${returnTo}`, 303);
+  });
+
+  const logoutForm = (request: FastifyRequest, reply: FastifyReply, user: HostUser, label = 'Sign out') =>
+    html`<form method="post" action="/indieweb/logout/"><input type="hidden" name="${CSRF_FIELD}" value="${csrfTokenFor(ctx, request, reply, user.id)}"><button type="submit">${label}</button></form>`;
+
+  app.get('/logout/', async (request, reply) => {
+    const user = await ctx.accounts.currentUser(request);
+    if (user === null) return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
+    return sendPage(reply, 200, {
+      title: 'Sign out',
+      body: html`<main><h1>Sign out</h1><p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}</main>`,
+    });
+  });
+
+  app.post('/logout/', async (request, reply) => {
+    const user = await ctx.accounts.currentUser(request);
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (user !== null && !isValidCsrf(ctx, request, user.id, body[CSRF_FIELD])) {
+      return sendPage(reply, 403, {
+        title: 'Sign out',
+        body: html`<main><h1>Sign out</h1><p class="error" role="alert">The form expired. Please try again.</p>${logoutForm(request, reply, user)}</main>`,
+      });
+    }
+    clearCookie(reply, SESSION_COOKIE, { secure: ctx.secureCookies });
+    if (user !== null) request.log.info({ userId: user.id }, 'signed out');
+    return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
+  });
+
+  app.get('/', async (request, reply) => {
+    const user = await ctx.accounts.currentUser(request);
+    if (user === null) return reply.redirect(ctx.accounts.loginUrl(HOME_PATH), 303);
+    return sendPage(reply, 200, {
+      title: 'Your indiestack',
+      body: html`<nav><strong>indiestack</strong>${logoutForm(request, reply, user)}</nav>
+<main>
+<h1>Signed in as ${user.name}</h1>
+<p>Your profile URLs:</p>
+<ul>${user.me.map((url) => html`<li><a href="${url}">${url}</a></li>`)}</ul>
+</main>`,
+    });
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * Signed session cookies: verifiable by any instance holding the secret, no
+ * server-side store. A per-user epoch in the database ends every session of
+ * a user at once (password change, "sign out everywhere").
+ * @module
+ */
+import type { Signer } from './signing.js';
+
+export const SESSION_COOKIE = 'indiestack_session';
+export const SESSION_LIFETIME_S = 14 * 24 * 3600;
+
+export interface SessionClaims {
+  readonly userId: string;
+  readonly epoch: number;
+  /** Unix seconds. */
+  readonly expiresAt: number;
+}
+
+export function encodeSession(signer: Signer, claims: SessionClaims): string {
+  const payload = Buffer.from(JSON.stringify([claims.userId, claims.epoch, claims.expiresAt]), 'utf8').toString('base64url');
+  return `${payload}.${signer.sign('session', payload)}`;
+}
+
+/** The claims of a well-signed, unexpired session value, or null. */
+export function decodeSession(signer: Signer, value: string, now: Date): SessionClaims | null {
+  const dot = value.indexOf('.');
+  if (dot <= 0) return null;
+  const payload = value.slice(0, dot);
+  if (!signer.verify('session', payload, value.slice(dot + 1))) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3) return null;
+  const [userId, epoch, expiresAt] = parsed as unknown[];
+  if (typeof userId !== 'string' || typeof epoch !== 'number' || typeof expiresAt !== 'number') return null;
+  if (expiresAt * 1000 <= now.getTime()) return null;
+  return { userId, epoch, expiresAt };
+}

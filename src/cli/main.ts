@@ -1,0 +1,102 @@
+/**
+ * The `indiestack` command. Every failure is one line on stderr and a
+ * non-zero exit: 2 for invalid settings, 1 for anything else.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { unknownSettingNames } from '../config/env.js';
+import { isIndieWebError, ConfigError } from '../core/errors.js';
+import { createServer, DatabaseUnavailableError, openDatabase } from '../http/server.js';
+import { configFrom } from './context.js';
+import { processIo, type CliIo } from './io.js';
+import { registerTokenCommands } from './tokens.js';
+import { registerUserCommands } from './users.js';
+
+export const EXIT_FAILURE = 1;
+export const EXIT_CONFIG = 2;
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let exitCode = 0;
+  const fail = (code: number, lines: readonly string[]) => {
+    for (const line of lines) io.stderr.write(`indiestack: ${line}\n`);
+    exitCode = code;
+  };
+  const run = async (work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (error) {
+      if (error instanceof ConfigError) fail(EXIT_CONFIG, error.problems);
+      else if (isIndieWebError(error) || error instanceof DatabaseUnavailableError) fail(EXIT_FAILURE, [error.message]);
+      else fail(EXIT_FAILURE, [`unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
+    }
+  };
+
+  const program = new Command('indiestack')
+    .description('The IndieWeb back end for a personal website: IndieAuth, Micropub, media, Webmention, h-card.')
+    .version(packageVersion())
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+
+  program
+    .command('serve')
+    .description('run the server (migrates the database first)')
+    .option('--host <address>', 'address to listen on (INDIEWEB_HOST)')
+    .option('--port <number>', 'port to listen on (INDIEWEB_PORT)')
+    .option('--base-url <url>', 'public base URL (INDIEWEB_BASE_URL)')
+    .action((options: { host?: string; port?: string; baseUrl?: string }) =>
+      run(async () => {
+        const config = configFrom(io, options);
+        const { app } = await createServer({ config });
+        for (const name of unknownSettingNames(io.env)) app.log.warn({ name }, 'unknown INDIEWEB_ setting ignored');
+        const closed = new Promise<void>((resolve) => app.addHook('onClose', async () => resolve()));
+        const stop = () => void app.close();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        try {
+          await app.listen({ host: config.host, port: config.port });
+        } catch (error) {
+          await app.close();
+          throw error;
+        }
+        app.log.info({ baseUrl: config.baseUrl }, 'indiestack is serving');
+        await closed;
+      }),
+    );
+
+  program
+    .command('migrate')
+    .description('bring the database schema to the latest version')
+    .action(() =>
+      run(async () => {
+        const config = configFrom(io);
+        const database = await openDatabase(config);
+        await database.close();
+        io.stdout.write(`database is up to date (${database.dialect})\n`);
+      }),
+    );
+
+  registerUserCommands(program, io, run);
+  registerTokenCommands(program, io, run);
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    throw error;
+  }
+  return exitCode;
+}

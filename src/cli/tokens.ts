@@ -1,0 +1,86 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidRequestError, NotFoundError } from '../core/errors.js';
+import { profileUrlKey } from '../core/url.js';
+import { withServices } from './context.js';
+import { formatTable, type CliIo } from './io.js';
+
+function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) <= 0 || !Number.isSafeInteger(Number(value))) {
+    throw new InvalidArgumentError('must be a positive whole number of seconds');
+  }
+  return Number(value);
+}
+
+export function registerTokenCommands(program: Command, io: CliIo, run: (work: () => Promise<void>) => Promise<void>): void {
+  const token = program.command('token').description('manage access tokens');
+
+  token
+    .command('issue')
+    .description('issue an access token; the token is printed alone on the last line')
+    .requiredOption('--user <name>', 'owner of the token')
+    .requiredOption('--client-id <url>', 'client the token is for')
+    .requiredOption('--scope <scopes>', 'space-separated scopes, e.g. "create update media"')
+    .option('--me <url>', "profile URL the token claims (one of the user's; default: the first)")
+    .addOption(new Option('--expires-in <seconds>', 'lifetime (default: INDIEWEB_TOKEN_EXPIRES_IN)').argParser(positiveInteger).conflicts('expiry'))
+    .option('--no-expiry', 'issue a token that never expires')
+    .action((options: { user: string; clientId: string; scope: string; me?: string; expiresIn?: number; expiry: boolean }) =>
+      run(async () => {
+        const issued = await withServices(io, async ({ users, tokens, config }) => {
+          const owner = await users.findByName(options.user);
+          if (owner === null) throw new NotFoundError(`no user named "${options.user}"`);
+          let me = owner.me[0] ?? '';
+          if (options.me !== undefined) {
+            const key = profileUrlKey(options.me);
+            const match = owner.me.find((url) => profileUrlKey(url) === key);
+            if (key === null || match === undefined) throw new InvalidRequestError(`"${options.me}" is not a profile URL of ${owner.name}`);
+            me = match;
+          }
+          const expiresIn = options.expiry ? (options.expiresIn ?? config.tokenExpiresIn) : null;
+          return tokens.issue({ userId: owner.id, clientId: options.clientId, me, scope: options.scope, expiresIn });
+        });
+        const { record } = issued;
+        io.stdout.write(
+          `issued token ${record.id} for ${options.user} (client ${record.clientId}, scope "${record.scope}", ${record.expiresAt === null ? 'no expiry' : `expires ${record.expiresAt}`})\n`,
+        );
+        io.stdout.write(`${issued.token}\n`);
+      }),
+    );
+
+  token
+    .command('list')
+    .description('list access tokens (never the tokens themselves)')
+    .option('--user <name>', 'only the tokens of this user')
+    .action((options: { user?: string }) =>
+      run(async () => {
+        const { rows, names } = await withServices(io, async ({ users, tokens }) => {
+          const all = await users.list();
+          let userId: string | undefined;
+          if (options.user !== undefined) {
+            const owner = all.find((u) => u.name === options.user);
+            if (owner === undefined) throw new NotFoundError(`no user named "${options.user}"`);
+            userId = owner.id;
+          }
+          return { rows: await tokens.list(userId === undefined ? {} : { userId }), names: new Map(all.map((u) => [u.id, u.name])) };
+        });
+        const now = new Date().toISOString();
+        const status = (t: (typeof rows)[number]) => (t.revokedAt !== null ? 'revoked' : t.expiresAt !== null && t.expiresAt <= now ? 'expired' : 'valid');
+        io.stdout.write(
+          formatTable(
+            ['ID', 'USER', 'CLIENT', 'SCOPE', 'ISSUED', 'EXPIRES', 'LAST USED', 'STATUS'],
+            rows.map((t) => [t.id, names.get(t.userId) ?? t.userId, t.clientId, t.scope, t.createdAt, t.expiresAt ?? 'never', t.lastUsedAt ?? '-', status(t)]),
+          ),
+        );
+      }),
+    );
+
+  token
+    .command('revoke')
+    .description('revoke an access token by its id (see token list)')
+    .argument('<id>', 'token id')
+    .action((id: string) =>
+      run(async () => {
+        await withServices(io, ({ tokens }) => tokens.revoke(id));
+        io.stdout.write(`revoked token ${id}\n`);
+      }),
+    );
+}

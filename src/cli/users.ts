@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { InvalidRequestError } from '../core/errors.js';
+import { withServices } from './context.js';
+import { formatTable, isInteractive, promptHidden, readAll, type CliIo } from './io.js';
+
+async function readPassword(io: CliIo, fromStdin: boolean): Promise<string> {
+  if (fromStdin) {
+    const text = await readAll(io.stdin);
+    // one trailing newline is the end of the input line, not part of the password
+    return text.replace(/\r?\n$/, '');
+  }
+  if (!isInteractive(io)) throw new InvalidRequestError('no password given: pass --password-stdin or run in a terminal');
+  const password = await promptHidden(io, 'Password: ');
+  const again = await promptHidden(io, 'Password (again): ');
+  if (password !== again) throw new InvalidRequestError('the passwords do not match');
+  return password;
+}
+
+export function registerUserCommands(program: Command, io: CliIo, run: (work: () => Promise<void>) => Promise<void>): void {
+  const user = program.command('user').description('manage the accounts that sign in to this server');
+
+  user
+    .command('add')
+    .description('create an account with one or more profile URLs (me)')
+    .argument('<name>', 'user name')
+    .requiredOption('--me <url...>', 'profile URL of the account (repeatable)')
+    .option('--password-stdin', 'read the password from standard input instead of prompting')
+    .action((name: string, options: { me: string[]; passwordStdin?: boolean }) =>
+      run(async () => {
+        const password = await readPassword(io, options.passwordStdin === true);
+        const created = await withServices(io, ({ users }) => users.addUser({ name, me: options.me, password }));
+        io.stdout.write(`added user ${created.name} (${created.me.join(', ')})\n`);
+      }),
+    );
+
+  user
+    .command('list')
+    .description('list the accounts')
+    .action(() =>
+      run(async () => {
+        const all = await withServices(io, ({ users }) => users.list());
+        io.stdout.write(formatTable(['NAME', 'STATUS', 'PROFILE URLS'], all.map((u) => [u.name, u.isActive ? 'active' : 'disabled', u.me.join(' ')])));
+      }),
+    );
+
+  for (const [command, active] of [['disable', false], ['enable', true]] as const) {
+    user
+      .command(command)
+      .description(active ? 'allow the account to sign in again and its tokens to work' : 'stop the account from signing in; its tokens are refused')
+      .argument('<name>', 'user name')
+      .action((name: string) =>
+        run(async () => {
+          await withServices(io, ({ users }) => users.setActive(name, active));
+          io.stdout.write(`${active ? 'enabled' : 'disabled'} user ${name}\n`);
+        }),
+      );
+  }
+
+  user
+    .command('passwd')
+    .description("change an account's password (ends its sessions)")
+    .argument('<name>', 'user name')
+    .option('--password-stdin', 'read the password from standard input instead of prompting')
+    .action((name: string, options: { passwordStdin?: boolean }) =>
+      run(async () => {
+        const password = await readPassword(io, options.passwordStdin === true);
+        await withServices(io, ({ users }) => users.setPassword(name, password));
+        io.stdout.write(`changed the password of ${name}\n`);
+      }),
+    );
+}

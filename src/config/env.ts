@@ -1,0 +1,262 @@
+/**
+ * The only module that reads the environment. Every setting is documented
+ * once, here; the README's configuration table is checked against
+ * {@link SETTINGS} by a test.
+ *
+ * Value syntax: integers are seconds or bytes; `none` means "no limit" where
+ * allowed; lists are comma- and/or whitespace-separated; booleans are
+ * `true`/`false` (also `1`/`0`, `yes`/`no`).
+ *
+ * `INDIEWEB_ALLOWED_CLIENT_IDS` holds exact client_id URLs, separated by
+ * commas and/or whitespace; unset means no list.
+ * @module
+ */
+import path from 'node:path';
+import { ConfigError } from '../core/errors.js';
+import { parseStrictHttpUrl } from '../core/url.js';
+import {
+  DEFAULT_AUTH_CODE_LIFETIME_S,
+  DEFAULT_DATA_DIR,
+  DEFAULT_HOST,
+  DEFAULT_MEDIA_ALLOWED_TYPES,
+  DEFAULT_MEDIA_MAX_UPLOAD_BYTES,
+  DEFAULT_MEDIA_MAX_UPLOAD_COUNT,
+  DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES,
+  DEFAULT_PORT,
+  DEFAULT_TOKEN_LIFETIME_S,
+  LOG_LEVELS,
+  SQLITE_FILE_NAME,
+  deepFreeze,
+  type Config,
+  type DatabaseLocation,
+  type LogLevel,
+} from './config.js';
+
+export interface SettingDoc {
+  readonly name: string;
+  readonly defaultValue: string;
+  readonly description: string;
+}
+
+/** Every environment variable indiestack reads, with its default and meaning. */
+export const SETTINGS: readonly SettingDoc[] = Object.freeze([
+  { name: 'INDIEWEB_BASE_URL', defaultValue: 'http://HOST:PORT', description: 'Public absolute URL the endpoints are advertised under (https in production).' },
+  { name: 'INDIEWEB_HOST', defaultValue: DEFAULT_HOST, description: 'Address the standalone server listens on.' },
+  { name: 'INDIEWEB_PORT', defaultValue: String(DEFAULT_PORT), description: 'Port the standalone server listens on (0 picks a free one).' },
+  { name: 'INDIEWEB_DATA_DIR', defaultValue: DEFAULT_DATA_DIR, description: 'Directory for the SQLite file, the generated secret and local media.' },
+  { name: 'INDIEWEB_DATABASE_URL', defaultValue: `DATA_DIR/${SQLITE_FILE_NAME}`, description: '`postgres://…` selects PostgreSQL; `sqlite:PATH`, a plain path or `:memory:` selects SQLite.' },
+  { name: 'INDIEWEB_LOG_LEVEL', defaultValue: 'info', description: `One of ${LOG_LEVELS.join(', ')}.` },
+  { name: 'INDIEWEB_SECRET', defaultValue: 'generated into DATA_DIR/secret', description: 'Key (at least 32 characters) for session cookies and CSRF tokens; set the same value on every instance.' },
+  { name: 'INDIEWEB_TRUST_PROXY', defaultValue: 'false', description: 'Trust `X-Forwarded-*` headers (and `X-Forwarded-Authorization`) from a reverse proxy.' },
+  { name: 'INDIEWEB_AUTH_CODE_EXPIRES_IN', defaultValue: String(DEFAULT_AUTH_CODE_LIFETIME_S), description: 'Authorization code lifetime in seconds.' },
+  { name: 'INDIEWEB_TOKEN_EXPIRES_IN', defaultValue: String(DEFAULT_TOKEN_LIFETIME_S), description: 'Access token lifetime in seconds.' },
+  { name: 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', defaultValue: 'false', description: 'Allow outbound fetches to private, loopback and link-local addresses (tests on one machine).' },
+  { name: 'INDIEWEB_MICROPUB_HANDLER', defaultValue: 'in-memory handler', description: 'Content handler as `./module.js#export` (default export without `#`).' },
+  { name: 'INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES', defaultValue: '(none)', description: 'Property names clients may not set, added to `uid` and `author`.' },
+  { name: 'INDIEWEB_MICROPUB_URL_POLICY', defaultValue: '(unset)', description: 'URL policy `(url, kind, request) => boolean` as `./module.js#export`.' },
+  { name: 'INDIEWEB_CLIENT_ID_VALIDATOR', defaultValue: '(unset)', description: 'Client validator `(clientId) => boolean` as `./module.js#export`; fails closed when it cannot be loaded.' },
+  { name: 'INDIEWEB_ALLOWED_CLIENT_IDS', defaultValue: '(unset)', description: 'Exact client_id URLs allowed, comma- or whitespace-separated; unset means no list.' },
+  { name: 'INDIEWEB_MEDIA_MAX_UPLOAD_BYTES', defaultValue: String(DEFAULT_MEDIA_MAX_UPLOAD_BYTES), description: 'Bytes per uploaded file, or `none`.' },
+  { name: 'INDIEWEB_MEDIA_MAX_UPLOAD_COUNT', defaultValue: String(DEFAULT_MEDIA_MAX_UPLOAD_COUNT), description: 'Files per request, or `none`.' },
+  { name: 'INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES', defaultValue: String(DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES), description: 'Bytes across all files of one request, or `none`.' },
+  { name: 'INDIEWEB_MEDIA_ALLOWED_TYPES', defaultValue: 'common image, audio and video types', description: 'Allowed MIME types, comma- or whitespace-separated, or `none` to switch the allow-list off.' },
+  { name: 'INDIEWEB_MEDIA_DIR', defaultValue: 'DATA_DIR/media', description: 'Directory of the local media storage.' },
+]);
+
+const KNOWN_NAMES = new Set(SETTINGS.map((setting) => setting.name));
+
+/** Explicit values that win over the environment (CLI flags, plugin options). */
+export interface ConfigOverrides {
+  host?: string;
+  port?: string | number;
+  baseUrl?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  logLevel?: string;
+  secret?: string;
+}
+
+export interface LoadConfigOptions {
+  env?: Readonly<Record<string, string | undefined>>;
+  overrides?: ConfigOverrides;
+  cwd?: string;
+}
+
+/** `INDIEWEB_*` names that are set but unknown (likely typos); reported as a warning, not an error. */
+export function unknownSettingNames(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.keys(env).filter((name) => name.startsWith('INDIEWEB_') && !KNOWN_NAMES.has(name));
+}
+
+/**
+ * Builds the frozen {@link Config}. Every invalid value is collected and
+ * reported at once in one {@link ConfigError}.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const overrides = options.overrides ?? {};
+  const cwd = options.cwd ?? process.cwd();
+  const problems: string[] = [];
+  const read = (name: string, override?: string | number): string | undefined => {
+    if (override !== undefined) return String(override);
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const host = read('INDIEWEB_HOST', overrides.host) ?? DEFAULT_HOST;
+  if (!/^[A-Za-z0-9.:_-]+$/.test(host)) problems.push(`INDIEWEB_HOST: "${host}" is not a host name or address`);
+
+  const port = parseInteger(problems, 'INDIEWEB_PORT', read('INDIEWEB_PORT', overrides.port), DEFAULT_PORT, { min: 0, max: 65_535 });
+
+  const dataDir = path.resolve(cwd, read('INDIEWEB_DATA_DIR', overrides.dataDir) ?? DEFAULT_DATA_DIR);
+
+  const baseUrl = parseBaseUrl(problems, read('INDIEWEB_BASE_URL', overrides.baseUrl), host, port);
+  const database = parseDatabaseUrl(problems, read('INDIEWEB_DATABASE_URL', overrides.databaseUrl), dataDir, cwd);
+
+  const logLevelRaw = read('INDIEWEB_LOG_LEVEL', overrides.logLevel) ?? 'info';
+  const logLevel = (LOG_LEVELS as readonly string[]).includes(logLevelRaw) ? (logLevelRaw as LogLevel) : 'info';
+  if (logLevel !== logLevelRaw) problems.push(`INDIEWEB_LOG_LEVEL: "${logLevelRaw}" is not one of ${LOG_LEVELS.join(', ')}`);
+
+  const secret = read('INDIEWEB_SECRET', overrides.secret) ?? null;
+  if (secret !== null && secret.length < 32) problems.push('INDIEWEB_SECRET: must be at least 32 characters');
+
+  const trustProxy = parseBoolean(problems, 'INDIEWEB_TRUST_PROXY', read('INDIEWEB_TRUST_PROXY'), false);
+  const authCodeExpiresIn = parseInteger(problems, 'INDIEWEB_AUTH_CODE_EXPIRES_IN', read('INDIEWEB_AUTH_CODE_EXPIRES_IN'), DEFAULT_AUTH_CODE_LIFETIME_S, { min: 1 });
+  const tokenExpiresIn = parseInteger(problems, 'INDIEWEB_TOKEN_EXPIRES_IN', read('INDIEWEB_TOKEN_EXPIRES_IN'), DEFAULT_TOKEN_LIFETIME_S, { min: 1 });
+  const allowPrivateNetworks = parseBoolean(problems, 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', read('INDIEWEB_ALLOW_PRIVATE_NETWORKS'), false);
+
+  const micropubHandler = parseSpecifier(problems, 'INDIEWEB_MICROPUB_HANDLER', read('INDIEWEB_MICROPUB_HANDLER'));
+  const micropubUrlPolicy = parseSpecifier(problems, 'INDIEWEB_MICROPUB_URL_POLICY', read('INDIEWEB_MICROPUB_URL_POLICY'));
+  const clientIdValidator = parseSpecifier(problems, 'INDIEWEB_CLIENT_ID_VALIDATOR', read('INDIEWEB_CLIENT_ID_VALIDATOR'));
+  const micropubServerManagedProperties = splitList(read('INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES'));
+
+  const allowedRaw = read('INDIEWEB_ALLOWED_CLIENT_IDS');
+  let allowedClientIds: string[] | null = null;
+  if (allowedRaw !== undefined) {
+    allowedClientIds = splitList(allowedRaw);
+    for (const id of allowedClientIds) {
+      if (parseStrictHttpUrl(id) === null) problems.push(`INDIEWEB_ALLOWED_CLIENT_IDS: "${id}" is not an http(s) URL without fragment or userinfo`);
+    }
+  }
+
+  const maxUploadBytes = parseLimit(problems, 'INDIEWEB_MEDIA_MAX_UPLOAD_BYTES', read('INDIEWEB_MEDIA_MAX_UPLOAD_BYTES'), DEFAULT_MEDIA_MAX_UPLOAD_BYTES);
+  const maxUploadCount = parseLimit(problems, 'INDIEWEB_MEDIA_MAX_UPLOAD_COUNT', read('INDIEWEB_MEDIA_MAX_UPLOAD_COUNT'), DEFAULT_MEDIA_MAX_UPLOAD_COUNT);
+  const maxUploadTotalBytes = parseLimit(problems, 'INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES', read('INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES'), DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES);
+  const allowedTypesRaw = read('INDIEWEB_MEDIA_ALLOWED_TYPES');
+  let allowedTypes: readonly string[] | null = DEFAULT_MEDIA_ALLOWED_TYPES;
+  if (allowedTypesRaw !== undefined) {
+    if (allowedTypesRaw.toLowerCase() === 'none') {
+      allowedTypes = null;
+    } else {
+      allowedTypes = splitList(allowedTypesRaw).map((type) => type.toLowerCase());
+      for (const type of allowedTypes) {
+        if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type)) problems.push(`INDIEWEB_MEDIA_ALLOWED_TYPES: "${type}" is not a MIME type`);
+      }
+    }
+  }
+  const mediaDir = path.resolve(cwd, read('INDIEWEB_MEDIA_DIR') ?? path.join(dataDir, 'media'));
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return deepFreeze({
+    baseUrl,
+    host,
+    port,
+    dataDir,
+    database,
+    logLevel,
+    secret,
+    trustProxy,
+    authCodeExpiresIn,
+    tokenExpiresIn,
+    allowPrivateNetworks,
+    micropubHandler,
+    micropubServerManagedProperties,
+    micropubUrlPolicy,
+    clientIdValidator,
+    allowedClientIds,
+    media: { maxUploadBytes, maxUploadCount, maxUploadTotalBytes, allowedTypes, dir: mediaDir },
+  });
+}
+
+function parseInteger(problems: string[], name: string, raw: string | undefined, fallback: number, range: { min?: number; max?: number } = {}): number {
+  if (raw === undefined) return fallback;
+  const min = range.min ?? 0;
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    problems.push(`${name}: "${raw}" is not a whole number between ${min} and ${max}`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
+function parseLimit(problems: string[], name: string, raw: string | undefined, fallback: number): number | null {
+  if (raw !== undefined && raw.toLowerCase() === 'none') return null;
+  if (raw !== undefined && !/^\d+$/.test(raw)) {
+    problems.push(`${name}: "${raw}" is not a whole number or "none"`);
+    return fallback;
+  }
+  return parseInteger(problems, name, raw, fallback, { min: 0 });
+}
+
+function parseBoolean(problems: string[], name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined) return fallback;
+  const value = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  problems.push(`${name}: "${raw}" is not true or false`);
+  return fallback;
+}
+
+function parseSpecifier(problems: string[], name: string, raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const [specifier, exportName, extra] = raw.split('#');
+  if (specifier === undefined || specifier === '' || extra !== undefined || exportName === '') {
+    problems.push(`${name}: "${raw}" is not a module specifier with an optional #export`);
+    return null;
+  }
+  return raw;
+}
+
+function parseBaseUrl(problems: string[], raw: string | undefined, host: string, port: number): string {
+  if (raw === undefined) {
+    const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    return `http://${shownHost}:${port}`;
+  }
+  const url = parseStrictHttpUrl(raw);
+  if (url === null || url.search !== '') {
+    problems.push(`INDIEWEB_BASE_URL: "${raw}" is not an absolute http(s) URL without query, fragment or userinfo`);
+    return 'http://invalid';
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function parseDatabaseUrl(problems: string[], raw: string | undefined, dataDir: string, cwd: string): DatabaseLocation {
+  if (raw === undefined) return { kind: 'sqlite', filename: path.join(dataDir, SQLITE_FILE_NAME) };
+  if (/^postgres(ql)?:\/\//i.test(raw)) {
+    try {
+      const url = new URL(raw);
+      if (url.hostname === '' && !url.searchParams.has('host')) throw new Error('no host');
+    } catch {
+      problems.push(`INDIEWEB_DATABASE_URL: "${redactUrl(raw)}" is not a valid postgres:// URL`);
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  if (raw === ':memory:') return { kind: 'sqlite', filename: ':memory:' };
+  const match = /^(?:sqlite|file):(?:\/\/)?(.+)$/i.exec(raw);
+  if (match !== null) return { kind: 'sqlite', filename: match[1] === ':memory:' ? ':memory:' : path.resolve(cwd, match[1] ?? '') };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    problems.push(`INDIEWEB_DATABASE_URL: "${redactUrl(raw)}" uses an unsupported scheme (use postgres:// or sqlite:)`);
+    return { kind: 'sqlite', filename: ':memory:' };
+  }
+  return { kind: 'sqlite', filename: path.resolve(cwd, raw) };
+}
+
+/** Hides a password in a database URL before it is shown anywhere. */
+export function redactUrl(raw: string): string {
+  return raw.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}
+
+function splitList(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw.split(/[\s,]+/).filter((item) => item !== '');
+}

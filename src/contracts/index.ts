@@ -1,0 +1,8 @@
+/**
+ * What hosts implement or receive. Importing this subpath pulls in neither
+ * Fastify nor Kysely.
+ * @module
+ */
+export type { Accounts, AccountsRequest, HostUser } from './accounts.js';
+export type { ClientIdValidator, UrlPolicy, UrlPolicyKind } from './policies.js';
+export { HandlerValueError, isHandlerValueError } from './handler-errors.js';

@@ -1,0 +1,27 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A 256-bit random value, base64url without padding (43 characters). */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** A short random identifier for rows that are shown to people (token ids, user ids). */
+export function randomId(): string {
+  return randomBytes(9).toString('base64url');
+}
+
+export function sha256Base64Url(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('base64url');
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  if (left.length !== right.length) {
+    // still spend the comparison so a length mismatch is not faster than a content one
+    timingSafeEqual(left, left);
+    return false;
+  }
+  return timingSafeEqual(left, right);
+}

@@ -1,0 +1,22 @@
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import { InvalidRequestError } from '../core/errors.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Our own parsers, added inside our encapsulated context only, after
+ * removing whatever the host registered, so neither side collides.
+ */
+export async function registerBodyParsers(app: FastifyInstance): Promise<void> {
+  app.removeAllContentTypeParsers();
+  await app.register(formbody);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      const text = utf8.decode(body as Buffer);
+      done(null, text.trim() === '' ? undefined : JSON.parse(text));
+    } catch (error) {
+      done(new InvalidRequestError('request body is not valid UTF-8 JSON', { cause: error }), undefined);
+    }
+  });
+}

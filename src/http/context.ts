@@ -1,0 +1,21 @@
+import type { Accounts } from '../contracts/accounts.js';
+import type { Config } from '../config/config.js';
+import type { Clock } from '../core/clock.js';
+import type { Signer } from '../accounts/signing.js';
+import type { UserService } from '../accounts/user-service.js';
+import type { TokenService } from '../indieauth/token-service.js';
+import type { DatabaseHandle } from '../storage/connect.js';
+
+/** What every feature of the plugin shares; hung on the Fastify instance as `indieweb`. */
+export interface IndieWebContext {
+  readonly config: Config;
+  readonly database: DatabaseHandle;
+  readonly clock: Clock;
+  readonly signer: Signer;
+  readonly accounts: Accounts;
+  /** The built-in accounts; null when the host passed its own {@link Accounts}. */
+  readonly users: UserService | null;
+  readonly tokens: TokenService;
+  /** True when cookies must carry `Secure` (the base URL is https). */
+  readonly secureCookies: boolean;
+}

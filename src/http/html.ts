@@ -1,0 +1,103 @@
+/**
+ * Server-rendered pages: escaping, one layout, and the security headers every
+ * page of ours carries.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value).replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+}
+
+/** Already-escaped markup. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+/** Tagged template that escapes every interpolated value except {@link SafeHtml} (and arrays of it). */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0] ?? '';
+  values.forEach((value, index) => {
+    out += render(value) + (strings[index + 1] ?? '');
+  });
+  return new SafeHtml(out);
+}
+
+function render(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(value);
+}
+
+const STYLE = `
+:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
+body{max-width:40rem;margin:0 auto;padding:1rem}
+h1{font-size:1.5rem}
+label{display:block;margin:.75rem 0 .25rem;font-weight:600}
+input[type=text],input[type=password],input[type=url],textarea{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
+button{font:inherit;padding:.5rem 1rem;margin:.75rem .5rem 0 0;cursor:pointer}
+.error{border-left:4px solid #c00;padding:.25rem .75rem;background:rgba(200,0,0,.08)}
+.notice{border-left:4px solid #06c;padding:.25rem .75rem;background:rgba(0,100,200,.08)}
+.warning{color:#a60;font-weight:600}
+code{word-break:break-all}
+nav{display:flex;gap:1rem;flex-wrap:wrap;align-items:center;border-bottom:1px solid #8884;padding-bottom:.5rem}
+nav form{margin-left:auto}
+nav button{margin:0}
+`;
+
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+export interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  /** Extra `form-action` sources (the consent page posts to us, then redirects to the client). */
+  formAction?: readonly string[];
+}
+
+export function renderPage(options: PageOptions): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(options.title)} · indiestack</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${options.body.value}
+</body>
+</html>
+`;
+}
+
+export function contentSecurityPolicy(formAction: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    `style-src 'sha256-${STYLE_HASH}'`,
+    "img-src 'self' https: data:",
+    `form-action 'self'${formAction.map((source) => ` ${source}`).join('')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+/** Sends a page with a strict CSP, no framing, no caching and no sniffing. */
+export function sendPage(reply: FastifyReply, status: number, options: PageOptions): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', contentSecurityPolicy(options.formAction))
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .send(renderPage(options));
+}

@@ -1,0 +1,91 @@
+/**
+ * The mountable Fastify plugin. The outer function is wrapped with
+ * fastify-plugin so the `indieweb` decorator is visible to the host; routes,
+ * parsers and error handlers live in an encapsulated child under `/indieweb`
+ * and never leak into the host application.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { accountRoutes } from '../accounts/routes.js';
+import { createSigner } from '../accounts/signing.js';
+import { createStandaloneAccounts } from '../accounts/standalone-accounts.js';
+import { createUserService } from '../accounts/user-service.js';
+import type { Config } from '../config/config.js';
+import { loadConfig } from '../config/env.js';
+import { resolveSecret } from '../config/secret.js';
+import type { Accounts } from '../contracts/accounts.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { createTokenService } from '../indieauth/token-service.js';
+import type { DatabaseHandle } from '../storage/connect.js';
+import { createTokensRepository } from '../storage/repositories/tokens.js';
+import { createUsersRepository } from '../storage/repositories/users.js';
+import './augment.js';
+import { registerBodyParsers } from './body-parsers.js';
+import type { IndieWebContext } from './context.js';
+import { defaultErrorHandler } from './error-handler.js';
+
+export interface IndieWebPluginOptions {
+  /** An open, migrated database (see `createDatabase` and `migrateToLatest`). */
+  database: DatabaseHandle;
+  /**
+   * Settled configuration. Plugin mode never reads the environment: pass
+   * `loadConfig()` yourself to use it.
+   * @defaultValue the built-in defaults
+   */
+  config?: Config;
+  /**
+   * The host's accounts. Without it indiestack uses its own accounts table,
+   * password login page and signed session cookie.
+   */
+  accounts?: Accounts;
+  /**
+   * Key for session cookies and CSRF tokens.
+   * @defaultValue `config.secret`, else a secret generated once into `config.dataDir`
+   */
+  secret?: string;
+  /** @defaultValue the system clock */
+  clock?: Clock;
+}
+
+async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptions): Promise<void> {
+  const config = options.config ?? loadConfig({ env: {} });
+  const clock = options.clock ?? systemClock;
+  const signer = createSigner(options.secret ?? resolveSecret(config.secret, config.dataDir));
+  const { db } = options.database;
+  const usersRepository = createUsersRepository(db);
+  const users = options.accounts === undefined ? createUserService({ users: usersRepository, clock }) : null;
+  const accounts = options.accounts ?? createStandaloneAccounts({ users: usersRepository, signer, clock, baseUrl: config.baseUrl });
+
+  const context: IndieWebContext = Object.freeze({
+    config,
+    database: options.database,
+    clock,
+    signer,
+    accounts,
+    users,
+    tokens: createTokenService({ tokens: createTokensRepository(db), users: usersRepository, clock }),
+    secureCookies: config.baseUrl.startsWith('https:'),
+  });
+  app.decorate('indieweb', context);
+
+  await app.register(
+    async (child) => {
+      await registerBodyParsers(child);
+      child.setErrorHandler(defaultErrorHandler);
+      await child.register(accountRoutes);
+    },
+    { prefix: '/indieweb' },
+  );
+}
+
+/**
+ * The indiestack Fastify plugin.
+ * @example
+ * ```ts
+ * const database = createDatabase({ kind: 'sqlite', filename: './data/indiestack.sqlite' });
+ * await migrateToLatest(database.db);
+ * await app.register(indieweb, { database, accounts });
+ * ```
+ */
+export const indieweb = fp(indiewebPlugin, { name: 'indiestack', fastify: '5.x' });

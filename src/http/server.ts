@@ -1,0 +1,112 @@
+/**
+ * The standalone server: Fastify with pino, the database (migrated at
+ * start), `/healthz`, and the plugin under `/indieweb`.
+ * @module
+ */
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.js';
+import { redactUrl } from '../config/env.js';
+import type { Clock } from '../core/clock.js';
+import { createDatabase, type DatabaseHandle } from '../storage/connect.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { indieweb } from './plugin.js';
+
+export class DatabaseUnavailableError extends Error {
+  constructor(description: string, options?: { cause?: unknown }) {
+    super(`cannot use the database ${description}: ${errorText(options?.cause)}`, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return errorText(error.errors[0]);
+  if (error instanceof Error) return error.message.split('\n')[0] || error.name;
+  return String(error);
+}
+
+export function describeDatabase(config: Config): string {
+  return config.database.kind === 'postgres' ? redactUrl(config.database.url) : config.database.filename;
+}
+
+/** Opens the database, checks that it answers and migrates it; throws {@link DatabaseUnavailableError}. */
+export async function openDatabase(config: Config): Promise<DatabaseHandle> {
+  let database: DatabaseHandle;
+  try {
+    database = createDatabase(config.database);
+  } catch (error) {
+    throw new DatabaseUnavailableError(describeDatabase(config), { cause: error });
+  }
+  try {
+    await database.ping();
+    const { error } = await migrateToLatest(database.db);
+    if (error !== undefined) throw error;
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw new DatabaseUnavailableError(describeDatabase(config), { cause: error });
+  }
+  return database;
+}
+
+const SECRET_QUERY_NAMES = /^(access_token|code|code_verifier|token|refresh_token|client_secret)$/i;
+
+/** Request URLs as logged: secret-bearing query parameters are replaced. */
+export function redactRequestUrl(url: string): string {
+  const question = url.indexOf('?');
+  if (question === -1) return url;
+  const params = new URLSearchParams(url.slice(question + 1));
+  let redacted = false;
+  for (const name of [...params.keys()]) {
+    if (SECRET_QUERY_NAMES.test(name)) {
+      params.set(name, '[redacted]');
+      redacted = true;
+    }
+  }
+  return redacted ? `${url.slice(0, question)}?${params.toString()}` : url;
+}
+
+export interface CreateServerOptions {
+  config: Config;
+  clock?: Clock;
+  /** An already open database; by default the one the config names is opened and migrated. */
+  database?: DatabaseHandle;
+  /** Pass false to silence logs (tests). */
+  logger?: boolean;
+}
+
+export interface StandaloneServer {
+  readonly app: FastifyInstance;
+  readonly database: DatabaseHandle;
+}
+
+export async function createServer(options: CreateServerOptions): Promise<StandaloneServer> {
+  const { config } = options;
+  const database = options.database ?? (await openDatabase(config));
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            serializers: {
+              req: (request: FastifyRequest) => ({ method: request.method, url: redactRequestUrl(request.url), remoteAddress: request.ip }),
+            },
+          },
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  if (options.database === undefined) app.addHook('onClose', async () => database.close());
+
+  app.get('/healthz', async (_request, reply) => {
+    try {
+      await database.ping();
+      return reply.code(200).send({ status: 'ok' });
+    } catch (error) {
+      app.log.warn({ err: error }, 'health check: database unavailable');
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+  app.get('/', async (_request, reply) => reply.redirect('/indieweb/', 302));
+
+  await app.register(indieweb, { database, config, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  return { app, database };
+}

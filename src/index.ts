@@ -1,0 +1,19 @@
+/**
+ * indiestack: the IndieWeb back end for a personal website.
+ *
+ * Standalone: `npx indiestack serve`. Plugin mode: register {@link indieweb}
+ * in your own Fastify application.
+ * @module
+ */
+export { indieweb, type IndieWebPluginOptions } from './http/plugin.js';
+export type { IndieWebContext } from './http/context.js';
+export { createServer, openDatabase, type CreateServerOptions, type StandaloneServer } from './http/server.js';
+export { loadConfig, SETTINGS, type ConfigOverrides, type LoadConfigOptions, type SettingDoc } from './config/env.js';
+export type { Config, DatabaseLocation, LogLevel, MediaConfig } from './config/config.js';
+export { createDatabase, type DatabaseHandle, type DialectName } from './storage/connect.js';
+export { migrateToLatest } from './storage/migrate.js';
+export type { Clock } from './core/clock.js';
+export { systemClock } from './core/clock.js';
+export { isIndieWebError, IndieWebError, ConfigError } from './core/errors.js';
+export { hasScope, normalizeScope } from './core/scope.js';
+export * from './contracts/index.js';

@@ -1,0 +1,87 @@
+import type { Clock } from '../core/clock.js';
+import { addSeconds } from '../core/clock.js';
+import { randomId, randomToken, sha256Base64Url } from '../core/crypto.js';
+import { InvalidRequestError, MalformedClientError, NotFoundError } from '../core/errors.js';
+import { normalizeScope } from '../core/scope.js';
+import { parseStrictHttpUrl } from '../core/url.js';
+import type { UsersRepository, UserRecord } from '../storage/repositories/users.js';
+import type { TokenRecord, TokensRepository } from '../storage/repositories/tokens.js';
+
+export type TokenService = ReturnType<typeof createTokenService>;
+
+export interface IssueTokenInput {
+  readonly userId: string;
+  readonly clientId: string;
+  readonly me: string;
+  readonly scope: string;
+  /** Seconds until expiry; null issues a token without expiry (personal access token). */
+  readonly expiresIn: number | null;
+}
+
+export interface IssuedToken {
+  /** The secret itself: shown once, never stored. */
+  readonly token: string;
+  readonly record: TokenRecord;
+}
+
+/** A token that is accepted right now, with its owner. */
+export interface ValidToken {
+  readonly token: TokenRecord;
+  readonly user: UserRecord;
+}
+
+export function createTokenService(deps: { tokens: TokensRepository; users: UsersRepository; clock: Clock }) {
+  const { tokens, users, clock } = deps;
+
+  return {
+    async issue(input: IssueTokenInput): Promise<IssuedToken> {
+      if (parseStrictHttpUrl(input.clientId) === null) throw new MalformedClientError('client_id');
+      if (input.expiresIn !== null && (!Number.isSafeInteger(input.expiresIn) || input.expiresIn <= 0)) {
+        throw new InvalidRequestError('expires_in must be a positive whole number of seconds');
+      }
+      const now = clock.now();
+      const token = randomToken();
+      const record: TokenRecord = {
+        id: randomId(),
+        userId: input.userId,
+        clientId: input.clientId,
+        me: input.me,
+        scope: normalizeScope(input.scope),
+        createdAt: now.toISOString(),
+        expiresAt: input.expiresIn === null ? null : addSeconds(now, input.expiresIn).toISOString(),
+        lastUsedAt: null,
+        revokedAt: null,
+      };
+      await tokens.insert({ ...record, tokenHash: sha256Base64Url(token) });
+      return { token, record };
+    },
+
+    /** The stored record of a token, found by its hash only; null when unknown. */
+    findByToken: (token: string) => tokens.findByHash(sha256Base64Url(token)),
+
+    /** The token and its owner when the token is known, unrevoked, unexpired and its owner active. */
+    async validate(token: string): Promise<ValidToken | null> {
+      const record = await tokens.findByHash(sha256Base64Url(token));
+      if (record === null || record.revokedAt !== null) return null;
+      // spec: a null expires_at is a legacy (or personal) token that stays valid
+      if (record.expiresAt !== null && record.expiresAt <= clock.now().toISOString()) return null;
+      const user = await users.findById(record.userId);
+      if (user === null || !user.isActive) return null;
+      return { token: record, user };
+    },
+
+    list: (filter: { userId?: string } = {}) => tokens.list(filter),
+
+    async revoke(id: string): Promise<void> {
+      const found = await tokens.findById(id);
+      if (found === null) throw new NotFoundError(`no token with id "${id}"`);
+      await tokens.revoke(id, clock.now().toISOString());
+    },
+  };
+}
+
+/** Seconds of lifetime left, never negative; null when the token has no expiry. */
+export function remainingLifetime(record: TokenRecord, now: Date): number | null {
+  if (record.expiresAt === null) return null;
+  return Math.max(0, Math.floor((Date.parse(record.expiresAt) - now.getTime()) / 1000));
+}

@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DatabaseLocation } from '../config/config.js';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** An open database: the Kysely instance plus what the server needs around it. */
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** Runs a trivial query; throws when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens SQLite (WAL, foreign keys on) or PostgreSQL. PostgreSQL connects
+ * lazily: call {@link DatabaseHandle.ping} to find out whether it answers.
+ */
+export function createDatabase(location: DatabaseLocation): DatabaseHandle {
+  if (location.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: location.url, max: 10, connectionTimeoutMillis: 5_000 });
+    // an idle client that loses its server must not crash the process
+    pool.on('error', () => {});
+    return wrap(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+  }
+  if (location.filename !== ':memory:') mkdirSync(path.dirname(location.filename), { recursive: true });
+  const database = new SqliteDatabase(location.filename);
+  database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('synchronous = NORMAL');
+  return wrap(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite');
+}
+
+function wrap(db: Kysely<Database>, dialect: DialectName): DatabaseHandle {
+  let closed = false;
+  return {
+    db,
+    dialect,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}

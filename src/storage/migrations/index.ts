@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001-accounts-and-tokens.js';
+
+/** Every migration, in order; a static record so bundling never depends on directory scanning. */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
+  '0001-accounts-and-tokens': m0001,
+});

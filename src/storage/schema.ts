@@ -1,0 +1,67 @@
+/**
+ * Table interfaces of the database, apart from the row types code uses.
+ * Timestamps are ISO-8601 UTC text, booleans 0/1 integers (portable across
+ * SQLite and PostgreSQL).
+ * @module
+ */
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+export interface UserTable {
+  id: string;
+  name: string;
+  password_hash: string;
+  active: number;
+  session_epoch: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserProfileUrlTable {
+  url_key: string;
+  user_id: string;
+  url: string;
+  position: number;
+}
+
+export interface AuthCodeTable {
+  code_hash: string;
+  user_id: string;
+  client_id: string;
+  redirect_uri: string;
+  me: string;
+  scope: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  created_at: string;
+  expires_at: string;
+  consumed_at: string | null;
+}
+
+export interface TokenTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  client_id: string;
+  me: string;
+  scope: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface Database {
+  indieweb_user: UserTable;
+  indieweb_user_profile_url: UserProfileUrlTable;
+  indieweb_auth_code: AuthCodeTable;
+  indieweb_token: TokenTable;
+}
+
+export type UserRow = Selectable<UserTable>;
+export type NewUserRow = Insertable<UserTable>;
+export type UserUpdate = Updateable<UserTable>;
+export type ProfileUrlRow = Selectable<UserProfileUrlTable>;
+export type AuthCodeRow = Selectable<AuthCodeTable>;
+export type NewAuthCodeRow = Insertable<AuthCodeTable>;
+export type TokenRow = Selectable<TokenTable>;
+export type NewTokenRow = Insertable<TokenTable>;
