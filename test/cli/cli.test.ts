@@ -1,0 +1,212 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Base64Url } from '../../src/core/crypto.js';
+import { createDatabase } from '../../src/storage/connect.js';
+import { createTokensRepository } from '../../src/storage/repositories/tokens.js';
+import { createUsersRepository } from '../../src/storage/repositories/users.js';
+import { verifyPassword } from '../../src/accounts/passwords.js';
+import { DIALECTS, freshLocation } from '../helpers/databases.js';
+import { lastLine, runCli } from '../helpers/cli.js';
+
+for (const dialect of DIALECTS) {
+  describe(`indiestack CLI on ${dialect}`, () => {
+    let cwd: string;
+    let env: Record<string, string>;
+    let fresh: Awaited<ReturnType<typeof freshLocation>>;
+    const cli = (args: string[], input?: string) => runCli(args, { cwd, env, ...(input === undefined ? {} : { input }) });
+    const withDb = async <T>(work: (db: ReturnType<typeof createDatabase>) => Promise<T>): Promise<T> => {
+      const handle = createDatabase(fresh.location);
+      try {
+        return await work(handle);
+      } finally {
+        await handle.close();
+      }
+    };
+
+    beforeAll(async () => {
+      cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-cli-'));
+      fresh = await freshLocation(dialect);
+      env = { INDIEWEB_DATABASE_URL: fresh.url };
+    });
+    afterAll(async () => {
+      await fresh.drop();
+      rmSync(cwd, { recursive: true, force: true });
+    });
+
+    it('migrate creates the schema and says so', async () => {
+      const result = await cli(['migrate']);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toBe(`database is up to date (${dialect})\n`);
+    });
+
+    it('user add stores a scrypt hash of the password read from stdin', async () => {
+      const result = await cli(['user', 'add', 'alice', '--me', 'https://alice.example', '--me', 'https://alice.example/about', '--password-stdin'], 'a long password\n');
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toBe('added user alice (https://alice.example/, https://alice.example/about)\n');
+      const stored = await withDb((h) => createUsersRepository(h.db).findCredentials('alice'));
+      expect(stored?.passwordHash).toMatch(/^scrypt\$/);
+      expect(stored?.passwordHash).not.toContain('a long password');
+      expect(await verifyPassword('a long password', stored!.passwordHash)).toBe(true);
+    });
+
+    it('user add refuses a duplicate name with one line and exit 1, changing nothing', async () => {
+      const result = await cli(['user', 'add', 'alice', '--me', 'https://other.example/', '--password-stdin'], 'another password\n');
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe('indiestack: user "alice" already exists\n');
+      expect(await withDb((h) => createUsersRepository(h.db).findTakenProfileUrlKeys(['https://other.example/']))).toEqual([]);
+    });
+
+    it.each([
+      [['--me', 'ftp://bob.example/'], 'indiestack: "ftp://bob.example/" is not an http(s) profile URL without fragment or userinfo\n'],
+      [['--me', 'https://bob.example/#me'], 'indiestack: "https://bob.example/#me" is not an http(s) profile URL without fragment or userinfo\n'],
+      [['--me', 'https://ALICE.example/'], 'indiestack: profile URL https://alice.example/ already belongs to another user\n'],
+    ])('user add refuses %j with one line and exit 1', async (flags, message) => {
+      const result = await cli(['user', 'add', 'bob', ...flags, '--password-stdin'], 'bob password\n');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(message);
+      expect(await withDb((h) => createUsersRepository(h.db).findByName('bob'))).toBeNull();
+    });
+
+    it('user add without a password and without a terminal fails with a hint', async () => {
+      const result = await cli(['user', 'add', 'bob', '--me', 'https://bob.example/']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('indiestack: no password given: pass --password-stdin or run in a terminal\n');
+    });
+
+    it('user add refuses a short password', async () => {
+      const result = await cli(['user', 'add', 'bob', '--me', 'https://bob.example/', '--password-stdin'], 'short\n');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('indiestack: the password must have at least 8 characters\n');
+    });
+
+    it('an unknown flag is one error line and a non-zero exit', async () => {
+      const result = await cli(['user', 'list', '--bogus']);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain("unknown option '--bogus'");
+    });
+
+    it('user list, disable and enable', async () => {
+      expect((await cli(['user', 'disable', 'alice'])).stdout).toBe('disabled user alice\n');
+      const listed = await cli(['user', 'list']);
+      expect(listed.stdout).toMatch(/^NAME\s+STATUS\s+PROFILE URLS\nalice\s+disabled\s+https:\/\/alice\.example\/ https:\/\/alice\.example\/about\n$/);
+      expect((await cli(['user', 'enable', 'alice'])).stdout).toBe('enabled user alice\n');
+      expect((await cli(['user', 'list'])).stdout).toContain('alice  active');
+      const missing = await cli(['user', 'disable', 'nobody']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toBe('indiestack: no user named "nobody"\n');
+    });
+
+    it('user passwd replaces the password', async () => {
+      const result = await cli(['user', 'passwd', 'alice', '--password-stdin'], 'a newer password\n');
+      expect(result).toMatchObject({ code: 0, stdout: 'changed the password of alice\n' });
+      const stored = await withDb((h) => createUsersRepository(h.db).findCredentials('alice'));
+      expect(await verifyPassword('a newer password', stored!.passwordHash)).toBe(true);
+      expect(await verifyPassword('a long password', stored!.passwordHash)).toBe(false);
+    });
+
+    it('token issue prints the token alone on the last line; only its SHA-256 is stored', async () => {
+      const result = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create  update create xyz-custom']);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      const token = lastLine(result.stdout);
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const record = await withDb((h) => createTokensRepository(h.db).findByHash(sha256Base64Url(token)));
+      expect(record).toMatchObject({ clientId: 'https://app.example/', me: 'https://alice.example/', scope: 'create update xyz-custom', revokedAt: null });
+      const lifetime = (Date.parse(record!.expiresAt!) - Date.parse(record!.createdAt)) / 1000;
+      expect(lifetime).toBe(86_400);
+      const hashes = await withDb((h) => h.db.selectFrom('indieweb_token').select(['token_hash']).execute());
+      expect(hashes.map((row) => row.token_hash)).not.toContain(token);
+    });
+
+    it('token issue honours --expires-in, --no-expiry and --me', async () => {
+      const short = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'media', '--expires-in', '60']);
+      const shortRecord = await withDb((h) => createTokensRepository(h.db).findByHash(sha256Base64Url(lastLine(short.stdout))));
+      expect((Date.parse(shortRecord!.expiresAt!) - Date.parse(shortRecord!.createdAt)) / 1000).toBe(60);
+      const forever = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'media', '--no-expiry', '--me', 'https://ALICE.example/about']);
+      const foreverRecord = await withDb((h) => createTokensRepository(h.db).findByHash(sha256Base64Url(lastLine(forever.stdout))));
+      expect(foreverRecord).toMatchObject({ expiresAt: null, me: 'https://alice.example/about' });
+    });
+
+    it.each([
+      [['--user', 'nobody', '--client-id', 'https://app.example/', '--scope', 'create'], 'indiestack: no user named "nobody"\n'],
+      [['--user', 'alice', '--client-id', 'not a url', '--scope', 'create'], 'indiestack: invalid client_id\n'],
+      [['--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create', '--me', 'https://mallory.example/'], 'indiestack: "https://mallory.example/" is not a profile URL of alice\n'],
+    ])('token issue refuses %j with one line and exit 1', async (flags, message) => {
+      const result = await cli(['token', 'issue', ...flags]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(message);
+    });
+
+    it.each([
+      [['--expires-in', '0']],
+      [['--expires-in', 'soon']],
+      [['--expires-in', '60', '--no-expiry']],
+    ])('token issue refuses %j with one line and a non-zero exit', async (flags) => {
+      const result = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create', ...flags]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    });
+
+    it('token list shows ids and never the tokens; token revoke revokes by id', async () => {
+      const issued = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://revoke.example/', '--scope', 'create']);
+      const token = lastLine(issued.stdout);
+      const id = /issued token (\S+)/.exec(issued.stdout)?.[1];
+      const listed = await cli(['token', 'list', '--user', 'alice']);
+      expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+USER\s+CLIENT\s+SCOPE\s+ISSUED\s+EXPIRES\s+LAST USED\s+STATUS$/);
+      expect(listed.stdout).toContain(id);
+      expect(listed.stdout).not.toContain(token);
+      expect((await cli(['token', 'revoke', id!])).stdout).toBe(`revoked token ${id}\n`);
+      const after = await cli(['token', 'list']);
+      expect(after.stdout.split('\n').find((line) => line.startsWith(id!))).toMatch(/revoked$/);
+      const record = await withDb((h) => createTokensRepository(h.db).findByHash(sha256Base64Url(token)));
+      expect(record?.revokedAt).not.toBeNull();
+      const missing = await cli(['token', 'revoke', 'no-such-id']);
+      expect(missing).toMatchObject({ code: 1, stderr: 'indiestack: no token with id "no-such-id"\n' });
+      const unknownUser = await cli(['token', 'list', '--user', 'nobody']);
+      expect(unknownUser).toMatchObject({ code: 1, stderr: 'indiestack: no user named "nobody"\n' });
+    });
+  });
+}
+
+describe('indiestack CLI configuration errors', () => {
+  let cwd: string;
+  beforeAll(() => {
+    cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-cli-'));
+  });
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('exit 2 with one line per invalid setting, all at once, no stack trace', async () => {
+    const result = await runCli(['migrate'], {
+      cwd,
+      env: { INDIEWEB_PORT: 'eighty', INDIEWEB_LOG_LEVEL: 'loud', INDIEWEB_TOKEN_EXPIRES_IN: '-1', INDIEWEB_MEDIA_MAX_UPLOAD_BYTES: 'lots' },
+    });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines.map((line) => line.split(':')[1]?.trim())).toEqual([
+      'INDIEWEB_PORT',
+      'INDIEWEB_LOG_LEVEL',
+      'INDIEWEB_TOKEN_EXPIRES_IN',
+      'INDIEWEB_MEDIA_MAX_UPLOAD_BYTES',
+    ]);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('serve flags are validated like the settings', async () => {
+    const result = await runCli(['serve', '--port', '99999', '--base-url', 'ftp://x'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('an unreachable database is one line and exit 1', async () => {
+    const result = await runCli(['migrate'], { cwd, env: { INDIEWEB_DATABASE_URL: 'postgres://user:hunter22@127.0.0.1:1/none' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^indiestack: cannot use the database postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/none: /);
+    expect(result.stderr).not.toContain('hunter22');
+  });
+});
