@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { freePort } from '../helpers/global-setup.js';
+import { lastLine, runCli, startCli } from '../helpers/cli.js';
+import { CookieJar, hiddenField } from '../helpers/app.js';
+
+async function waitForHealth(base: string, child: ChildProcess): Promise<Response> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      return await fetch(`${base}/healthz`);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error('server did not start');
+}
+
+describe('indiestack serve with no configuration', () => {
+  let cwd: string;
+  let child: ChildProcess;
+  let base: string;
+  let logs = '';
+
+  beforeAll(async () => {
+    cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-serve-'));
+    const add = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], { cwd, input: 'serve test password\n' });
+    expect(add.code).toBe(0);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    child = startCli(['serve', '--port', String(port)], { cwd });
+    child.stdout?.on('data', (chunk: Buffer) => (logs += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (logs += chunk.toString('utf8')));
+  });
+
+  afterAll(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'close');
+    }
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('keeps its SQLite file and a private generated secret under ./data', async () => {
+    await waitForHealth(base, child);
+    expect(existsSync(path.join(cwd, 'data', 'indiestack.sqlite'))).toBe(true);
+    expect(statSync(path.join(cwd, 'data', 'secret')).mode & 0o777).toBe(0o600);
+  });
+
+  it('GET /healthz answers 200 {"status":"ok"}', async () => {
+    const response = await waitForHealth(base, child);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('a user added from the CLI signs in through the page and signs out', async () => {
+    const jar = new CookieJar();
+    const start = await fetch(`${base}/indieweb/`, { redirect: 'manual' });
+    expect(start.status).toBe(303);
+    const loginUrl = start.headers.get('location')!;
+    expect(loginUrl).toBe(`${base}/indieweb/login/?return_to=%2Findieweb%2F`);
+    const page = await fetch(loginUrl);
+    jar.store(page.headers.getSetCookie());
+    const html = await page.text();
+    const signedIn = await fetch(`${base}/indieweb/login/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: hiddenField(html, '_csrf'), return_to: hiddenField(html, 'return_to'), username: 'alice', password: 'serve test password' }),
+    });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe(`${base}/indieweb/`);
+    jar.store(signedIn.headers.getSetCookie());
+    const home = await fetch(`${base}/indieweb/`, { headers: { cookie: jar.header() } });
+    const homeHtml = await home.text();
+    expect(homeHtml).toContain('Signed in as alice');
+    const signedOut = await fetch(`${base}/indieweb/logout/`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: hiddenField(homeHtml, '_csrf') }),
+    });
+    expect(signedOut.status).toBe(303);
+    jar.store(signedOut.headers.getSetCookie());
+    expect((await fetch(`${base}/indieweb/`, { redirect: 'manual', headers: { cookie: jar.header() } })).status).toBe(303);
+  });
+
+  it('token issue works while the server holds the same SQLite database open', async () => {
+    const issued = await runCli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create'], { cwd });
+    expect(issued.code).toBe(0);
+    expect(lastLine(issued.stdout)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('never logs passwords or tokens', () => {
+    expect(logs).not.toContain('serve test password');
+    expect(logs).toContain('indiestack is serving');
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'close');
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Every module a built file reaches through static imports, following only relative ones. */
+function importGraph(entry: string): { files: Set<string>; external: Set<string> } {
+  const files = new Set<string>();
+  const external = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)) {
+      const specifier = match[1] ?? match[2] ?? '';
+      if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier));
+      else external.add(specifier);
+    }
+  };
+  visit(entry);
+  return { files, external };
+}
+
+describe('the built package', () => {
+  it('resolves its subpath exports by name', async () => {
+    const main = await import('indiestack');
+    const contracts = await import('indiestack/contracts');
+    const testing = await import('indiestack/testing');
+    expect(typeof main.indieweb).toBe('function');
+    expect(typeof main.createServer).toBe('function');
+    expect(typeof contracts.HandlerValueError).toBe('function');
+    expect(typeof testing.createManualClock).toBe('function');
+  });
+
+  it('indiestack/contracts pulls in neither Fastify nor Kysely nor anything else', () => {
+    const { files, external } = importGraph(path.join(root, 'dist/contracts/index.js'));
+    expect([...external]).toEqual([]);
+    for (const file of files) expect(path.relative(path.join(root, 'dist/contracts'), file)).not.toMatch(/^\.\./);
+  });
+
+  it('recognises a HandlerValueError from another copy of the package by its brand', async () => {
+    const built = await import('indiestack/contracts');
+    const source = await import('../src/contracts/handler-errors.js');
+    expect(built.isHandlerValueError(new source.HandlerValueError('x'))).toBe(true);
+    expect(built.isHandlerValueError(new Error('x'))).toBe(false);
+  });
+
+  it('ships a bin that runs after a build', () => {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    expect(pkg.bin.indiestack).toBe('./bin/indiestack.js');
+    expect(pkg.scripts.prepare).toContain('build');
+    expect(readFileSync(path.join(root, pkg.bin.indiestack), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+});

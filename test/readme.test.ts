@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../src/config/env.js';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+function codeBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+}
+
+describe('README', () => {
+  it('its first two code blocks run the server and the tests', () => {
+    const [first, second] = codeBlocks(readme);
+    expect(first).toContain('npm install');
+    expect(first).toContain('npx indiestack serve');
+    expect(second?.trim()).toBe('npm test');
+  });
+
+  it('its configuration table lists exactly the settings src/config reads, with their defaults', () => {
+    const rows = [...readme.matchAll(/^\| `(INDIEWEB_[A-Z_]+)` \| (.*?) \| (.*?) \|$/gm)].map((match) => ({
+      name: match[1],
+      defaultValue: (match[2] ?? '').replace(/`/g, ''),
+    }));
+    expect(rows.map((row) => row.name)).toEqual(SETTINGS.map((setting) => setting.name));
+    for (const setting of SETTINGS) {
+      expect(rows.find((row) => row.name === setting.name)?.defaultValue).toBe(setting.defaultValue);
+    }
+  });
+
+  it('names every CLI command the issues promise', () => {
+    for (const command of ['serve', 'migrate', 'user add', 'user list', 'user disable', 'user enable', 'user passwd', 'token issue', 'token list', 'token revoke']) {
+      expect(readme).toContain(`indiestack ${command}`);
+    }
+  });
+});
