@@ -51,6 +51,6 @@ describe('the built package', () => {
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
     expect(pkg.bin.indiestack).toBe('./bin/indiestack.js');
     expect(pkg.scripts.prepare).toContain('build');
-    expect(readFileSync(path.join(root, pkg.bin.indiestack), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+    expect(readFileSync(path.join(root, pkg.bin.indiestack ?? ''), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
   });
 });

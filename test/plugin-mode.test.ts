@@ -18,7 +18,7 @@ describe('plugin mode: mounted inside a host application', () => {
     database = await openTestDatabase('sqlite');
     host = Fastify();
     await host.register(formbody);
-    host.setErrorHandler((error, _request, reply) => {
+    host.setErrorHandler((error: Error, _request, reply) => {
       hostErrors.push(error.message);
       return reply.code(418).send({ host: 'error handler' });
     });
@@ -80,7 +80,7 @@ describe('plugin mode: with the built-in accounts', () => {
     const hostErrors: string[] = [];
     try {
       await host.register(formbody);
-      host.setErrorHandler((error, _request, reply) => {
+      host.setErrorHandler((error: Error, _request, reply) => {
         hostErrors.push(error.message);
         return reply.code(418).send({ host: 'error handler' });
       });

@@ -97,3 +97,19 @@ describe('dummyPasswordHash', () => {
     expect(await verifyPassword('', await dummyPasswordHash())).toBe(false);
   });
 });
+
+describe('verifyPassword fails closed on damaged hashes', () => {
+  it.each([
+    ['an empty hash field', 'scrypt$32768$8$1$c2FsdHNhbHRzYWx0c2FsdA$'],
+    ['a hash that decodes to nothing', 'scrypt$32768$8$1$c2FsdHNhbHRzYWx0c2FsdA$!!!'],
+    ['empty salt and hash', 'scrypt$32768$8$1$$'],
+    ['zero parameters', 'scrypt$0$0$0$$'],
+    ['a one-byte hash', 'scrypt$32768$8$1$c2FsdHNhbHRzYWx0c2FsdA$AA'],
+    ['non-numeric N', 'scrypt$abc$8$1$AAAA$AAAA'],
+    ['N = 1', 'scrypt$1$8$1$AAAA$AAAA'],
+    ['an N past the memory limit', 'scrypt$1048576$8$1$AAAA$AAAA'],
+    ['an extra field', 'scrypt$32768$8$1$c2FsdHNhbHRzYWx0c2FsdA$AAAA$x'],
+  ])('returns false, never throws, for %s', async (_label, stored) => {
+    await expect(verifyPassword('any password at all', stored)).resolves.toBe(false);
+  });
+});

@@ -21,11 +21,19 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || n === undefined || r === undefined || p === undefined || salt === undefined || hash === undefined) return false;
+  const [scheme, n, r, p, salt, hash, extra] = stored.split('$');
+  // only parameters we write are accepted, so a damaged or foreign hash fails closed
+  if (scheme !== 'scrypt' || extra !== undefined || n !== String(PARAMS.N) || r !== String(PARAMS.r) || p !== String(PARAMS.p)) return false;
+  if (salt === undefined || hash === undefined) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) }, expected.length);
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  const saltBytes = Buffer.from(salt, 'base64url');
+  if (expected.length !== KEY_LENGTH || saltBytes.length < 16) return false;
+  try {
+    const key = await derive(password, saltBytes, PARAMS, KEY_LENGTH);
+    return timingSafeEqual(key, expected);
+  } catch {
+    return false;
+  }
 }
 
 let dummyHash: Promise<string> | undefined;

@@ -516,3 +516,15 @@ describe('unknownSettingNames', () => {
     expect(unknownSettingNames({})).toEqual([]);
   });
 });
+
+describe('redactUrl never shows a password', () => {
+  it.each([
+    ['postgres://user:p@ss@host/db', 'p@ss'],
+    ['postgres://:secret@host/db', 'secret'],
+    ['postgres://user:hunter2@host:5432/db?sslmode=require', 'hunter2'],
+  ])('hides the password of %s', (raw, password) => {
+    const shown = redactUrl(raw);
+    expect(shown).not.toContain(password);
+    expect(shown).toContain('***');
+  });
+});

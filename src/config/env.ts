@@ -253,7 +253,14 @@ function parseDatabaseUrl(problems: string[], raw: string | undefined, dataDir: 
 
 /** Hides a password in a database URL before it is shown anywhere. */
 export function redactUrl(raw: string): string {
-  return raw.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+  try {
+    const url = new URL(raw);
+    if (url.password !== '') url.password = '***';
+    return url.href;
+  } catch {
+    // unparseable: hide everything between the scheme and the last "@"
+    return raw.replace(/\/\/.*@/, '//***@');
+  }
 }
 
 function splitList(raw: string | undefined): string[] {

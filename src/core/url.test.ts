@@ -173,3 +173,24 @@ describe('withRootPath', () => {
     expect(withRootPath(value)).toBe(value);
   });
 });
+
+describe('parseStrictHttpUrl refuses what the URL parser would repair', () => {
+  it.each([
+    'http:example.com',
+    'http:/example.com',
+    'https:\\\\example.com\\cb',
+    'http:///x',
+    'https://@example.com/',
+    'https://:@example.com/',
+    'https://example.com/a/../b',
+    'https://example.com/./b',
+    'https://example.com/a/%2e%2e/b',
+    'https://example.com/..',
+  ])('rejects %s', (value) => {
+    expect(parseStrictHttpUrl(value)).toBeNull();
+  });
+
+  it('accepts dots inside segments', () => {
+    expect(parseStrictHttpUrl('https://example.com/a.b/..c/v1.2')?.pathname).toBe('/a.b/..c/v1.2');
+  });
+});

@@ -10,9 +10,13 @@
  * @see SPEC.md "Authorization endpoint" (client_id, redirect_uri rules)
  */
 export function parseStrictHttpUrl(value: string): URL | null {
-  if (value.includes('#')) return null;
+  if (value.includes('#') || value.includes('\\')) return null;
   // control characters and whitespace never belong in these URLs; WHATWG parsing would silently strip some
   if (/[\u0000-\u0020\u007f]/.test(value)) return null;
+  // the URL parser repairs "http:example.com", "http:///x" and drops empty userinfo; we want the text to be exact
+  const parts = /^https?:\/\/([^/?#]+)([^?#]*)/i.exec(value);
+  if (parts === null || (parts[1] ?? '').includes('@')) return null;
+  if ((parts[2] ?? '').split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) return null;
   let url: URL;
   try {
     url = new URL(value);
