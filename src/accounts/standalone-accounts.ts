@@ -11,6 +11,14 @@ export function toHostUser(user: UserRecord): HostUser {
   return { id: user.id, name: user.name, me: user.me, isActive: user.isActive };
 }
 
+/** Looks up one of our own accounts as a {@link HostUser}. */
+export function findStandaloneUser(users: UsersRepository) {
+  return async (id: string): Promise<HostUser | null> => {
+    const user = await users.findById(id);
+    return user === null ? null : toHostUser(user);
+  };
+}
+
 /** The standalone server's own accounts: the users table and the signed session cookie. */
 export function createStandaloneAccounts(deps: { users: UsersRepository; signer: Signer; clock: Clock; baseUrl: string }): Accounts {
   const { users, signer, clock, baseUrl } = deps;
@@ -30,9 +38,6 @@ export function createStandaloneAccounts(deps: { users: UsersRepository; signer:
     loginUrl(returnTo: string): string {
       return `${baseUrl}${LOGIN_PATH}?${new URLSearchParams({ return_to: returnTo }).toString()}`;
     },
-    async findUser(id: string): Promise<HostUser | null> {
-      const user = await users.findById(id);
-      return user === null ? null : toHostUser(user);
-    },
+    findUser: findStandaloneUser(users),
   };
 }

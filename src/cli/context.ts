@@ -8,6 +8,7 @@ import type { DatabaseHandle } from '../storage/connect.js';
 import { createTokensRepository } from '../storage/repositories/tokens.js';
 import { createUsersRepository } from '../storage/repositories/users.js';
 import type { CliIo } from './io.js';
+import { findStandaloneUser } from '../accounts/standalone-accounts.js';
 
 export interface CliServices {
   readonly config: Config;
@@ -30,7 +31,7 @@ export async function withServices<T>(io: CliIo, work: (services: CliServices) =
       config,
       database,
       users: createUserService({ users: usersRepository, clock: systemClock }),
-      tokens: createTokenService({ tokens: createTokensRepository(database.db), users: usersRepository, clock: systemClock }),
+      tokens: createTokenService({ tokens: createTokensRepository(database.db), findUser: findStandaloneUser(usersRepository), clock: systemClock }),
     });
   } finally {
     await database.close();

@@ -4,6 +4,10 @@ import type { Clock } from '../core/clock.js';
 import type { Signer } from '../accounts/signing.js';
 import type { UserService } from '../accounts/user-service.js';
 import type { TokenService } from '../indieauth/token-service.js';
+import type { AuthorizationService } from '../indieauth/authorize.js';
+import type { BearerGuard } from '../indieauth/bearer.js';
+import type { ClientPolicy } from '../indieauth/client-policy.js';
+import type { ExchangeService } from '../indieauth/exchange.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 
 /** What every feature of the plugin shares; hung on the Fastify instance as `indieweb`. */
@@ -16,6 +20,17 @@ export interface IndieWebContext {
   /** The built-in accounts; null when the host passed its own {@link Accounts}. */
   readonly users: UserService | null;
   readonly tokens: TokenService;
+  readonly indieauth: {
+    readonly authorization: AuthorizationService;
+    readonly exchange: ExchangeService;
+    /** The resource guard Micropub and media use. */
+    readonly bearer: BearerGuard;
+    readonly clientPolicy: ClientPolicy;
+    readonly config: {
+      /** The `iss` of authorization responses: the base URL with a trailing slash. */
+      readonly issuer: string;
+    };
+  };
   /** True when cookies must carry `Secure` (the base URL is https). */
   readonly secureCookies: boolean;
 }

@@ -17,6 +17,15 @@ import { resolveSecret } from '../config/secret.js';
 import type { Accounts } from '../contracts/accounts.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createTokenService } from '../indieauth/token-service.js';
+import { createAuthorizationService } from '../indieauth/authorize.js';
+import { createBearerGuard } from '../indieauth/bearer.js';
+import { createClientPolicy } from '../indieauth/client-policy.js';
+import { createExchangeService } from '../indieauth/exchange.js';
+import { indieauthRoutes } from '../indieauth/routes.js';
+import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
+import type { ClientIdValidator } from '../contracts/policies.js';
+import { createAuthCodesRepository } from '../storage/repositories/auth-codes.js';
+import { createTransactor } from '../storage/unit-of-work.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { createTokensRepository } from '../storage/repositories/tokens.js';
 import { createUsersRepository } from '../storage/repositories/users.js';
@@ -44,8 +53,22 @@ export interface IndieWebPluginOptions {
    * @defaultValue `config.secret`, else a secret generated once into `config.dataDir`
    */
   secret?: string;
+  /**
+   * Decides which client_ids may be used (only `true` permits). Overrides
+   * `config.clientIdValidator`.
+   */
+  clientIdValidator?: ClientIdValidator;
   /** @defaultValue the system clock */
   clock?: Clock;
+}
+
+async function resolveValidator(options: IndieWebPluginOptions, config: Config, app: FastifyInstance): Promise<LoadedCallable<ClientIdValidator> | null> {
+  if (options.clientIdValidator !== undefined) return { ok: true, fn: options.clientIdValidator };
+  if (config.clientIdValidator === null) return null;
+  const loaded = await loadCallable<ClientIdValidator>(config.clientIdValidator, process.cwd());
+  // spec: a validator that cannot be imported fails closed on every request; boot goes on
+  if (!loaded.ok) app.log.warn({ err: loaded.error, specifier: config.clientIdValidator }, 'client_id validator cannot be loaded; every client is refused');
+  return loaded;
 }
 
 async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptions): Promise<void> {
@@ -57,6 +80,14 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   const users = options.accounts === undefined ? createUserService({ users: usersRepository, clock }) : null;
   const accounts = options.accounts ?? createStandaloneAccounts({ users: usersRepository, signer, clock, baseUrl: config.baseUrl });
 
+  const clientPolicy = createClientPolicy({
+    allowedClientIds: config.allowedClientIds,
+    validator: await resolveValidator(options, config, app),
+    onValidatorError: (error) => app.log.warn({ err: error }, 'client_id validator failed; client refused'),
+  });
+  const tokens = createTokenService({ tokens: createTokensRepository(db), findUser: (id) => accounts.findUser(id), clock });
+  const authCodes = createAuthCodesRepository(db);
+
   const context: IndieWebContext = Object.freeze({
     config,
     database: options.database,
@@ -64,7 +95,22 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     signer,
     accounts,
     users,
-    tokens: createTokenService({ tokens: createTokensRepository(db), users: usersRepository, clock }),
+    tokens,
+    indieauth: {
+      authorization: createAuthorizationService({ authCodes, clientPolicy, clock, codeLifetime: config.authCodeExpiresIn }),
+      exchange: createExchangeService({
+        authCodes,
+        transact: createTransactor(db),
+        tokens,
+        clientPolicy,
+        findUser: (id) => accounts.findUser(id),
+        clock,
+        tokenLifetime: config.tokenExpiresIn,
+      }),
+      bearer: createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy }),
+      clientPolicy,
+      config: { issuer: `${config.baseUrl}/` },
+    },
     secureCookies: config.baseUrl.startsWith('https:'),
   });
   app.decorate('indieweb', context);
@@ -74,6 +120,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       await registerBodyParsers(child);
       child.setErrorHandler(defaultErrorHandler);
       await child.register(accountRoutes);
+      await child.register(indieauthRoutes);
     },
     { prefix: '/indieweb' },
   );

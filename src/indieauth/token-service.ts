@@ -4,7 +4,7 @@ import { randomId, randomToken, sha256Base64Url } from '../core/crypto.js';
 import { InvalidRequestError, MalformedClientError, NotFoundError } from '../core/errors.js';
 import { normalizeScope } from '../core/scope.js';
 import { parseStrictHttpUrl } from '../core/url.js';
-import type { UsersRepository, UserRecord } from '../storage/repositories/users.js';
+import type { HostUser } from '../contracts/accounts.js';
 import type { TokenRecord, TokensRepository } from '../storage/repositories/tokens.js';
 
 export type TokenService = ReturnType<typeof createTokenService>;
@@ -27,14 +27,24 @@ export interface IssuedToken {
 /** A token that is accepted right now, with its owner. */
 export interface ValidToken {
   readonly token: TokenRecord;
-  readonly user: UserRecord;
+  readonly user: HostUser;
 }
 
-export function createTokenService(deps: { tokens: TokensRepository; users: UsersRepository; clock: Clock }) {
-  const { tokens, users, clock } = deps;
+/** How often, at most, a token's last use is written (a write per request would dominate). */
+export const LAST_USED_RESOLUTION_S = 60;
+
+export interface TokenServiceDeps {
+  readonly tokens: TokensRepository;
+  /** The owner of a token: our accounts in standalone mode, the host's in plugin mode. */
+  readonly findUser: (id: string) => Promise<HostUser | null> | HostUser | null;
+  readonly clock: Clock;
+}
+
+export function createTokenService(deps: TokenServiceDeps) {
+  const { tokens, findUser, clock } = deps;
 
   return {
-    async issue(input: IssueTokenInput): Promise<IssuedToken> {
+    async issue(input: IssueTokenInput, repository: TokensRepository = tokens): Promise<IssuedToken> {
       if (parseStrictHttpUrl(input.clientId) === null) throw new MalformedClientError('client_id');
       if (input.expiresIn !== null && (!Number.isSafeInteger(input.expiresIn) || input.expiresIn <= 0)) {
         throw new InvalidRequestError('expires_in must be a positive whole number of seconds');
@@ -52,7 +62,7 @@ export function createTokenService(deps: { tokens: TokensRepository; users: User
         lastUsedAt: null,
         revokedAt: null,
       };
-      await tokens.insert({ ...record, tokenHash: sha256Base64Url(token) });
+      await repository.insert({ ...record, tokenHash: sha256Base64Url(token) });
       return { token, record };
     },
 
@@ -63,10 +73,14 @@ export function createTokenService(deps: { tokens: TokensRepository; users: User
     async validate(token: string): Promise<ValidToken | null> {
       const record = await tokens.findByHash(sha256Base64Url(token));
       if (record === null || record.revokedAt !== null) return null;
+      const now = clock.now();
       // spec: a null expires_at is a legacy (or personal) token that stays valid
-      if (record.expiresAt !== null && record.expiresAt <= clock.now().toISOString()) return null;
-      const user = await users.findById(record.userId);
+      if (record.expiresAt !== null && record.expiresAt <= now.toISOString()) return null;
+      const user = await findUser(record.userId);
       if (user === null || !user.isActive) return null;
+      if (record.lastUsedAt === null || Date.parse(record.lastUsedAt) + LAST_USED_RESOLUTION_S * 1000 <= now.getTime()) {
+        await tokens.touch(record.id, now.toISOString());
+      }
       return { token: record, user };
     },
 

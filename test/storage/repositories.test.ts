@@ -25,9 +25,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('enforces foreign keys', async () => {
-      const tokens = createTokensRepository(database.db);
       await expect(
-        tokens.insert({ id: 'orphan', tokenHash: 'h-orphan', userId: 'nobody', clientId: 'https://c.example/', me: 'https://m.example/', scope: '', createdAt: NOW, expiresAt: null }),
+        database.db.insertInto('indieweb_user_profile_url').values({ url_key: 'https://orphan.example/', user_id: 'nobody', url: 'https://orphan.example/', position: 0 }).execute(),
       ).rejects.toThrow();
     });
 

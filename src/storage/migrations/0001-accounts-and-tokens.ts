@@ -25,7 +25,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('indieweb_auth_code')
     .addColumn('code_hash', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('indieweb_user.id').onDelete('cascade'))
+    // the owner's id: ours in standalone mode, the host's in plugin mode, so no foreign key
+    .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('client_id', 'text', (c) => c.notNull())
     .addColumn('redirect_uri', 'text', (c) => c.notNull())
     .addColumn('me', 'text', (c) => c.notNull())
@@ -42,7 +43,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('indieweb_token')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('token_hash', 'text', (c) => c.notNull().unique())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('indieweb_user.id').onDelete('cascade'))
+    .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('client_id', 'text', (c) => c.notNull())
     .addColumn('me', 'text', (c) => c.notNull())
     .addColumn('scope', 'text', (c) => c.notNull().defaultTo(''))

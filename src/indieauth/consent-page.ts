@@ -1,0 +1,79 @@
+import { CSRF_FIELD } from '../accounts/csrf.js';
+import type { HostUser } from '../contracts/accounts.js';
+import { scopeNames } from '../core/scope.js';
+import { html, type SafeHtml } from '../http/html.js';
+import { hostOf, type AuthorizationRequest } from './authorize.js';
+
+const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  create: 'create new posts',
+  post: 'create new posts (older name of create)',
+  update: 'edit posts, and read their source',
+  delete: 'delete posts',
+  undelete: 'restore deleted posts',
+  media: 'upload files',
+  draft: 'create drafts',
+  profile: 'see your profile',
+  email: 'see your e-mail address',
+};
+
+/** The request as hidden fields, so approval and denial carry it unchanged. */
+function hiddenFields(request: AuthorizationRequest): SafeHtml {
+  const fields: [string, string][] = [
+    ['client_id', request.clientId],
+    ['redirect_uri', request.redirectUri],
+    ['state', request.state],
+    ['me', request.me],
+    ['scope', request.scope],
+  ];
+  if (request.codeChallenge !== null) fields.push(['code_challenge', request.codeChallenge], ['code_challenge_method', request.codeChallengeMethod ?? 'plain']);
+  return html`${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
+}
+
+export function consentBody(options: { request: AuthorizationRequest; user: HostUser; csrf: string; notice?: SafeHtml }): SafeHtml {
+  const { request, user, csrf } = options;
+  const clientHost = hostOf(request.clientId);
+  const redirectHost = hostOf(request.redirectUri);
+  const scopes = scopeNames(request.scope);
+  return html`<main>
+<h1>Sign in to ${clientHost}</h1>
+${options.notice ?? ''}
+<p>Signed in here as <strong>${user.name}</strong>.</p>
+<dl>
+<dt>App</dt><dd><code>${request.clientId}</code></dd>
+<dt>You will be sent back to</dt><dd><code>${request.redirectUri}</code>${
+    redirectHost !== clientHost
+      ? html`<p class="warning" role="alert">This address is on ${redirectHost}, not on the app's own site ${clientHost}. Approve only if you trust it.</p>`
+      : ''
+  }</dd>
+<dt>As</dt><dd><code>${request.me}</code></dd>
+<dt>Access requested</dt><dd>${
+    scopes.length === 0
+      ? html`<p>Sign-in only: the app learns your profile URL and gets no access to your site.</p>`
+      : html`<ul class="scopes">${scopes.map((name) => html`<li><code>${name}</code>${SCOPE_DESCRIPTIONS[name] === undefined ? '' : html` — ${SCOPE_DESCRIPTIONS[name]}`}</li>`)}</ul>`
+  }</dd>
+</dl>
+<form method="post" action="/indieweb/auth/consent/">
+<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
+${hiddenFields(request)}
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>
+</main>`;
+}
+
+/** Shown when the app asks to sign in as a profile URL that is not the signed-in account's. */
+export function notYourProfileBody(options: { request: AuthorizationRequest; user: HostUser; csrf: string }): SafeHtml {
+  const { request, user, csrf } = options;
+  return html`<main>
+<h1>Not your profile</h1>
+<p class="error" role="alert">The app <code>${request.clientId}</code> asked to sign you in as <code>${request.me}</code>, which is not a profile URL of the account <strong>${user.name}</strong>.</p>
+<p>This account's profile URLs:</p>
+<ul>${user.me.map((url) => html`<li><code>${url}</code></li>`)}</ul>
+<p>Nothing was issued. Sign in with the account that owns <code>${request.me}</code>, or go back to the app.</p>
+<form method="post" action="/indieweb/auth/consent/">
+<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
+${hiddenFields(request)}
+<button type="submit" name="decision" value="deny">Back to the app</button>
+</form>
+</main>`;
+}

@@ -1,0 +1,96 @@
+/**
+ * How errors and results of the IndieAuth surfaces look on the wire.
+ * @see SPEC.md "Errors" (Authorization endpoint, Token endpoint, Micropub and media)
+ * @module
+ */
+import accepts from 'accepts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isIndieWebError, MalformedClientError } from '../core/errors.js';
+import { statusOf } from '../http/error-handler.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_TYPE = 'application/json';
+
+/** True when the client prefers JSON over form encoding (form wins ties and `*\/*`). */
+export function prefersJson(request: FastifyRequest): boolean {
+  return accepts(request.raw).type([FORM, JSON_TYPE]) === JSON_TYPE;
+}
+
+/** A form-encoded (or, on request, JSON) body with an explicit content type. */
+export function sendFields(request: FastifyRequest, reply: FastifyReply, status: number, fields: Readonly<Record<string, string | number>>): FastifyReply {
+  if (prefersJson(request)) return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(fields));
+  const body = new URLSearchParams(Object.entries(fields).map(([key, value]): [string, string] => [key, String(value)])).toString();
+  return reply.code(status).header('content-type', `${FORM}; charset=utf-8`).send(body);
+}
+
+function sendText(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(text);
+}
+
+function logRejection(request: FastifyRequest, error: unknown, status: number): void {
+  if (status >= 500) request.log.error({ err: error }, 'request failed');
+  else request.log.info({ status, reason: (error as Error).message }, 'request rejected');
+}
+
+/** GET /auth/ and the consent submission: plain text, 404 empty for a missing parameter. */
+export function authorizationErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const status = statusOf(error);
+  logRejection(request, error, status);
+  if (status >= 500) return sendText(reply, 500, '');
+  if (error instanceof MalformedClientError) return sendText(reply, 400, `invalid ${error.field}`);
+  if (isIndieWebError(error) && error.code === 'missing_parameter') return reply.code(404).send('');
+  if (isIndieWebError(error) && error.code === 'invalid_client') return sendText(reply, 400, 'invalid_client');
+  return sendText(reply, status, 'invalid_request');
+}
+
+/** Back-channel answers (token endpoint, code verification): `error=…`, form-encoded or JSON. */
+function backChannelError(codeFor: (error: unknown) => string) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const status = statusOf(error);
+    logRejection(request, error, status);
+    reply.header('cache-control', 'no-store');
+    if (status >= 500) return sendText(reply, 500, '');
+    if (status === 401) return sendResourceAuthError(reply, 401);
+    return sendFields(request, reply, status, { error: codeFor(error) });
+  };
+}
+
+/** POST /token/: validator and client_id problems are `invalid_request`, code problems `invalid_grant`. */
+export const tokenErrorHandler = backChannelError((error) => {
+  if (!isIndieWebError(error)) return 'invalid_request';
+  if (error.code === 'invalid_grant' || error.code === 'unsupported_grant_type') return error.code;
+  return 'invalid_request';
+});
+
+/** POST /auth/ (code verification): like the token endpoint, but a refused client is `invalid_client`. */
+export const codeVerificationErrorHandler = backChannelError((error) => {
+  if (!isIndieWebError(error)) return 'invalid_request';
+  if (error.code === 'invalid_grant' || error.code === 'invalid_client') return error.code;
+  return 'invalid_request';
+});
+
+/**
+ * The resource servers' (Micropub, media, token verification) answers to
+ * bearer problems. Returns null for other errors.
+ * @see SPEC.md "Authentication" 2 and 3
+ */
+export function sendResourceAuthError(reply: FastifyReply, status: 401 | 403, code?: string): FastifyReply {
+  if (status === 401) {
+    return reply
+      .code(401)
+      .header('content-type', 'text/plain; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('www-authenticate', 'Bearer')
+      .send('authentication error');
+  }
+  return sendText(reply, 403, code === 'invalid_client' ? 'invalid_client' : 'authorization error');
+}
+
+/** Maps a bearer-guard error to its answer, or returns null when the error is not one. */
+export function replyToBearerError(error: unknown, reply: FastifyReply): FastifyReply | null {
+  if (!isIndieWebError(error)) return null;
+  if (error.code === 'authentication_error') return sendResourceAuthError(reply, 401);
+  if (error.code === 'insufficient_scope') return sendResourceAuthError(reply, 403);
+  if (error.code === 'invalid_client') return sendResourceAuthError(reply, 403, 'invalid_client');
+  return null;
+}

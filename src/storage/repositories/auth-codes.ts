@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import type { AuthCodeRow, Database } from '../schema.js';
+
+/** An authorization code as stored: only its hash, never the code. */
+export interface AuthCodeRecord {
+  readonly userId: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly me: string;
+  readonly scope: string;
+  readonly codeChallenge: string | null;
+  readonly codeChallengeMethod: string | null;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly consumedAt: string | null;
+}
+
+export type AuthCodesRepository = ReturnType<typeof createAuthCodesRepository>;
+
+function toAuthCode(row: AuthCodeRow): AuthCodeRecord {
+  return {
+    userId: row.user_id,
+    clientId: row.client_id,
+    redirectUri: row.redirect_uri,
+    me: row.me,
+    scope: row.scope,
+    codeChallenge: row.code_challenge,
+    codeChallengeMethod: row.code_challenge_method,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    consumedAt: row.consumed_at,
+  };
+}
+
+export function createAuthCodesRepository(db: Kysely<Database>) {
+  return {
+    async insert(codeHash: string, code: Omit<AuthCodeRecord, 'consumedAt'>): Promise<void> {
+      await db
+        .insertInto('indieweb_auth_code')
+        .values({
+          code_hash: codeHash,
+          user_id: code.userId,
+          client_id: code.clientId,
+          redirect_uri: code.redirectUri,
+          me: code.me,
+          scope: code.scope,
+          code_challenge: code.codeChallenge,
+          code_challenge_method: code.codeChallengeMethod,
+          created_at: code.createdAt,
+          expires_at: code.expiresAt,
+        })
+        .execute();
+    },
+
+    async findByHash(codeHash: string): Promise<AuthCodeRecord | null> {
+      const row = await db.selectFrom('indieweb_auth_code').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+      return row === undefined ? null : toAuthCode(row);
+    },
+
+    /**
+     * Marks the code used, once: a single conditional UPDATE, so of two
+     * concurrent exchanges exactly one sees `true`.
+     */
+    async consume(codeHash: string, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('indieweb_auth_code')
+        .set({ consumed_at: now })
+        .where('code_hash', '=', codeHash)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Removes codes that expired before `before`; returns how many. */
+    async deleteExpired(before: string): Promise<number> {
+      const result = await db.deleteFrom('indieweb_auth_code').where('expires_at', '<', before).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
