@@ -1,15 +1,19 @@
 import { InvalidRequestError } from './errors.js';
 
+/** Longest protocol parameter accepted (URLs, state, codes); longer ones are refused, not stored. */
+export const MAX_PARAM_LENGTH = 4096;
+
 /**
  * One parameter of a parsed query or form body: undefined when absent, the
- * string otherwise. A repeated parameter is ambiguous and refused.
+ * string otherwise. A repeated or oversized parameter is refused.
  */
-export function readParam(source: unknown, name: string): string | undefined {
+export function readParam(source: unknown, name: string, maxLength = MAX_PARAM_LENGTH): string | undefined {
   if (typeof source !== 'object' || source === null) return undefined;
   const value = (source as Record<string, unknown>)[name];
   if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  throw new InvalidRequestError(`parameter ${name} must be given once, as text`);
+  if (typeof value !== 'string') throw new InvalidRequestError(`parameter ${name} must be given once, as text`);
+  if (value.length > maxLength) throw new InvalidRequestError(`parameter ${name} is longer than ${maxLength} characters`);
+  return value;
 }
 
 /** Appends parameters to a URL's query with exactly one `?`, keeping what is there verbatim. */

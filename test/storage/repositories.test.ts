@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { isUniqueViolation } from '../../src/storage/errors.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createTokensRepository } from '../../src/storage/repositories/tokens.js';
+import { createAuthCodesRepository } from '../../src/storage/repositories/auth-codes.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -132,6 +133,43 @@ for (const dialect of DIALECTS) {
         await tokens.touch('t2', '2026-01-01T01:00:00.000Z');
         expect(await tokens.findById('t1')).toMatchObject({ revokedAt: NOW });
         expect(await tokens.findById('t2')).toMatchObject({ lastUsedAt: '2026-01-01T01:00:00.000Z' });
+      });
+    });
+
+    describe('auth codes', () => {
+      const code = {
+        userId: 'u1',
+        clientId: 'https://app.example/',
+        redirectUri: 'https://app.example/cb',
+        me: 'https://alice.example/',
+        scope: 'create',
+        codeChallenge: null,
+        codeChallengeMethod: null,
+        createdAt: NOW,
+        expiresAt: '2026-01-01T00:10:00.000Z',
+      };
+
+      it('stores a code by its hash and consumes it exactly once, even when asked in parallel', async () => {
+        const codes = createAuthCodesRepository(database.db);
+        await codes.insert('code-hash-1', code);
+        expect(await codes.findByHash('code-hash-1')).toEqual({ ...code, consumedAt: null });
+        const results = await Promise.all(Array.from({ length: 5 }, () => codes.consume('code-hash-1', '2026-01-01T00:01:00.000Z')));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await codes.consume('code-hash-1', '2026-01-01T00:02:00.000Z')).toBe(false);
+        expect((await codes.findByHash('code-hash-1'))?.consumedAt).toBe('2026-01-01T00:01:00.000Z');
+      });
+
+      it('never consumes an expired code', async () => {
+        const codes = createAuthCodesRepository(database.db);
+        await codes.insert('code-hash-2', code);
+        expect(await codes.consume('code-hash-2', '2026-01-01T00:10:00.000Z')).toBe(false);
+        expect(await codes.consume('missing', NOW)).toBe(false);
+      });
+
+      it('deletes expired codes', async () => {
+        const codes = createAuthCodesRepository(database.db);
+        expect(await codes.deleteExpired('2026-01-01T00:10:00.001Z')).toBe(2);
+        expect(await codes.findByHash('code-hash-2')).toBeNull();
       });
     });
   });
