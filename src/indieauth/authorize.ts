@@ -103,6 +103,8 @@ export function createAuthorizationService(deps: { authCodes: AuthCodesRepositor
         createdAt: now.toISOString(),
         expiresAt: addSeconds(now, codeLifetime).toISOString(),
       });
+      // housekeeping: codes a day past expiry are of no use to anyone
+      await authCodes.deleteExpired(addSeconds(now, -86_400).toISOString());
       return code;
     },
   };
