@@ -16,6 +16,7 @@ export const DEFAULT_MEDIA_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MEDIA_MAX_UPLOAD_COUNT = 10;
 export const DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES = 50 * 1024 * 1024;
 export const SQLITE_FILE_NAME = 'indiestack.sqlite';
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Common image, audio and video types accepted by default. */
 export const DEFAULT_MEDIA_ALLOWED_TYPES: readonly string[] = Object.freeze([
@@ -66,6 +67,8 @@ export interface Config {
   readonly authCodeExpiresIn: number;
   readonly tokenExpiresIn: number;
   readonly allowPrivateNetworks: boolean;
+  /** Largest form or JSON body accepted (bytes); larger ones get 413. */
+  readonly maxBodyBytes: number;
   readonly micropubHandler: string | null;
   readonly micropubServerManagedProperties: readonly string[];
   readonly micropubUrlPolicy: string | null;

@@ -18,6 +18,7 @@ import {
   DEFAULT_AUTH_CODE_LIFETIME_S,
   DEFAULT_DATA_DIR,
   DEFAULT_HOST,
+  DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MEDIA_ALLOWED_TYPES,
   DEFAULT_MEDIA_MAX_UPLOAD_BYTES,
   DEFAULT_MEDIA_MAX_UPLOAD_COUNT,
@@ -51,7 +52,8 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_AUTH_CODE_EXPIRES_IN', defaultValue: String(DEFAULT_AUTH_CODE_LIFETIME_S), description: 'Authorization code lifetime in seconds.' },
   { name: 'INDIEWEB_TOKEN_EXPIRES_IN', defaultValue: String(DEFAULT_TOKEN_LIFETIME_S), description: 'Access token lifetime in seconds.' },
   { name: 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', defaultValue: 'false', description: 'Allow outbound fetches to private, loopback and link-local addresses (tests on one machine).' },
-  { name: 'INDIEWEB_MICROPUB_HANDLER', defaultValue: 'in-memory handler', description: 'Content handler as `./module.js#export` (default export without `#`).' },
+  { name: 'INDIEWEB_MAX_BODY_BYTES', defaultValue: String(DEFAULT_MAX_BODY_BYTES), description: 'Largest form or JSON request body in bytes; larger ones get 413 (uploads have their own limits).' },
+  { name: 'INDIEWEB_MICROPUB_HANDLER', defaultValue: 'memory', description: 'Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart).' },
   { name: 'INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES', defaultValue: '(none)', description: 'Property names clients may not set, added to `uid` and `author`.' },
   { name: 'INDIEWEB_MICROPUB_URL_POLICY', defaultValue: '(unset)', description: 'URL policy `(url, kind, request) => boolean` as `./module.js#export`.' },
   { name: 'INDIEWEB_CLIENT_ID_VALIDATOR', defaultValue: '(unset)', description: 'Client validator `(clientId) => boolean` as `./module.js#export`; fails closed when it cannot be loaded.' },
@@ -124,6 +126,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const tokenExpiresIn = parseInteger(problems, 'INDIEWEB_TOKEN_EXPIRES_IN', read('INDIEWEB_TOKEN_EXPIRES_IN'), DEFAULT_TOKEN_LIFETIME_S, { min: 1 });
   const allowPrivateNetworks = parseBoolean(problems, 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', read('INDIEWEB_ALLOW_PRIVATE_NETWORKS'), false);
 
+  const maxBodyBytes = parseInteger(problems, 'INDIEWEB_MAX_BODY_BYTES', read('INDIEWEB_MAX_BODY_BYTES'), DEFAULT_MAX_BODY_BYTES, { min: 1024 });
   const micropubHandler = parseSpecifier(problems, 'INDIEWEB_MICROPUB_HANDLER', read('INDIEWEB_MICROPUB_HANDLER'));
   const micropubUrlPolicy = parseSpecifier(problems, 'INDIEWEB_MICROPUB_URL_POLICY', read('INDIEWEB_MICROPUB_URL_POLICY'));
   const clientIdValidator = parseSpecifier(problems, 'INDIEWEB_CLIENT_ID_VALIDATOR', read('INDIEWEB_CLIENT_ID_VALIDATOR'));
@@ -169,6 +172,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     authCodeExpiresIn,
     tokenExpiresIn,
     allowPrivateNetworks,
+    maxBodyBytes,
     micropubHandler,
     micropubServerManagedProperties,
     micropubUrlPolicy,

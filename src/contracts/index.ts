@@ -6,3 +6,17 @@
 export type { Accounts, AccountsRequest, HostUser } from './accounts.js';
 export type { ClientIdValidator, UrlPolicy, UrlPolicyKind } from './policies.js';
 export { HandlerValueError, isHandlerValueError } from './handler-errors.js';
+export type { MicropubHandler, MicropubHandlerFactory, MicropubHandlerFactoryOptions } from './micropub-handler.js';
+export type {
+  Channel,
+  MediaObject,
+  MicropubConfig,
+  MicropubEntry,
+  MicropubProperties,
+  NewEntry,
+  Page,
+  PageRequest,
+  PostType,
+  SyndicationTarget,
+  UpdateOperations,
+} from './micropub-types.js';

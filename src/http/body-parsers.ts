@@ -8,10 +8,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Our own parsers, added inside our encapsulated context only, after
  * removing whatever the host registered, so neither side collides.
  */
-export async function registerBodyParsers(app: FastifyInstance): Promise<void> {
+export async function registerBodyParsers(app: FastifyInstance, options: { bodyLimit: number } = { bodyLimit: 1024 * 1024 }): Promise<void> {
   app.removeAllContentTypeParsers();
-  await app.register(formbody);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  await app.register(formbody, { bodyLimit: options.bodyLimit });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimit }, (_request, body, done) => {
     try {
       const text = utf8.decode(body as Buffer);
       done(null, text.trim() === '' ? undefined : JSON.parse(text));

@@ -1,4 +1,9 @@
-import type { Accounts } from '../contracts/accounts.js';
+import type { FastifyRequest } from 'fastify';
+import type { Accounts, HostUser } from '../contracts/accounts.js';
+import type { MicropubHandler } from '../contracts/micropub-handler.js';
+import type { NewEntry } from '../contracts/micropub-types.js';
+import type { MicropubPost } from '../micropub/parse-request.js';
+import type { UrlPolicyCheck } from '../micropub/url-policy.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { Signer } from '../accounts/signing.js';
@@ -30,6 +35,17 @@ export interface IndieWebContext {
       /** The `iss` of authorization responses: the base URL with a trailing slash. */
       readonly issuer: string;
     };
+  };
+  readonly micropub: {
+    readonly handler: MicropubHandler;
+    /** Absolute URL of the media endpoint. */
+    readonly mediaEndpoint: string;
+    readonly serverManaged: ReadonlySet<string>;
+    readonly urlPolicy: UrlPolicyCheck;
+    /** Form or multipart body → a Micropub request (multipart files are kept for {@link attachUploads}). */
+    parseFormLike(request: FastifyRequest, bodyType: 'form' | 'multipart'): Promise<MicropubPost>;
+    /** Stores the request's uploaded files and appends their URLs to the entry. */
+    attachUploads(request: FastifyRequest, entry: NewEntry, user: HostUser): Promise<NewEntry>;
   };
   /** True when cookies must carry `Secure` (the base URL is https). */
   readonly secureCookies: boolean;

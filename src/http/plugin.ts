@@ -5,7 +5,17 @@
  * and never leak into the host application.
  * @module
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { MicropubHandler } from '../contracts/micropub-handler.js';
+import type { NewEntry } from '../contracts/micropub-types.js';
+import type { UrlPolicy } from '../contracts/policies.js';
+import { UnsupportedMediaTypeError } from '../core/errors.js';
+import { resolveHandler } from '../micropub/load-handler.js';
+import { parseFormPost } from '../micropub/parse-request.js';
+import { serverManagedSet } from '../micropub/properties.js';
+import { resourceErrorHandler } from '../micropub/responses.js';
+import { micropubRoutes } from '../micropub/routes.js';
+import { createUrlPolicyCheck } from '../micropub/url-policy.js';
 import fp from 'fastify-plugin';
 import { accountRoutes } from '../accounts/routes.js';
 import { createSigner } from '../accounts/signing.js';
@@ -58,6 +68,13 @@ export interface IndieWebPluginOptions {
    * `config.clientIdValidator`.
    */
   clientIdValidator?: ClientIdValidator;
+  /**
+   * The content handler. Overrides `config.micropubHandler`.
+   * @defaultValue the in-memory handler (entries are lost on restart)
+   */
+  handler?: MicropubHandler;
+  /** Decides whether a submitted URL may reach the handler. Overrides `config.micropubUrlPolicy`. */
+  urlPolicy?: UrlPolicy;
   /** @defaultValue the system clock */
   clock?: Clock;
 }
@@ -88,6 +105,14 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   const tokens = createTokenService({ tokens: createTokensRepository(db), findUser: (id) => accounts.findUser(id), clock });
   const authCodes = createAuthCodesRepository(db);
 
+  const { handler, inMemory } = await resolveHandler(config, options.handler, process.cwd());
+  if (inMemory) app.log.warn('micropub: using the in-memory handler; entries are lost on restart');
+  let urlPolicy: LoadedCallable<UrlPolicy> | null = options.urlPolicy === undefined ? null : { ok: true, fn: options.urlPolicy };
+  if (urlPolicy === null && config.micropubUrlPolicy !== null) {
+    urlPolicy = await loadCallable<UrlPolicy>(config.micropubUrlPolicy, process.cwd());
+    if (!urlPolicy.ok) app.log.error({ err: urlPolicy.error, specifier: config.micropubUrlPolicy }, 'micropub URL policy cannot be loaded; requests that need it answer 500');
+  }
+
   const context: IndieWebContext = Object.freeze({
     config,
     database: options.database,
@@ -111,16 +136,31 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       clientPolicy,
       config: { issuer: `${config.baseUrl}/` },
     },
+    micropub: {
+      handler,
+      mediaEndpoint: `${config.baseUrl}/indieweb/media/`,
+      serverManaged: serverManagedSet(config.micropubServerManagedProperties),
+      urlPolicy: createUrlPolicyCheck(urlPolicy),
+      parseFormLike: async (request: FastifyRequest, bodyType: 'form' | 'multipart') => {
+        if (bodyType === 'multipart') throw new UnsupportedMediaTypeError('multipart is not supported yet');
+        return parseFormPost((request.body ?? {}) as Record<string, unknown>);
+      },
+      attachUploads: async (_request: FastifyRequest, entry: NewEntry) => entry,
+    },
     secureCookies: config.baseUrl.startsWith('https:'),
   });
   app.decorate('indieweb', context);
 
   await app.register(
     async (child) => {
-      await registerBodyParsers(child);
+      await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes });
       child.setErrorHandler(defaultErrorHandler);
       await child.register(accountRoutes);
       await child.register(indieauthRoutes);
+      await child.register(async (resource) => {
+        resource.setErrorHandler(resourceErrorHandler);
+        await resource.register(micropubRoutes);
+      });
     },
     { prefix: '/indieweb' },
   );

@@ -1,0 +1,40 @@
+import type { MicropubHandler, MicropubHandlerFactoryOptions } from '../contracts/micropub-handler.js';
+import type { Config } from '../config/config.js';
+import { loadExport } from '../config/load-callable.js';
+import { ConfigError } from '../core/errors.js';
+import { createMemoryHandler } from './memory-handler.js';
+
+const REQUIRED_METHODS = ['createEntry', 'getEntry', 'updateEntry', 'deleteEntry', 'undeleteEntry', 'getConfig'] as const;
+
+export function isMicropubHandler(value: unknown): value is MicropubHandler {
+  return typeof value === 'object' && value !== null && REQUIRED_METHODS.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+}
+
+export interface ResolvedHandler {
+  readonly handler: MicropubHandler;
+  readonly inMemory: boolean;
+}
+
+/**
+ * The configured content handler: the object passed in plugin mode, the
+ * export named by `INDIEWEB_MICROPUB_HANDLER` (a handler object or a factory
+ * returning one), or the in-memory handler. A setting that names no usable
+ * handler stops the start with a {@link ConfigError}: publishing would not work.
+ */
+export async function resolveHandler(config: Config, given: MicropubHandler | undefined, cwd: string): Promise<ResolvedHandler> {
+  if (given !== undefined) return { handler: given, inMemory: false };
+  const specifier = config.micropubHandler;
+  if (specifier === null || specifier === 'memory') return { handler: createMemoryHandler({ baseUrl: config.baseUrl }), inMemory: true };
+  let loaded: unknown;
+  try {
+    loaded = await loadExport(specifier, cwd);
+  } catch (error) {
+    throw new ConfigError([`INDIEWEB_MICROPUB_HANDLER: cannot load "${specifier}": ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
+  }
+  const options: MicropubHandlerFactoryOptions = { baseUrl: config.baseUrl, dataDir: config.dataDir };
+  const handler = typeof loaded === 'function' ? await (loaded as (o: MicropubHandlerFactoryOptions) => unknown)(options) : loaded;
+  if (!isMicropubHandler(handler)) {
+    throw new ConfigError([`INDIEWEB_MICROPUB_HANDLER: "${specifier}" is neither a handler nor a function returning one (needs ${REQUIRED_METHODS.join(', ')})`]);
+  }
+  return { handler, inMemory: false };
+}

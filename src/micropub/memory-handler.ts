@@ -1,0 +1,154 @@
+/**
+ * The built-in development handler: entries live in this process's memory
+ * and are lost on restart. It is also the reference implementation of the
+ * handler contract and passes the conformance suite in `indiestack/testing`.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import type { HostUser } from '../contracts/accounts.js';
+import { HandlerValueError } from '../contracts/handler-errors.js';
+import type { MicropubHandler } from '../contracts/micropub-handler.js';
+import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, PostType, UpdateOperations } from '../contracts/micropub-types.js';
+import { applyListParams, matchesFilter, stableStringify } from '../core/list-params.js';
+
+/** @see SPEC.md "Handler contract" (built-in handler post types) */
+export const BUILT_IN_POST_TYPES: readonly PostType[] = Object.freeze([
+  { type: 'note', name: 'Note', properties: ['content'] },
+  { type: 'article', name: 'Article', properties: ['name', 'content'] },
+  { type: 'photo', name: 'Photo', properties: ['photo', 'content', 'category'] },
+  { type: 'audio', name: 'Audio', properties: ['audio', 'content', 'category'] },
+  { type: 'video', name: 'Video', properties: ['video', 'content', 'category'] },
+  { type: 'reply', name: 'Reply', properties: ['in-reply-to', 'content'] },
+  { type: 'bookmark', name: 'Bookmark', properties: ['bookmark-of', 'name', 'content'] },
+  { type: 'like', name: 'Like', properties: ['like-of'] },
+  { type: 'repost', name: 'Repost', properties: ['repost-of'] },
+  { type: 'event', name: 'Event', properties: ['name', 'summary', 'description', 'start', 'end', 'location', 'category', 'url', 'published'] },
+  { type: 'rsvp', name: 'RSVP', properties: ['rsvp', 'in-reply-to', 'name', 'content'] },
+]);
+
+/** The query names the built-in handler supports and advertises. */
+export const BUILT_IN_QUERIES: readonly string[] = Object.freeze(['config', 'source', 'syndicate-to', 'category', 'channel', 'media-endpoint', 'post-types']);
+
+interface StoredEntry {
+  readonly owner: string;
+  url: string;
+  type: string[];
+  properties: MicropubProperties;
+  deleted: boolean;
+  readonly sequence: number;
+}
+
+export interface MemoryHandlerOptions {
+  /** Entry URLs are `{baseUrl}/indieweb/entries/{slug}`. */
+  readonly baseUrl: string;
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Creates an empty in-memory handler. */
+export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHandler {
+  const prefix = `${options.baseUrl}/indieweb/entries/`;
+  const entries = new Map<string, StoredEntry>();
+  let sequence = 0;
+
+  const resolve = (url: string): string | null => {
+    try {
+      return new URL(url, prefix).href;
+    } catch {
+      return null;
+    }
+  };
+
+  /** The user's entry at `url`; deleted ones only when asked for. */
+  function find(url: string, user: HostUser, state: 'live' | 'deleted'): StoredEntry | null {
+    const key = resolve(url);
+    const entry = key === null ? undefined : entries.get(key);
+    // another user's entry is "unknown": ownership never leaks
+    if (entry === undefined || entry.owner !== user.id) return null;
+    return entry.deleted === (state === 'deleted') ? entry : null;
+  }
+
+  const toEntry = (entry: StoredEntry): MicropubEntry => ({ url: entry.url, type: clone(entry.type), properties: clone(entry.properties) });
+
+  function newUrl(properties: MicropubProperties): string {
+    const wanted = properties['mp-slug']?.find((slug): slug is string => typeof slug === 'string' && slug !== '');
+    const base = encodeURIComponent(wanted ?? randomBytes(6).toString('base64url'));
+    let url = `${prefix}${base}`;
+    for (let n = 2; entries.has(url); n++) url = `${prefix}${base}-${n}`;
+    return url;
+  }
+
+  return {
+    async createEntry(entry: NewEntry, user: HostUser): Promise<MicropubEntry> {
+      const url = newUrl(entry.properties);
+      const stored: StoredEntry = { owner: user.id, url, type: [...entry.type], properties: clone(entry.properties), deleted: false, sequence: sequence++ };
+      entries.set(url, stored);
+      return toEntry(stored);
+    },
+
+    async getEntry(url: string, user: HostUser): Promise<MicropubEntry | null> {
+      const entry = find(url, user, 'live');
+      return entry === null ? null : toEntry(entry);
+    },
+
+    async updateEntry(url: string, operations: UpdateOperations, user: HostUser): Promise<MicropubEntry> {
+      const entry = find(url, user, 'live');
+      if (entry === null) throw new HandlerValueError('no such entry');
+      const properties = clone(entry.properties);
+      for (const [name, values] of Object.entries(operations.replace ?? {})) {
+        if (values.length === 0) delete properties[name];
+        else properties[name] = clone(values);
+      }
+      for (const [name, values] of Object.entries(operations.add ?? {})) {
+        properties[name] = [...(properties[name] ?? []), ...clone(values)];
+      }
+      const deletions = operations.delete;
+      if (Array.isArray(deletions)) {
+        for (const name of deletions) delete properties[name];
+      } else if (deletions !== undefined) {
+        for (const [name, values] of Object.entries(deletions as MicropubProperties)) {
+          const drop = new Set(values.map((value) => stableStringify(value)));
+          const kept = (properties[name] ?? []).filter((value) => !drop.has(stableStringify(value)));
+          if (kept.length === 0) delete properties[name];
+          else properties[name] = kept;
+        }
+      }
+      entry.properties = properties;
+      return toEntry(entry);
+    },
+
+    async deleteEntry(url: string, user: HostUser): Promise<void> {
+      const entry = find(url, user, 'live');
+      if (entry === null) throw new HandlerValueError('no such entry');
+      entry.deleted = true;
+    },
+
+    async undeleteEntry(url: string, user: HostUser): Promise<MicropubEntry> {
+      const entry = find(url, user, 'deleted');
+      if (entry === null) throw new HandlerValueError('no such deleted entry');
+      entry.deleted = false;
+      return toEntry(entry);
+    },
+
+    async getConfig(): Promise<MicropubConfig> {
+      return { 'syndicate-to': [], categories: [], channels: [], 'post-types': clone(BUILT_IN_POST_TYPES) as PostType[], q: [...BUILT_IN_QUERIES] };
+    },
+
+    async listEntries(user: HostUser, page: PageRequest): Promise<Page<MicropubEntry>> {
+      const items = [...entries.values()]
+        .filter((entry) => entry.owner === user.id && !entry.deleted)
+        .sort((a, b) => b.sequence - a.sequence)
+        .map((entry) => {
+          const item = toEntry(entry);
+          // spec: items lacking a url property get one
+          const properties = item.properties.url === undefined ? { ...item.properties, url: [item.url] } : item.properties;
+          return { ...item, properties };
+        });
+      const listed = applyListParams(items.map(({ type, properties }) => ({ type, properties })), page);
+      const total = items.filter((item) => matchesFilter({ type: item.type, properties: item.properties }, page.filter)).length;
+      return { items: listed.map((item) => ({ url: String(item.properties.url?.[0] ?? ''), ...item })), total };
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Micropub POST bodies (form, JSON, multipart fields) → one typed request.
+ * @see SPEC.md "POST create", "POST actions"
+ * @module
+ */
+import type { MicropubProperties, NewEntry } from '../contracts/micropub-types.js';
+import { InvalidRequestError } from '../core/errors.js';
+import { assertPropertyMap } from './properties.js';
+
+export type BodyType = 'form' | 'json' | 'multipart';
+
+export type MicropubPost =
+  | { readonly kind: 'create'; readonly entry: NewEntry; readonly bodyType: BodyType }
+  | { readonly kind: 'action'; readonly action: string; readonly url: string | undefined; readonly body: Readonly<Record<string, unknown>>; readonly bodyType: BodyType };
+
+/** Fields that carry credentials, never properties of an entry. */
+const CREDENTIAL_FIELDS = new Set(['access_token', 'Authorization']);
+
+/**
+ * Form fields → properties: every value becomes an array, `name[]` means
+ * `name`, only `category` is comma-split, `h` gives the type.
+ */
+export function parseFormPost(fields: Readonly<Record<string, unknown>>, bodyType: 'form' | 'multipart' = 'form'): MicropubPost {
+  const collected = new Map<string, string[]>();
+  for (const [key, raw] of Object.entries(fields)) {
+    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+    if (name === '' || CREDENTIAL_FIELDS.has(name)) continue;
+    const values = (Array.isArray(raw) ? raw : [raw]).filter((value): value is string => typeof value === 'string');
+    collected.set(name, [...(collected.get(name) ?? []), ...values]);
+  }
+
+  const action = collected.get('action');
+  if (action !== undefined) {
+    const url = collected.get('url');
+    if (action.length !== 1 || (url !== undefined && url.length !== 1)) throw new InvalidRequestError('action and url must be given once');
+    return { kind: 'action', action: action[0] ?? '', url: url?.[0], body: Object.fromEntries(collected), bodyType };
+  }
+
+  const h = collected.get('h');
+  collected.delete('h');
+  if (h !== undefined && (h.length !== 1 || !/^[a-z][a-z0-9-]*$/.test(h[0] ?? ''))) throw new InvalidRequestError('h must be one microformats type name');
+  const properties: MicropubProperties = {};
+  for (const [name, values] of collected) {
+    // spec: only category is comma-split in form bodies
+    properties[name] =
+      name === 'category'
+        ? values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '')
+        : values;
+  }
+  return { kind: 'create', entry: { type: [`h-${h?.[0] ?? 'entry'}`], properties }, bodyType };
+}
+
+/** A JSON body: an object, either an action (`action`, `url`, operations) or `{ type, properties }`. */
+export function parseJsonPost(body: unknown): MicropubPost {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequestError('the JSON body must be an object');
+  const object = body as Record<string, unknown>;
+  if ('action' in object) {
+    if (typeof object.action !== 'string') throw new InvalidRequestError('action must be a string');
+    if (object.url !== undefined && typeof object.url !== 'string') throw new InvalidRequestError('url must be a string');
+    return { kind: 'action', action: object.action, url: object.url as string | undefined, body: object, bodyType: 'json' };
+  }
+  const type = object.type ?? ['h-entry'];
+  if (!Array.isArray(type) || type.length === 0 || !type.every((t) => typeof t === 'string')) throw new InvalidRequestError('type must be an array of strings');
+  const properties = object.properties ?? {};
+  assertPropertyMap(properties, 'properties');
+  return { kind: 'create', entry: { type: type as string[], properties }, bodyType: 'json' };
+}

@@ -1,0 +1,95 @@
+/**
+ * `GET /micropub/?q=…`: configuration, lists and the source of entries.
+ * @see SPEC.md "Micropub endpoint" (GET with q, Source single and list mode)
+ * @module
+ */
+import type { HostUser } from '../contracts/accounts.js';
+import type { MicropubHandler } from '../contracts/micropub-handler.js';
+import type { MicropubConfig } from '../contracts/micropub-types.js';
+import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
+import { applyListParams, parseListParams } from '../core/list-params.js';
+import { readParam } from '../core/params.js';
+import { callHandler } from './call-handler.js';
+import type { UrlPolicyCheck } from './url-policy.js';
+
+export const DEFAULT_SOURCE_LIMIT = 20;
+
+export interface QueryDeps {
+  readonly handler: MicropubHandler;
+  /** Absolute URL of the bundled media endpoint. */
+  readonly mediaEndpoint: string;
+  readonly urlPolicy: UrlPolicyCheck;
+}
+
+function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** The handler's config with `media-endpoint` always present: a truthy handler value is kept. */
+export async function loadConfigMap(deps: QueryDeps, user: HostUser): Promise<MicropubConfig> {
+  const config = await callHandler('get_config', () => deps.handler.getConfig(user));
+  const map = typeof config === 'object' && config !== null ? config : {};
+  return { ...map, 'media-endpoint': map['media-endpoint'] || deps.mediaEndpoint };
+}
+
+/** Runs every query but `source` (which needs a scope); returns the JSON body. */
+export async function runConfigQuery(deps: QueryDeps, q: string, query: unknown, user: HostUser): Promise<Record<string, unknown>> {
+  switch (q) {
+    case 'config':
+      return { ...(await loadConfigMap(deps, user)) };
+    case 'syndicate-to':
+      return { 'syndicate-to': listOf((await loadConfigMap(deps, user))['syndicate-to']) };
+    case 'media-endpoint':
+      return { 'media-endpoint': (await loadConfigMap(deps, user))['media-endpoint'] };
+    case 'category': {
+      const page = parseListParams(query);
+      return { categories: applyListParams(listOf((await loadConfigMap(deps, user)).categories), page) };
+    }
+    case 'channel': {
+      const page = parseListParams(query);
+      return { channels: applyListParams(listOf((await loadConfigMap(deps, user)).channels), page) };
+    }
+    case 'post-types': {
+      const page = parseListParams(query);
+      const postType = readParam(query, 'post-type');
+      const all = listOf((await loadConfigMap(deps, user))['post-types']);
+      // spec: post-type narrows first, then filter, offset, limit
+      const narrowed = postType === undefined ? all : all.filter((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === postType);
+      return { 'post-types': applyListParams(narrowed, page) };
+    }
+    default:
+      throw new InvalidRequestError(`unsupported query ${q}`);
+  }
+}
+
+function requestedProperties(query: unknown): string[] | null {
+  const raw = (query as Record<string, unknown> | null)?.['properties[]'] ?? (query as Record<string, unknown> | null)?.properties;
+  if (raw === undefined) return null;
+  const names = Array.isArray(raw) ? raw : [raw];
+  if (!names.every((name) => typeof name === 'string')) throw new InvalidRequestError('properties[] must be property names');
+  return names as string[];
+}
+
+/** `q=source`: one entry (by `url`), or a page of entries. The caller has checked the `update` scope. */
+export async function runSourceQuery(deps: QueryDeps, query: unknown, user: HostUser, request: unknown): Promise<Record<string, unknown>> {
+  const url = readParam(query, 'url');
+  if (url !== undefined) {
+    if (url === '') throw new InvalidRequestError('url is empty');
+    const wanted = requestedProperties(query);
+    await deps.urlPolicy(url, 'entry', request);
+    const entry = await callHandler('get_entry', () => deps.handler.getEntry(url, user));
+    if (entry === null) throw new InvalidRequestError('no such entry');
+    if (wanted === null) return { type: entry.type, properties: entry.properties };
+    // spec: with properties[], type is omitted and missing names are left out silently
+    return { properties: Object.fromEntries(wanted.filter((name) => Object.hasOwn(entry.properties, name)).map((name) => [name, entry.properties[name]])) };
+  }
+
+  const params = parseListParams(query);
+  const listEntries = deps.handler.listEntries?.bind(deps.handler);
+  if (listEntries === undefined) throw new NotImplementedError('the handler cannot list entries');
+  const page = { limit: params.limit ?? DEFAULT_SOURCE_LIMIT, offset: params.offset, filter: params.filter };
+  const result = await callHandler('list_entries', () => listEntries(user, page));
+  const paging: Record<string, number | null> = { limit: page.limit, offset: page.offset };
+  if (typeof result.total === 'number') paging.total = result.total;
+  return { items: result.items.map((item) => ({ type: item.type, properties: item.properties })), paging };
+}

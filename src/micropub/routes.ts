@@ -1,0 +1,83 @@
+/**
+ * `/indieweb/micropub/`: wire format only. GET answers queries; POST creates
+ * or runs an action. Every request needs a bearer token.
+ * @module
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { readParam } from '../core/params.js';
+import { methodNotAllowed } from '../http/method-not-allowed.js';
+import { sendFields } from '../indieauth/responses.js';
+import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from './actions.js';
+import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request.js';
+import { runConfigQuery, runSourceQuery } from './queries.js';
+import { notImplementedHandler } from './responses.js';
+import { InvalidRequestError } from '../core/errors.js';
+
+function bodyTypeOf(request: FastifyRequest): 'json' | 'multipart' | 'form' {
+  const type = (request.headers['content-type'] ?? '').toLowerCase();
+  if (type.startsWith('application/json')) return 'json';
+  if (type.startsWith('multipart/form-data')) return 'multipart';
+  return 'form';
+}
+
+export async function micropubRoutes(app: FastifyInstance): Promise<void> {
+  const ctx = app.indieweb;
+  const { bearer } = ctx.indieauth;
+  const micropub = ctx.micropub;
+  const deps = { handler: micropub.handler, mediaEndpoint: micropub.mediaEndpoint, urlPolicy: micropub.urlPolicy };
+
+  /** Hosts an action URL may name: the request's and the base URL's. */
+  const hostsOf = (request: FastifyRequest) => [request.host.toLowerCase(), new URL(ctx.config.baseUrl).host.toLowerCase()];
+  const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
+
+  app.setErrorHandler(notImplementedHandler);
+
+  app.get('/micropub/', async (request, reply) => {
+    const auth = await bearer.authenticate(request);
+    const q = readParam(request.query, 'q');
+    if (q === undefined) return sendFields(request, reply, 200, { me: auth.token.me });
+    if (q === 'source') {
+      bearer.assertScope(auth, 'update');
+      return reply.send(await runSourceQuery(deps, request.query, auth.user, request));
+    }
+    return reply.send(await runConfigQuery(deps, q, request.query, auth.user));
+  });
+
+  app.post('/micropub/', async (request, reply) => {
+    const bodyType = bodyTypeOf(request);
+    // spec: a body that is not a JSON object is refused before scope and dispatch
+    const post: MicropubPost =
+      bodyType === 'json' ? parseJsonPost(request.body) : await micropub.parseFormLike(request, bodyType);
+    const auth = await bearer.authenticate(request);
+
+    if (post.kind === 'create') {
+      bearer.assertScope(auth, 'create');
+      const prepared = prepareCreate(post.entry, micropub.serverManaged);
+      const entry = await createEntry(micropub.handler, await micropub.attachUploads(request, prepared, auth.user), auth.user);
+      request.log.info({ userId: auth.user.id, url: entry.url }, 'entry created');
+      return reply.code(201).header('location', entry.url).send('');
+    }
+
+    if (!isAction(post.action)) throw new InvalidRequestError(`unknown action ${post.action}`);
+    bearer.assertScope(auth, post.action);
+    const url = assertLocalUrl(post.url, hostsOf(request));
+    const origin = originOf(request);
+    const resolve = (value: string) => {
+      try {
+        return new URL(value, origin).href;
+      } catch {
+        return value;
+      }
+    };
+    const result = await runAction(micropub.handler, { ...post, action: post.action }, url, auth.user, {
+      serverManaged: micropub.serverManaged,
+      sameUrl: (submitted, returned) => submitted === returned || resolve(submitted) === resolve(returned),
+    });
+    request.log.info({ userId: auth.user.id, action: post.action }, 'micropub action');
+    if (result.moved) return reply.code(201).header('location', result.location).send('');
+    return reply.code(204).send();
+  });
+
+  methodNotAllowed(app, '/micropub/', ['GET', 'HEAD', 'POST']);
+}
+
