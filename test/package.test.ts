@@ -32,6 +32,8 @@ describe('the built package', () => {
     expect(typeof main.createServer).toBe('function');
     expect(typeof contracts.HandlerValueError).toBe('function');
     expect(typeof testing.createManualClock).toBe('function');
+    expect(typeof testing.describeMicropubHandlerContract).toBe('function');
+    expect(typeof testing.createMemoryHandler).toBe('function');
   });
 
   it('indiestack/contracts pulls in neither Fastify nor Kysely nor anything else', () => {
