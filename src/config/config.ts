@@ -51,7 +51,21 @@ export interface MediaConfig {
   readonly allowedTypes: readonly string[] | null;
   /** Where the local storage backend keeps files. */
   readonly dir: string;
+  /** Which storage backend keeps uploads. */
+  readonly storage: MediaStorageConfig;
 }
+
+export type MediaStorageConfig =
+  | { readonly kind: 'local' }
+  | {
+      readonly kind: 's3';
+      readonly bucket: string;
+      readonly region: string;
+      readonly endpoint: string | null;
+      readonly forcePathStyle: boolean;
+      readonly publicBaseUrl: string;
+      readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
+    };
 
 export interface Config {
   /** Absolute URL the endpoints are advertised under, without a trailing slash. */

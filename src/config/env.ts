@@ -30,6 +30,7 @@ import {
   deepFreeze,
   type Config,
   type DatabaseLocation,
+  type MediaStorageConfig,
   type LogLevel,
 } from './config.js';
 
@@ -63,6 +64,14 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES', defaultValue: String(DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES), description: 'Bytes across all files of one request, or `none`.' },
   { name: 'INDIEWEB_MEDIA_ALLOWED_TYPES', defaultValue: 'common image, audio and video types', description: 'Allowed MIME types, comma- or whitespace-separated, or `none` to switch the allow-list off.' },
   { name: 'INDIEWEB_MEDIA_DIR', defaultValue: 'DATA_DIR/media', description: 'Directory of the local media storage.' },
+  { name: 'INDIEWEB_MEDIA_STORAGE', defaultValue: 'local', description: '`local` (files under INDIEWEB_MEDIA_DIR, served by indiestack) or `s3` (an S3-compatible bucket).' },
+  { name: 'INDIEWEB_S3_BUCKET', defaultValue: '(unset)', description: 'Bucket for `s3` storage (required then).' },
+  { name: 'INDIEWEB_S3_REGION', defaultValue: 'us-east-1', description: 'Region of the bucket.' },
+  { name: 'INDIEWEB_S3_ENDPOINT', defaultValue: '(AWS)', description: 'Endpoint URL of an S3-compatible service (MinIO, Garage, R2…).' },
+  { name: 'INDIEWEB_S3_FORCE_PATH_STYLE', defaultValue: 'false', description: 'Path-style addressing (`endpoint/bucket/key`), needed by most self-hosted services.' },
+  { name: 'INDIEWEB_S3_PUBLIC_BASE_URL', defaultValue: 'ENDPOINT/BUCKET', description: 'Public URL prefix of stored objects: `{prefix}/indieweb/media/…`.' },
+  { name: 'INDIEWEB_S3_ACCESS_KEY_ID', defaultValue: '(AWS default chain)', description: 'Access key; without it the AWS SDK finds credentials itself (AWS_* variables, profiles, roles).' },
+  { name: 'INDIEWEB_S3_SECRET_ACCESS_KEY', defaultValue: '(AWS default chain)', description: 'Secret key belonging to INDIEWEB_S3_ACCESS_KEY_ID.' },
 ]);
 
 const KNOWN_NAMES = new Set(SETTINGS.map((setting) => setting.name));
@@ -157,6 +166,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
   }
   const mediaDir = path.resolve(cwd, read('INDIEWEB_MEDIA_DIR') ?? path.join(dataDir, 'media'));
+  const storage = parseMediaStorage(problems, read);
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -178,7 +188,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     micropubUrlPolicy,
     clientIdValidator,
     allowedClientIds,
-    media: { maxUploadBytes, maxUploadCount, maxUploadTotalBytes, allowedTypes, dir: mediaDir },
+    media: { maxUploadBytes, maxUploadCount, maxUploadTotalBytes, allowedTypes, dir: mediaDir, storage },
   });
 }
 
@@ -265,6 +275,44 @@ export function redactUrl(raw: string): string {
     // unparseable: hide everything between the scheme and the last "@"
     return raw.replace(/\/\/.*@/, '//***@');
   }
+}
+
+function parseMediaStorage(problems: string[], read: (name: string) => string | undefined): MediaStorageConfig {
+  const kind = read('INDIEWEB_MEDIA_STORAGE') ?? 'local';
+  if (kind === 'local') return { kind: 'local' };
+  if (kind !== 's3') {
+    problems.push(`INDIEWEB_MEDIA_STORAGE: "${kind}" is not local or s3`);
+    return { kind: 'local' };
+  }
+  const bucket = read('INDIEWEB_S3_BUCKET');
+  if (bucket === undefined) problems.push('INDIEWEB_S3_BUCKET: required when INDIEWEB_MEDIA_STORAGE=s3');
+  const region = read('INDIEWEB_S3_REGION') ?? 'us-east-1';
+  const endpointRaw = read('INDIEWEB_S3_ENDPOINT');
+  let endpoint: string | null = null;
+  if (endpointRaw !== undefined) {
+    const url = parseStrictHttpUrl(endpointRaw);
+    if (url === null) problems.push(`INDIEWEB_S3_ENDPOINT: "${endpointRaw}" is not an http(s) URL`);
+    else endpoint = endpointRaw.replace(/\/+$/, '');
+  }
+  const forcePathStyle = parseBoolean(problems, 'INDIEWEB_S3_FORCE_PATH_STYLE', read('INDIEWEB_S3_FORCE_PATH_STYLE'), false);
+  const publicRaw = read('INDIEWEB_S3_PUBLIC_BASE_URL');
+  let publicBaseUrl = endpoint !== null ? `${endpoint}/${bucket ?? ''}` : `https://${bucket ?? 'bucket'}.s3.${region}.amazonaws.com`;
+  if (publicRaw !== undefined) {
+    if (parseStrictHttpUrl(publicRaw) === null) problems.push(`INDIEWEB_S3_PUBLIC_BASE_URL: "${publicRaw}" is not an http(s) URL`);
+    publicBaseUrl = publicRaw.replace(/\/+$/, '');
+  }
+  const accessKeyId = read('INDIEWEB_S3_ACCESS_KEY_ID');
+  const secretAccessKey = read('INDIEWEB_S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) problems.push('INDIEWEB_S3_ACCESS_KEY_ID and INDIEWEB_S3_SECRET_ACCESS_KEY go together');
+  return {
+    kind: 's3',
+    bucket: bucket ?? '',
+    region,
+    endpoint,
+    forcePathStyle,
+    publicBaseUrl,
+    credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : null,
+  };
 }
 
 function splitList(raw: string | undefined): string[] {

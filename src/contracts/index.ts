@@ -7,6 +7,7 @@ export type { Accounts, AccountsRequest, HostUser } from './accounts.js';
 export type { ClientIdValidator, UrlPolicy, UrlPolicyKind } from './policies.js';
 export { HandlerValueError, isHandlerValueError } from './handler-errors.js';
 export type { MicropubHandler, MicropubHandlerFactory, MicropubHandlerFactoryOptions } from './micropub-handler.js';
+export type { MediaStorage } from './media-storage.js';
 export type {
   Channel,
   MediaObject,

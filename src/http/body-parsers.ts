@@ -19,4 +19,6 @@ export async function registerBodyParsers(app: FastifyInstance, options: { bodyL
       done(new InvalidRequestError('request body is not valid UTF-8 JSON', { cause: error }), undefined);
     }
   });
+  // multipart bodies are streamed by the routes that accept them (media/multipart.ts), never buffered here
+  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
 }

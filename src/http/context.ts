@@ -1,8 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { Accounts, HostUser } from '../contracts/accounts.js';
+import type { Accounts } from '../contracts/accounts.js';
+import type { LocalMediaStorage } from '../media/fs-storage.js';
+import type { ReceivedMultipart } from '../media/receive.js';
+import type { UploadPipeline } from '../media/upload.js';
+import type { MediaRepository } from '../storage/repositories/media.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
-import type { NewEntry } from '../contracts/micropub-types.js';
-import type { MicropubPost } from '../micropub/parse-request.js';
 import type { UrlPolicyCheck } from '../micropub/url-policy.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
@@ -42,10 +44,14 @@ export interface IndieWebContext {
     readonly mediaEndpoint: string;
     readonly serverManaged: ReadonlySet<string>;
     readonly urlPolicy: UrlPolicyCheck;
-    /** Form or multipart body → a Micropub request (multipart files are kept for {@link attachUploads}). */
-    parseFormLike(request: FastifyRequest, bodyType: 'form' | 'multipart'): Promise<MicropubPost>;
-    /** Stores the request's uploaded files and appends their URLs to the entry. */
-    attachUploads(request: FastifyRequest, entry: NewEntry, user: HostUser): Promise<NewEntry>;
+  };
+  readonly media: {
+    readonly pipeline: UploadPipeline;
+    readonly repository: MediaRepository;
+    /** The built-in local storage, whose files indiestack serves; null with any other storage. */
+    readonly localStorage: LocalMediaStorage | null;
+    /** Reads a multipart request: authenticates (with `scope`) before the first file, stores accepted file parts. */
+    receive(request: FastifyRequest, options: { acceptsFile: (name: string) => boolean; scope: string }): Promise<ReceivedMultipart>;
   };
   /** True when cookies must carry `Secure` (the base URL is https). */
   readonly secureCookies: boolean;

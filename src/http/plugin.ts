@@ -7,11 +7,16 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
-import type { NewEntry } from '../contracts/micropub-types.js';
+import type { MediaStorage } from '../contracts/media-storage.js';
+import { createLocalStorage, type LocalMediaStorage } from '../media/fs-storage.js';
+import { createMediaHooks } from '../media/hooks.js';
+import { receiveMultipart } from '../media/receive.js';
+import { mediaRoutes } from '../media/routes.js';
+import { createS3Storage } from '../media/s3-storage.js';
+import { createUploadPipeline } from '../media/upload.js';
+import { createMediaRepository } from '../storage/repositories/media.js';
 import type { UrlPolicy } from '../contracts/policies.js';
-import { UnsupportedMediaTypeError } from '../core/errors.js';
 import { resolveHandler } from '../micropub/load-handler.js';
-import { parseFormPost } from '../micropub/parse-request.js';
 import { serverManagedSet } from '../micropub/properties.js';
 import { resourceErrorHandler } from '../micropub/responses.js';
 import { micropubRoutes } from '../micropub/routes.js';
@@ -73,6 +78,11 @@ export interface IndieWebPluginOptions {
    * @defaultValue the in-memory handler (entries are lost on restart)
    */
   handler?: MicropubHandler;
+  /**
+   * Where uploads go. Overrides `config.media.storage`.
+   * @defaultValue files under `config.media.dir`, served by indiestack
+   */
+  storage?: MediaStorage;
   /** Decides whether a submitted URL may reach the handler. Overrides `config.micropubUrlPolicy`. */
   urlPolicy?: UrlPolicy;
   /** @defaultValue the system clock */
@@ -86,6 +96,16 @@ async function resolveValidator(options: IndieWebPluginOptions, config: Config, 
   // spec: a validator that cannot be imported fails closed on every request; boot goes on
   if (!loaded.ok) app.log.warn({ err: loaded.error, specifier: config.clientIdValidator }, 'client_id validator cannot be loaded; every client is refused');
   return loaded;
+}
+
+function createConfiguredStorage(config: Config): MediaStorage {
+  const storage = config.media.storage;
+  if (storage.kind === 's3') return createS3Storage(storage);
+  return createLocalStorage({ dir: config.media.dir, baseUrl: config.baseUrl });
+}
+
+function isLocalStorage(storage: MediaStorage): storage is LocalMediaStorage {
+  return (storage as Partial<LocalMediaStorage>).kind === 'local' && typeof (storage as Partial<LocalMediaStorage>).pathOf === 'function';
 }
 
 async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptions): Promise<void> {
@@ -105,8 +125,14 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   const tokens = createTokenService({ tokens: createTokensRepository(db), findUser: (id) => accounts.findUser(id), clock });
   const authCodes = createAuthCodesRepository(db);
 
-  const { handler, inMemory } = await resolveHandler(config, options.handler, process.cwd());
-  if (inMemory) app.log.warn('micropub: using the in-memory handler; entries are lost on restart');
+  const mediaRepository = createMediaRepository(db);
+  const storage = options.storage ?? createConfiguredStorage(config);
+  const resolved = await resolveHandler(config, options.handler, process.cwd());
+  if (resolved.inMemory) app.log.warn('micropub: using the in-memory handler; entries are lost on restart');
+  // the built-in handler answers media queries from the media table
+  const handler = resolved.inMemory ? { ...resolved.handler, ...createMediaHooks({ media: mediaRepository, storage }) } : resolved.handler;
+  const pipeline = createUploadPipeline({ storage, media: mediaRepository, limits: config.media, clock });
+  const bearer = createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy });
   let urlPolicy: LoadedCallable<UrlPolicy> | null = options.urlPolicy === undefined ? null : { ok: true, fn: options.urlPolicy };
   if (urlPolicy === null && config.micropubUrlPolicy !== null) {
     urlPolicy = await loadCallable<UrlPolicy>(config.micropubUrlPolicy, process.cwd());
@@ -132,7 +158,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
         clock,
         tokenLifetime: config.tokenExpiresIn,
       }),
-      bearer: createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy }),
+      bearer,
       clientPolicy,
       config: { issuer: `${config.baseUrl}/` },
     },
@@ -141,11 +167,23 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       mediaEndpoint: `${config.baseUrl}/indieweb/media/`,
       serverManaged: serverManagedSet(config.micropubServerManagedProperties),
       urlPolicy: createUrlPolicyCheck(urlPolicy),
-      parseFormLike: async (request: FastifyRequest, bodyType: 'form' | 'multipart') => {
-        if (bodyType === 'multipart') throw new UnsupportedMediaTypeError('multipart is not supported yet');
-        return parseFormPost((request.body ?? {}) as Record<string, unknown>);
-      },
-      attachUploads: async (_request: FastifyRequest, entry: NewEntry) => entry,
+    },
+    media: {
+      pipeline,
+      repository: mediaRepository,
+      localStorage: isLocalStorage(storage) ? storage : null,
+      receive: (request: FastifyRequest, receiveOptions: { acceptsFile: (name: string) => boolean; scope: string }) =>
+        receiveMultipart(request, {
+          pipeline,
+          limits: config.media,
+          fieldBytes: config.maxBodyBytes,
+          acceptsFile: receiveOptions.acceptsFile,
+          authorize: async (fields) => {
+            const auth = await bearer.authenticate({ headers: request.headers, body: fields });
+            bearer.assertScope(auth, receiveOptions.scope);
+            return auth.user;
+          },
+        }),
     },
     secureCookies: config.baseUrl.startsWith('https:'),
   });
@@ -160,6 +198,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       await child.register(async (resource) => {
         resource.setErrorHandler(resourceErrorHandler);
         await resource.register(micropubRoutes);
+        await resource.register(mediaRoutes);
       });
     },
     { prefix: '/indieweb' },

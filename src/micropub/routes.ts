@@ -3,7 +3,8 @@
  * or runs an action. Every request needs a bearer token.
  * @module
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BearerAuth } from '../indieauth/bearer.js';
 import { readParam } from '../core/params.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { sendFields } from '../indieauth/responses.js';
@@ -12,6 +13,9 @@ import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request
 import { runConfigQuery, runSourceQuery } from './queries.js';
 import { notImplementedHandler } from './responses.js';
 import { InvalidRequestError } from '../core/errors.js';
+
+/** File parts a Micropub create accepts; their stored URLs join the property of the same name. */
+const UPLOAD_PROPERTIES: ReadonlySet<string> = new Set(['photo', 'video', 'audio']);
 
 function bodyTypeOf(request: FastifyRequest): 'json' | 'multipart' | 'form' {
   const type = (request.headers['content-type'] ?? '').toLowerCase();
@@ -45,19 +49,42 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
 
   app.post('/micropub/', async (request, reply) => {
     const bodyType = bodyTypeOf(request);
+    if (bodyType === 'multipart') return createFromMultipart(request, reply);
     // spec: a body that is not a JSON object is refused before scope and dispatch
-    const post: MicropubPost =
-      bodyType === 'json' ? parseJsonPost(request.body) : await micropub.parseFormLike(request, bodyType);
+    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost((request.body ?? {}) as Record<string, unknown>);
     const auth = await bearer.authenticate(request);
 
     if (post.kind === 'create') {
       bearer.assertScope(auth, 'create');
-      const prepared = prepareCreate(post.entry, micropub.serverManaged);
-      const entry = await createEntry(micropub.handler, await micropub.attachUploads(request, prepared, auth.user), auth.user);
+      const entry = await createEntry(micropub.handler, prepareCreate(post.entry, micropub.serverManaged), auth.user);
       request.log.info({ userId: auth.user.id, url: entry.url }, 'entry created');
       return reply.code(201).header('location', entry.url).send('');
     }
+    return runActionRequest(request, reply, post, auth);
+  });
 
+  /** Multipart create: files named photo, video or audio go through the media pipeline (create scope, not media). */
+  async function createFromMultipart(request: FastifyRequest, reply: FastifyReply) {
+    const received = await ctx.media.receive(request, { acceptsFile: (name) => UPLOAD_PROPERTIES.has(name), scope: 'create' });
+    try {
+      const post = parseFormPost(received.fields, 'multipart');
+      if (post.kind !== 'create') throw new InvalidRequestError('actions cannot carry files');
+      const properties = { ...post.entry.properties };
+      for (const [name, records] of received.files) {
+        // spec: stored URLs come after the URL values already submitted
+        properties[name] = [...(properties[name] ?? []), ...records.map((record) => record.url)];
+      }
+      const prepared = prepareCreate({ type: post.entry.type, properties }, micropub.serverManaged);
+      const entry = await createEntry(micropub.handler, prepared, received.user);
+      request.log.info({ userId: received.user.id, url: entry.url, files: received.stored.length }, 'entry created');
+      return reply.code(201).header('location', entry.url).send('');
+    } catch (error) {
+      await ctx.media.pipeline.discard(received.stored);
+      throw error;
+    }
+  }
+
+  async function runActionRequest(request: FastifyRequest, reply: FastifyReply, post: Extract<MicropubPost, { kind: 'action' }>, auth: BearerAuth) {
     if (!isAction(post.action)) throw new InvalidRequestError(`unknown action ${post.action}`);
     bearer.assertScope(auth, post.action);
     const url = assertLocalUrl(post.url, hostsOf(request));
@@ -76,7 +103,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
     request.log.info({ userId: auth.user.id, action: post.action }, 'micropub action');
     if (result.moved) return reply.code(201).header('location', result.location).send('');
     return reply.code(204).send();
-  });
+  }
 
   methodNotAllowed(app, '/micropub/', ['GET', 'HEAD', 'POST']);
 }

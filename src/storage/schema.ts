@@ -4,7 +4,7 @@
  * SQLite and PostgreSQL).
  * @module
  */
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 
 export interface UserTable {
   id: string;
@@ -50,11 +50,23 @@ export interface TokenTable {
   revoked_at: string | null;
 }
 
+export interface MediaTable {
+  id: string;
+  user_id: string;
+  storage_key: string;
+  url: string;
+  name: string;
+  media_type: string;
+  size: ColumnType<number, number, number> | string;
+  created_at: string;
+}
+
 export interface Database {
   indieweb_user: UserTable;
   indieweb_user_profile_url: UserProfileUrlTable;
   indieweb_auth_code: AuthCodeTable;
   indieweb_token: TokenTable;
+  indieweb_media: MediaTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -65,3 +77,4 @@ export type AuthCodeRow = Selectable<AuthCodeTable>;
 export type NewAuthCodeRow = Insertable<AuthCodeTable>;
 export type TokenRow = Selectable<TokenTable>;
 export type NewTokenRow = Insertable<TokenTable>;
+export type MediaRow = Selectable<MediaTable>;

@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001-accounts-and-tokens.js';
+import * as m0002 from './0002-media.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-accounts-and-tokens': m0001,
+  '0002-media': m0002,
 });

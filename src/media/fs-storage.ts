@@ -1,0 +1,59 @@
+/**
+ * The default storage: files in a local directory, served by indiestack
+ * itself. A file is written to a temporary name and renamed into place only
+ * when complete, so a failed or aborted upload leaves nothing behind.
+ * @module
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { MediaStorage } from '../contracts/media-storage.js';
+import { randomId } from '../core/crypto.js';
+
+export const MEDIA_KEY_PATTERN = /^indieweb\/media\/[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
+
+export interface LocalStorageOptions {
+  /** Directory the keys are stored below. */
+  readonly dir: string;
+  /** Public base URL; a key `indieweb/media/x.png` is served at `{baseUrl}/indieweb/media/x.png`. */
+  readonly baseUrl: string;
+}
+
+/** The local-directory storage, with the file path of a key for serving. */
+export interface LocalMediaStorage extends MediaStorage {
+  readonly kind: 'local';
+  readonly dir: string;
+  pathOf(key: string): string;
+}
+
+export function createLocalStorage(options: LocalStorageOptions): LocalMediaStorage {
+  const root = path.resolve(options.dir);
+  const pathOf = (key: string): string => {
+    // keys are ours, never client input; refuse anything else all the same
+    if (!MEDIA_KEY_PATTERN.test(key)) throw new Error(`invalid media key ${key}`);
+    return path.join(root, ...key.split('/'));
+  };
+  return {
+    kind: 'local',
+    dir: root,
+    pathOf,
+    async save(key, content) {
+      const target = pathOf(key);
+      await mkdir(path.dirname(target), { recursive: true });
+      const partial = `${target}.${randomId()}.partial`;
+      try {
+        await pipeline(Readable.from(content), createWriteStream(partial, { flags: 'wx', mode: 0o644 }));
+        await rename(partial, target);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+      return `${options.baseUrl}/${key}`;
+    },
+    async delete(key) {
+      await rm(pathOf(key), { force: true });
+    },
+  };
+}

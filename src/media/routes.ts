@@ -1,0 +1,101 @@
+/**
+ * `/indieweb/media/`: upload (multipart, one part named `file`), list and
+ * describe (`q=source`), delete (`action=delete`); and, with the local
+ * storage, the stored files themselves.
+ * @see SPEC.md "Media endpoint"
+ * @module
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
+import { parseListParams } from '../core/list-params.js';
+import { readParam } from '../core/params.js';
+import { methodNotAllowed } from '../http/method-not-allowed.js';
+import { callHandler } from '../micropub/call-handler.js';
+
+const FILE_NAME = /^[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
+
+function isMultipart(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
+}
+
+export async function mediaRoutes(app: FastifyInstance): Promise<void> {
+  const ctx = app.indieweb;
+  const { bearer } = ctx.indieauth;
+  const { handler, urlPolicy } = ctx.micropub;
+  const media = ctx.media;
+
+  app.post('/media/', async (request, reply) => {
+    if (isMultipart(request)) {
+      const received = await media.receive(request, { acceptsFile: (name) => name === 'file', scope: 'media' });
+      const files = received.files.get('file') ?? [];
+      if (files.length !== 1 || received.stored.length !== 1) {
+        await media.pipeline.discard(received.stored);
+        throw new InvalidRequestError('exactly one file part named file is needed');
+      }
+      const [file] = files;
+      request.log.info({ userId: received.user.id, mediaType: file!.mediaType, size: file!.size }, 'media stored');
+      return reply.code(201).header('location', file!.url).send('');
+    }
+
+    const auth = await bearer.authenticate(request);
+    bearer.assertScope(auth, 'media');
+    const action = readParam(request.body, 'action');
+    if (action !== 'delete') throw new InvalidRequestError('not a multipart upload and not action=delete');
+    const deleteMedia = handler.deleteMedia?.bind(handler);
+    if (deleteMedia === undefined) throw new NotImplementedError('the handler cannot delete media');
+    const url = readParam(request.body, 'url');
+    if (url === undefined || url === '') throw new InvalidRequestError('url is required');
+    await urlPolicy(url, 'media', request);
+    await callHandler('delete_media', () => deleteMedia(url, auth.user));
+    request.log.info({ userId: auth.user.id }, 'media deleted');
+    return reply.code(204).send();
+  });
+
+  app.get('/media/', async (request, reply) => {
+    const auth = await bearer.authenticate(request);
+    bearer.assertScope(auth, 'media');
+    if (readParam(request.query, 'q') !== 'source') throw new InvalidRequestError('only q=source is supported');
+    const url = readParam(request.query, 'url');
+    if (url !== undefined) {
+      const getMedia = handler.getMedia?.bind(handler);
+      if (getMedia === undefined) throw new NotImplementedError('the handler cannot describe media');
+      if (url === '') throw new InvalidRequestError('url is empty');
+      await urlPolicy(url, 'media', request);
+      const found = await callHandler('get_media', () => getMedia(url, auth.user));
+      if (found === null || found === undefined) throw new InvalidRequestError('no such media');
+      return reply.send(found);
+    }
+    const listMedia = handler.listMedia?.bind(handler);
+    if (listMedia === undefined) throw new NotImplementedError('the handler cannot list media');
+    const page = parseListParams(request.query);
+    const result = await callHandler('list_media', () => listMedia(auth.user, page));
+    const paging: Record<string, number | null> = { limit: page.limit, offset: page.offset };
+    if (typeof result.total === 'number') paging.total = result.total;
+    return reply.send({ items: result.items, paging });
+  });
+
+  methodNotAllowed(app, '/media/', ['GET', 'HEAD', 'POST']);
+
+  const local = media.localStorage;
+  if (local !== null) {
+    // files of the local storage, served with their stored type and no chance to run as a page
+    app.get<{ Params: { name: string } }>('/media/:name', async (request, reply) => {
+      const { name } = request.params;
+      const record = FILE_NAME.test(name) ? await media.repository.findByKey(`indieweb/media/${name}`) : null;
+      if (record === null) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('not found');
+      const path = local.pathOf(record.storageKey);
+      const info = await stat(path).catch(() => null);
+      if (info === null) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('not found');
+      return reply
+        .header('content-type', record.mediaType)
+        .header('content-length', info.size)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('content-disposition', 'inline')
+        .send(createReadStream(path));
+    });
+  }
+}

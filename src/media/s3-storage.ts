@@ -1,0 +1,55 @@
+/**
+ * S3-compatible storage (AWS S3, MinIO, Garage, R2…). Uploads stream in
+ * parts; an upload that fails or is aborted is aborted on the server too.
+ * @module
+ */
+import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { Readable } from 'node:stream';
+import type { MediaStorage } from '../contracts/media-storage.js';
+
+export interface S3StorageOptions {
+  readonly bucket: string;
+  readonly region: string;
+  /** For S3-compatible services; omit for AWS. */
+  readonly endpoint: string | null;
+  /** Path-style addressing (`endpoint/bucket/key`), needed by most self-hosted services. */
+  readonly forcePathStyle: boolean;
+  /** Public URL prefix of the bucket; the object URL is `{publicBaseUrl}/{key}`. */
+  readonly publicBaseUrl: string;
+  /** Static credentials; without them the AWS SDK's default chain is used. */
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
+}
+
+export function createS3Storage(options: S3StorageOptions): MediaStorage & { readonly kind: 's3' } {
+  const client = new S3Client({
+    region: options.region,
+    forcePathStyle: options.forcePathStyle,
+    ...(options.endpoint === null ? {} : { endpoint: options.endpoint }),
+    ...(options.credentials === null ? {} : { credentials: { ...options.credentials } }),
+  });
+  return {
+    kind: 's3',
+    async save(key, content, mediaType) {
+      const upload = new Upload({
+        client,
+        params: { Bucket: options.bucket, Key: key, Body: Readable.from(content), ContentType: mediaType, CacheControl: 'public, max-age=31536000, immutable' },
+        queueSize: 2,
+        partSize: 5 * 1024 * 1024,
+        leavePartsOnError: false,
+      });
+      try {
+        await upload.done();
+      } catch (error) {
+        await upload.abort().catch(() => {});
+        // a small object may have been put in one request before the stream failed
+        await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key })).catch(() => {});
+        throw error;
+      }
+      return `${options.publicBaseUrl.replace(/\/+$/, '')}/${key}`;
+    },
+    async delete(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key }));
+    },
+  };
+}
