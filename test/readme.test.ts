@@ -17,7 +17,7 @@ describe('README', () => {
   });
 
   it('its configuration table lists exactly the settings src/config reads, with their defaults', () => {
-    const rows = [...readme.matchAll(/^\| `(INDIEWEB_[A-Z_]+)` \| (.*?) \| (.*?) \|$/gm)].map((match) => ({
+    const rows = [...readme.matchAll(/^\| `(INDIEWEB_[A-Z0-9_]+)` \| (.*?) \| (.*?) \|$/gm)].map((match) => ({
       name: match[1],
       defaultValue: (match[2] ?? '').replace(/`/g, ''),
     }));

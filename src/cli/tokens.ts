@@ -1,12 +1,13 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { MAX_LIFETIME_S } from '../config/env.js';
 import { InvalidRequestError, NotFoundError } from '../core/errors.js';
 import { profileUrlKey } from '../core/url.js';
 import { withServices } from './context.js';
 import { formatTable, type CliIo } from './io.js';
 
 function positiveInteger(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) <= 0 || !Number.isSafeInteger(Number(value))) {
-    throw new InvalidArgumentError('must be a positive whole number of seconds');
+  if (!/^\d+$/.test(value) || Number(value) <= 0 || Number(value) > MAX_LIFETIME_S) {
+    throw new InvalidArgumentError(`must be a whole number of seconds from 1 to ${MAX_LIFETIME_S}`);
   }
   return Number(value);
 }

@@ -74,6 +74,9 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_S3_SECRET_ACCESS_KEY', defaultValue: '(AWS default chain)', description: 'Secret key belonging to INDIEWEB_S3_ACCESS_KEY_ID.' },
 ]);
 
+/** Longest lifetime of a code or token (10 years): timestamps stay four-digit years, so they sort as text. */
+export const MAX_LIFETIME_S = 10 * 365 * 24 * 3600;
+
 const KNOWN_NAMES = new Set(SETTINGS.map((setting) => setting.name));
 
 /** Explicit values that win over the environment (CLI flags, plugin options). */
@@ -131,8 +134,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (secret !== null && secret.length < 32) problems.push('INDIEWEB_SECRET: must be at least 32 characters');
 
   const trustProxy = parseBoolean(problems, 'INDIEWEB_TRUST_PROXY', read('INDIEWEB_TRUST_PROXY'), false);
-  const authCodeExpiresIn = parseInteger(problems, 'INDIEWEB_AUTH_CODE_EXPIRES_IN', read('INDIEWEB_AUTH_CODE_EXPIRES_IN'), DEFAULT_AUTH_CODE_LIFETIME_S, { min: 1 });
-  const tokenExpiresIn = parseInteger(problems, 'INDIEWEB_TOKEN_EXPIRES_IN', read('INDIEWEB_TOKEN_EXPIRES_IN'), DEFAULT_TOKEN_LIFETIME_S, { min: 1 });
+  const authCodeExpiresIn = parseInteger(problems, 'INDIEWEB_AUTH_CODE_EXPIRES_IN', read('INDIEWEB_AUTH_CODE_EXPIRES_IN'), DEFAULT_AUTH_CODE_LIFETIME_S, { min: 1, max: MAX_LIFETIME_S });
+  const tokenExpiresIn = parseInteger(problems, 'INDIEWEB_TOKEN_EXPIRES_IN', read('INDIEWEB_TOKEN_EXPIRES_IN'), DEFAULT_TOKEN_LIFETIME_S, { min: 1, max: MAX_LIFETIME_S });
   const allowPrivateNetworks = parseBoolean(problems, 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', read('INDIEWEB_ALLOW_PRIVATE_NETWORKS'), false);
 
   const maxBodyBytes = parseInteger(problems, 'INDIEWEB_MAX_BODY_BYTES', read('INDIEWEB_MAX_BODY_BYTES'), DEFAULT_MAX_BODY_BYTES, { min: 1024 });

@@ -41,7 +41,8 @@ function fromBody(body: unknown): string | undefined | null {
   if (fields.access_token !== undefined) candidates.push(typeof fields.access_token === 'string' && fields.access_token !== '' ? fields.access_token : null);
   if (candidates.length === 0) return undefined;
   if (candidates.includes(null)) return null;
-  return new Set(candidates).size === 1 ? candidates[0] : null;
+  if (new Set(candidates).size !== 1) throw new InvalidRequestError('different tokens in the body');
+  return candidates[0];
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { MAX_LIFETIME_S } from '../config/env.js';
 import { addSeconds } from '../core/clock.js';
 import { randomId, randomToken, sha256Base64Url } from '../core/crypto.js';
 import { InvalidRequestError, MalformedClientError, NotFoundError } from '../core/errors.js';
@@ -46,7 +47,7 @@ export function createTokenService(deps: TokenServiceDeps) {
   return {
     async issue(input: IssueTokenInput, repository: TokensRepository = tokens): Promise<IssuedToken> {
       if (parseStrictHttpUrl(input.clientId) === null) throw new MalformedClientError('client_id');
-      if (input.expiresIn !== null && (!Number.isSafeInteger(input.expiresIn) || input.expiresIn <= 0)) {
+      if (input.expiresIn !== null && (!Number.isSafeInteger(input.expiresIn) || input.expiresIn <= 0 || input.expiresIn > MAX_LIFETIME_S)) {
         throw new InvalidRequestError('expires_in must be a positive whole number of seconds');
       }
       const now = clock.now();
