@@ -7,7 +7,7 @@ import type { HostUser } from '../contracts/accounts.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { MicropubEntry, MicropubProperties, NewEntry, UpdateOperations } from '../contracts/micropub-types.js';
 import { InvalidRequestError } from '../core/errors.js';
-import { callHandler } from './call-handler.js';
+import { callHandler, HandlerFailureError } from './call-handler.js';
 import type { MicropubPost } from './parse-request.js';
 import { assertNotServerManaged, assertPropertyMap, assertUrlValues, withSanitizedSlug } from './properties.js';
 
@@ -28,7 +28,7 @@ export function prepareCreate(entry: NewEntry, serverManaged: ReadonlySet<string
 
 export async function createEntry(handler: MicropubHandler, entry: NewEntry, user: HostUser): Promise<MicropubEntry> {
   const created = await callHandler('create_entry', () => handler.createEntry(entry, user));
-  if (typeof created?.url !== 'string' || created.url === '') throw new InvalidRequestError('the handler returned no URL');
+  if (typeof created?.url !== 'string' || created.url === '') throw new HandlerFailureError('create_entry returned no URL');
   return created;
 }
 
@@ -38,7 +38,8 @@ export async function createEntry(handler: MicropubHandler, entry: NewEntry, use
  */
 export function assertLocalUrl(url: string | undefined, hosts: readonly string[]): string {
   if (url === undefined || url === '') throw new InvalidRequestError('url is required');
-  if (/[\u0000-\u001f\u007f\\]/.test(url)) throw new InvalidRequestError('url has control characters');
+  // whitespace and controls would be stripped by the URL parser and could hide a foreign host
+  if (/[\u0000-\u0020\u007f-\u00a0\\\s]/.test(url)) throw new InvalidRequestError('url has whitespace or control characters');
   const absolute = /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(url) || url.startsWith('//');
   if (!absolute) return url;
   let parsed: URL;

@@ -7,7 +7,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuth } from '../indieauth/bearer.js';
 import { readParam } from '../core/params.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
-import { sendFields } from '../indieauth/responses.js';
 import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from './actions.js';
 import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request.js';
 import { runConfigQuery, runSourceQuery } from './queries.js';
@@ -39,7 +38,8 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   app.get('/micropub/', async (request, reply) => {
     const auth = await bearer.authenticate(request);
     const q = readParam(request.query, 'q');
-    if (q === undefined) return sendFields(request, reply, 200, { me: auth.token.me });
+    // spec: always form-encoded
+    if (q === undefined) return reply.header('content-type', 'application/x-www-form-urlencoded; charset=utf-8').send(new URLSearchParams({ me: auth.token.me }).toString());
     if (q === 'source') {
       bearer.assertScope(auth, 'update');
       return reply.send(await runSourceQuery(deps, request.query, auth.user, request));
@@ -88,17 +88,19 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
     if (!isAction(post.action)) throw new InvalidRequestError(`unknown action ${post.action}`);
     bearer.assertScope(auth, post.action);
     const url = assertLocalUrl(post.url, hostsOf(request));
-    const origin = originOf(request);
-    const resolve = (value: string) => {
-      try {
-        return new URL(value, origin).href;
-      } catch {
-        return value;
-      }
-    };
+    // a relative URL means the same entry whether read against the request's origin or the base URL's
+    const origins = [originOf(request), `${ctx.config.baseUrl}/`];
+    const resolutions = (value: string) =>
+      origins.map((origin) => {
+        try {
+          return new URL(value, origin).href;
+        } catch {
+          return value;
+        }
+      });
     const result = await runAction(micropub.handler, { ...post, action: post.action }, url, auth.user, {
       serverManaged: micropub.serverManaged,
-      sameUrl: (submitted, returned) => submitted === returned || resolve(submitted) === resolve(returned),
+      sameUrl: (submitted, returned) => submitted === returned || resolutions(submitted).some((candidate) => resolutions(returned).includes(candidate)),
     });
     request.log.info({ userId: auth.user.id, action: post.action }, 'micropub action');
     if (result.moved) return reply.code(201).header('location', result.location).send('');
