@@ -12,6 +12,7 @@ import { configFrom } from './context.js';
 import { processIo, type CliIo } from './io.js';
 import { registerTokenCommands } from './tokens.js';
 import { registerUserCommands } from './users.js';
+import { registerWebmentionCommands } from './webmentions.js';
 
 export const EXIT_FAILURE = 1;
 export const EXIT_CONFIG = 2;
@@ -91,6 +92,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   registerUserCommands(program, io, run);
   registerTokenCommands(program, io, run);
+  registerWebmentionCommands(program, io, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -90,6 +90,10 @@ export interface Config {
   /** Exact client_id URLs allowed; null means no list. */
   readonly allowedClientIds: readonly string[] | null;
   readonly media: MediaConfig;
+  /** Extra host names whose pages may receive webmentions, besides the base URL's and the accounts' profile hosts. */
+  readonly webmentionTargetHosts: readonly string[];
+  /** How long a claimed background job stays leased before another worker may take it over. */
+  readonly jobLeaseSeconds: number;
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -63,6 +63,8 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_MEDIA_MAX_UPLOAD_COUNT', defaultValue: String(DEFAULT_MEDIA_MAX_UPLOAD_COUNT), description: 'Files per request, or `none`.' },
   { name: 'INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES', defaultValue: String(DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES), description: 'Bytes across all files of one request, or `none`.' },
   { name: 'INDIEWEB_MEDIA_ALLOWED_TYPES', defaultValue: 'common image, audio and video types', description: 'Allowed MIME types, comma- or whitespace-separated, or `none` to switch the allow-list off.' },
+  { name: 'INDIEWEB_WEBMENTION_TARGET_HOSTS', defaultValue: '(none)', description: 'Extra host names that may receive webmentions, besides the base URL host and the hosts of the accounts\' profile URLs.' },
+  { name: 'INDIEWEB_JOB_LEASE_SECONDS', defaultValue: '60', description: 'How long a background job (webmention verification) stays claimed before another worker may take it over after a crash.' },
   { name: 'INDIEWEB_MEDIA_DIR', defaultValue: 'DATA_DIR/media', description: 'Directory of the local media storage.' },
   { name: 'INDIEWEB_MEDIA_STORAGE', defaultValue: 'local', description: '`local` (files under INDIEWEB_MEDIA_DIR, served by indiestack) or `s3` (an S3-compatible bucket).' },
   { name: 'INDIEWEB_S3_BUCKET', defaultValue: '(unset)', description: 'Bucket for `s3` storage (required then).' },
@@ -170,6 +172,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   const mediaDir = path.resolve(cwd, read('INDIEWEB_MEDIA_DIR') ?? path.join(dataDir, 'media'));
   const storage = parseMediaStorage(problems, read);
+  const webmentionTargetHosts = splitList(read('INDIEWEB_WEBMENTION_TARGET_HOSTS')).map((host) => host.toLowerCase());
+  for (const host of webmentionTargetHosts) {
+    if (!/^[a-z0-9.-]+$/.test(host)) problems.push(`INDIEWEB_WEBMENTION_TARGET_HOSTS: "${host}" is not a host name`);
+  }
+  const jobLeaseSeconds = parseInteger(problems, 'INDIEWEB_JOB_LEASE_SECONDS', read('INDIEWEB_JOB_LEASE_SECONDS'), 60, { min: 1, max: 86_400 });
 
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -192,6 +199,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     clientIdValidator,
     allowedClientIds,
     media: { maxUploadBytes, maxUploadCount, maxUploadTotalBytes, allowedTypes, dir: mediaDir, storage },
+    webmentionTargetHosts,
+    jobLeaseSeconds,
   });
 }
 

@@ -1,5 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Accounts } from '../contracts/accounts.js';
+import type { Outbound } from '../outbound/fetch.js';
+import type { WebmentionEvents } from '../webmention/events.js';
+import type { WebmentionService } from '../webmention/service.js';
+import type { JobWorker } from '../webmention/worker.js';
 import type { LocalMediaStorage } from '../media/fs-storage.js';
 import type { ReceivedMultipart } from '../media/receive.js';
 import type { UploadPipeline } from '../media/upload.js';
@@ -53,6 +57,13 @@ export interface IndieWebContext {
     /** Reads a multipart request: authenticates (with `scope`) before the first file, stores accepted file parts. */
     receive(request: FastifyRequest, options: { acceptsFile: (name: string) => boolean; scope: string }): Promise<ReceivedMultipart>;
   };
+  readonly webmention: WebmentionService;
+  /** Typed events; `webmention_received` fires for every accepted submission. */
+  readonly events: WebmentionEvents;
+  /** The background job worker (webmention verification). */
+  readonly jobs: JobWorker;
+  /** The guarded HTTP client for everything the server fetches. */
+  readonly outbound: Outbound;
   /** True when cookies must carry `Secure` (the base URL is https). */
   readonly secureCookies: boolean;
 }

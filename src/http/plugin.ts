@@ -8,6 +8,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { MediaStorage } from '../contracts/media-storage.js';
+import { createOutbound } from '../outbound/fetch.js';
+import { createJobsRepository } from '../storage/repositories/jobs.js';
+import { createWebmentionsRepository } from '../storage/repositories/webmentions.js';
+import { WebmentionEvents, type WebmentionReceivedEvent } from '../webmention/events.js';
+import { createWebmentionProcessor } from '../webmention/process.js';
+import { webmentionRoutes } from '../webmention/routes.js';
+import { bareHost, createWebmentionService, VERIFY_JOB } from '../webmention/service.js';
+import { createJobWorker, type JobWorker } from '../webmention/worker.js';
 import { createLocalStorage, type LocalMediaStorage } from '../media/fs-storage.js';
 import { createMediaHooks } from '../media/hooks.js';
 import { receiveMultipart } from '../media/receive.js';
@@ -85,6 +93,13 @@ export interface IndieWebPluginOptions {
   storage?: MediaStorage;
   /** Decides whether a submitted URL may reach the handler. Overrides `config.micropubUrlPolicy`. */
   urlPolicy?: UrlPolicy;
+  /** Called for every accepted webmention (same payload as the `webmention_received` event). */
+  onWebmentionReceived?: (event: WebmentionReceivedEvent) => void;
+  /**
+   * Run the background worker that verifies webmentions in this process.
+   * @defaultValue true
+   */
+  worker?: boolean;
   /** @defaultValue the system clock */
   clock?: Clock;
 }
@@ -139,6 +154,36 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     if (!urlPolicy.ok) app.log.error({ err: urlPolicy.error, specifier: config.micropubUrlPolicy }, 'micropub URL policy cannot be loaded; requests that need it answer 500');
   }
 
+  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
+  const events = new WebmentionEvents();
+  if (options.onWebmentionReceived !== undefined) events.on('webmention_received', options.onWebmentionReceived);
+  const jobsRepository = createJobsRepository(db, options.database.dialect);
+  const webmentionsRepository = createWebmentionsRepository(db);
+  const baseHost = bareHost(new URL(config.baseUrl).hostname);
+  let worker: JobWorker | null = null;
+  const webmention = createWebmentionService({
+    webmentions: webmentionsRepository,
+    jobs: jobsRepository,
+    processor: createWebmentionProcessor({ webmentions: webmentionsRepository, outbound, clock }),
+    events,
+    clock,
+    baseUrl: config.baseUrl,
+    ownHosts: async () => {
+      const hosts = new Set([baseHost, ...config.webmentionTargetHosts.map(bareHost)]);
+      for (const url of await usersRepository.listProfileUrls()) hosts.add(bareHost(new URL(url).hostname));
+      return hosts;
+    },
+    onEnqueued: () => worker?.wake(),
+    onListenerError: (error) => app.log.error({ err: error }, 'webmention_received listener failed'),
+  });
+  worker = createJobWorker({ jobs: jobsRepository, clock, leaseSeconds: config.jobLeaseSeconds, handlers: { [VERIFY_JOB]: webmention.verifyJob }, log: app.log });
+  const jobWorker = worker;
+  if (options.worker !== false) app.addHook('onReady', async () => jobWorker.start());
+  app.addHook('onClose', async () => {
+    await jobWorker.stop();
+    await outbound.close();
+  });
+
   const context: IndieWebContext = Object.freeze({
     config,
     database: options.database,
@@ -185,6 +230,10 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
           },
         }),
     },
+    webmention,
+    events,
+    jobs: jobWorker,
+    outbound,
     secureCookies: config.baseUrl.startsWith('https:'),
   });
   app.decorate('indieweb', context);
@@ -194,6 +243,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes });
       child.setErrorHandler(defaultErrorHandler);
       await child.register(accountRoutes);
+      await child.register(webmentionRoutes);
       await child.register(indieauthRoutes);
       await child.register(async (resource) => {
         resource.setErrorHandler(resourceErrorHandler);

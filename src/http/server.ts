@@ -71,6 +71,8 @@ export interface CreateServerOptions {
   database?: DatabaseHandle;
   /** Pass false to silence logs (tests). */
   logger?: boolean;
+  /** Run the background job worker in this process. @defaultValue true */
+  worker?: boolean;
 }
 
 export interface StandaloneServer {
@@ -107,6 +109,11 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
   });
   app.get('/', async (_request, reply) => reply.redirect('/indieweb/', 302));
 
-  await app.register(indieweb, { database, config, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  await app.register(indieweb, {
+    database,
+    config,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.worker === undefined ? {} : { worker: options.worker }),
+  });
   return { app, database };
 }

@@ -61,12 +61,44 @@ export interface MediaTable {
   created_at: string;
 }
 
+export interface WebmentionTable {
+  id: string;
+  source: string;
+  target: string;
+  target_key: string;
+  status: string;
+  verified_at: string | null;
+  type: string | null;
+  author_name: string | null;
+  author_url: string | null;
+  author_photo: string | null;
+  content_text: string | null;
+  content_html: string | null;
+  published: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface JobTable {
+  id: string;
+  kind: string;
+  ref: string;
+  run_at: string;
+  attempts: number;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
 export interface Database {
   indieweb_user: UserTable;
   indieweb_user_profile_url: UserProfileUrlTable;
   indieweb_auth_code: AuthCodeTable;
   indieweb_token: TokenTable;
   indieweb_media: MediaTable;
+  indieweb_webmention: WebmentionTable;
+  indieweb_job: JobTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -78,3 +110,5 @@ export type NewAuthCodeRow = Insertable<AuthCodeTable>;
 export type TokenRow = Selectable<TokenTable>;
 export type NewTokenRow = Insertable<TokenTable>;
 export type MediaRow = Selectable<MediaTable>;
+export type WebmentionRow = Selectable<WebmentionTable>;
+export type JobRow = Selectable<JobTable>;

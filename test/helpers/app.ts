@@ -16,14 +16,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A standalone server on a fresh database, driven with `inject()`. */
-export async function buildTestApp(options: { dialect?: DialectName; env?: Record<string, string> } = {}): Promise<TestApp> {
+/** A standalone server on a fresh database; the job worker is off unless asked for (tests drain jobs themselves). */
+export async function buildTestApp(options: { dialect?: DialectName; env?: Record<string, string>; worker?: boolean } = {}): Promise<TestApp> {
   const database = await openTestDatabase(options.dialect ?? 'sqlite');
   const config = loadConfig({
     env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: database.url, ...options.env },
   });
   const clock = createManualClock(new Date());
-  const { app } = await createServer({ config, database, clock, logger: false });
+  const { app } = await createServer({ config, database, clock, logger: false, worker: options.worker ?? false });
   await app.ready();
   return {
     app,

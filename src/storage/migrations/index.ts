@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001-accounts-and-tokens.js';
 import * as m0002 from './0002-media.js';
+import * as m0003 from './0003-webmentions.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-accounts-and-tokens': m0001,
   '0002-media': m0002,
+  '0003-webmentions': m0003,
 });

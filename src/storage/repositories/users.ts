@@ -103,6 +103,11 @@ export function createUsersRepository(db: Kysely<Database>) {
       return rows.map((row) => row.url_key);
     },
 
+    /** Every profile URL of every account (for "is this page ours?"). */
+    async listProfileUrls(): Promise<string[]> {
+      return (await db.selectFrom('indieweb_user_profile_url').select('url').execute()).map((row) => row.url);
+    },
+
     async list(): Promise<UserRecord[]> {
       return withUrls(await db.selectFrom('indieweb_user').selectAll().orderBy('name').execute());
     },

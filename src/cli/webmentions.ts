@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { systemClock } from '../core/clock.js';
+import { InvalidRequestError } from '../core/errors.js';
+import { createOutbound } from '../outbound/fetch.js';
+import { createWebmentionsRepository, WEBMENTION_STATUSES, type WebmentionStatus } from '../storage/repositories/webmentions.js';
+import { createWebmentionProcessor } from '../webmention/process.js';
+import { withServices } from './context.js';
+import { formatTable, type CliIo } from './io.js';
+
+function statusOption(value: string): WebmentionStatus {
+  if (!(WEBMENTION_STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${WEBMENTION_STATUSES.join(', ')}`);
+  return value as WebmentionStatus;
+}
+
+/** The id of a webmention: its own, or the last path segment of its status URL. */
+function idOf(value: string): string {
+  return value.replace(/\/+$/, '').split('/').at(-1) ?? value;
+}
+
+export function registerWebmentionCommands(program: Command, io: CliIo, run: (work: () => Promise<void>) => Promise<void>): void {
+  const webmention = program.command('webmention').description('moderate received webmentions');
+
+  webmention
+    .command('list')
+    .description('list received webmentions, newest first')
+    .option('--status <status>', `only this status (${WEBMENTION_STATUSES.join(', ')})`, statusOption)
+    .action((options: { status?: WebmentionStatus }) =>
+      run(async () => {
+        const { items } = await withServices(io, ({ database }) => createWebmentionsRepository(database.db).list(options.status === undefined ? {} : { status: options.status }));
+        io.stdout.write(formatTable(['ID', 'STATUS', 'TYPE', 'SOURCE', 'TARGET', 'UPDATED'], items.map((w) => [w.id, w.status, w.type ?? '-', w.source, w.target, w.updatedAt])));
+      }),
+    );
+
+  webmention
+    .command('reprocess')
+    .description('fetch and verify again now: one webmention, or every failed one')
+    .argument('[id]', 'webmention id (the last segment of its status URL)')
+    .option('--all-failed', 'every webmention whose status is failed')
+    .action((id: string | undefined, options: { allFailed?: boolean }) =>
+      run(async () => {
+        if ((id === undefined) === (options.allFailed !== true)) throw new InvalidRequestError('give either an id or --all-failed');
+        let failures = 0;
+        await withServices(io, async ({ database, config }) => {
+          const webmentions = createWebmentionsRepository(database.db);
+          const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
+          const processor = createWebmentionProcessor({ webmentions, outbound, clock: systemClock });
+          try {
+            const records = id === undefined ? (await webmentions.list({ status: 'failed' })).items : [await webmentions.findById(idOf(id))];
+            for (const record of records) {
+              if (record === null) throw new InvalidRequestError(`no webmention ${idOf(id ?? '')}`);
+              let outcome;
+              try {
+                outcome = await processor.process(record);
+              } catch (error) {
+                const reason = error instanceof Error ? error.message : String(error);
+                await webmentions.markStatus(record.id, 'failed', reason, systemClock.now().toISOString());
+                outcome = { status: 'failed' as const, reason };
+              }
+              if (outcome.status === 'failed') failures += 1;
+              io.stdout.write(`${record.id}  ${outcome.status}${outcome.status === 'failed' ? `: ${outcome.reason}` : ''}\n`);
+            }
+          } finally {
+            await outbound.close();
+          }
+        });
+        if (id !== undefined && failures > 0) process.exitCode = 1;
+      }),
+    );
+
+  webmention
+    .command('spam')
+    .description('mark a webmention as spam (it is no longer shown)')
+    .argument('<id>', 'webmention id (the last segment of its status URL)')
+    .action((id: string) =>
+      run(async () => {
+        const found = await withServices(io, ({ database }) => createWebmentionsRepository(database.db).markStatus(idOf(id), 'spam', null, systemClock.now().toISOString()));
+        if (!found) throw new InvalidRequestError(`no webmention ${idOf(id)}`);
+        io.stdout.write(`marked ${idOf(id)} as spam\n`);
+      }),
+    );
+}

@@ -1,0 +1,147 @@
+/**
+ * The one way the server fetches anything: http(s) only, at most 5
+ * redirects followed by hand, each hop's address checked after DNS, a
+ * time cap and a body-size cap, and a descriptive User-Agent.
+ * @see SPEC.md "Webmention endpoints" rule 3
+ * @module
+ */
+import { Agent, request as undiciRequest } from 'undici';
+import ipaddr from 'ipaddr.js';
+import { ForbiddenAddressError, guardedLookup, isPublicAddress } from './address-guard.js';
+
+export const MAX_REDIRECTS = 5;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BYTES = 1024 * 1024;
+export const USER_AGENT = 'indiestack/0.1 (IndieWeb server; Webmention, IndieAuth)';
+
+export interface OutboundOptions {
+  readonly allowPrivateNetworks: boolean;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
+  readonly userAgent?: string;
+}
+
+export interface OutboundRequest {
+  readonly method?: 'GET' | 'POST' | 'HEAD';
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A form payload (POST); kept across 307/308 (and 301/302) redirects. */
+  readonly form?: Readonly<Record<string, string>>;
+  readonly maxRedirects?: number;
+}
+
+export interface OutboundResponse {
+  /** The URL that answered, after redirects: the base for relative URLs in the body. */
+  readonly url: string;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+  readonly redirects: number;
+}
+
+/** Why a fetch failed; `transient` failures are worth retrying. */
+export class OutboundError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'OutboundError';
+  }
+}
+
+export type Outbound = ReturnType<typeof createOutbound>;
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function assertFetchable(url: URL, allowPrivate: boolean): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError(`refusing ${url.protocol} URL`, false);
+  if (url.username !== '' || url.password !== '') throw new OutboundError('refusing a URL with credentials', false);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // an IP literal never goes through DNS, so check it here
+  if (!allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) throw new OutboundError(`refusing to connect to ${host}: not a public address`, false);
+}
+
+export function createOutbound(options: OutboundOptions) {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const userAgent = options.userAgent ?? USER_AGENT;
+  const dispatcher = new Agent({
+    connect: { lookup: guardedLookup(options.allowPrivateNetworks) as never, timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+
+  async function fetchUrl(target: string, request: OutboundRequest = {}): Promise<OutboundResponse> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch (error) {
+      throw new OutboundError(`not a URL: ${target}`, false, { cause: error });
+    }
+    let method = request.method ?? 'GET';
+    let form = request.form;
+    const maxRedirects = request.maxRedirects ?? MAX_REDIRECTS;
+    for (let redirects = 0; ; redirects++) {
+      assertFetchable(url, options.allowPrivateNetworks);
+      const body = form === undefined || method !== 'POST' ? undefined : new URLSearchParams(form).toString();
+      let response: Awaited<ReturnType<typeof undiciRequest>>;
+      try {
+        response = await undiciRequest(url, {
+          method,
+          dispatcher,
+          signal,
+          headers: {
+            'user-agent': userAgent,
+            accept: 'text/html, application/xhtml+xml;q=0.9, */*;q=0.5',
+            ...request.headers,
+            ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+          },
+          ...(body === undefined ? {} : { body }),
+        });
+      } catch (error) {
+        const forbidden = error instanceof ForbiddenAddressError || (error as { cause?: unknown })?.cause instanceof ForbiddenAddressError;
+        throw new OutboundError(forbidden ? `refused address for ${url.host}` : `cannot reach ${url.host}: ${(error as Error).message}`, !forbidden, { cause: error });
+      }
+      const location = headerValue(response.headers, 'location');
+      if (response.statusCode >= 300 && response.statusCode < 400 && location !== undefined && response.statusCode !== 304) {
+        await response.body.dump();
+        if (redirects >= maxRedirects) throw new OutboundError(`more than ${maxRedirects} redirects`, false);
+        url = new URL(location, url);
+        // 303 (and a GET all along) continue as GET; 307/308 and 301/302 keep the POST and its payload
+        if (response.statusCode === 303) {
+          method = method === 'HEAD' ? 'HEAD' : 'GET';
+          form = undefined;
+        }
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      try {
+        for await (const chunk of response.body) {
+          size += (chunk as Buffer).length;
+          if (size > maxBytes) {
+            response.body.destroy();
+            throw new OutboundError(`response larger than ${maxBytes} bytes`, false);
+          }
+          chunks.push(chunk as Buffer);
+        }
+      } catch (error) {
+        if (error instanceof OutboundError) throw error;
+        throw new OutboundError(`reading ${url.host} failed: ${(error as Error).message}`, true, { cause: error });
+      }
+      return { url: url.href, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), redirects };
+    }
+  }
+
+  return {
+    fetch: fetchUrl,
+    async close(): Promise<void> {
+      await dispatcher.close();
+    },
+  };
+}

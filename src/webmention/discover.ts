@@ -1,0 +1,143 @@
+/**
+ * Webmention endpoint discovery, as a sender does it: the target's HTTP
+ * `Link` header first, then the first `<link>` or `<a>` element with
+ * `rel=webmention` in document order, read from a real parse tree.
+ * @see https://www.w3.org/TR/webmention/#sender-discovers-receiver-webmention-endpoint
+ * @see SPEC.md "Webmention endpoints" rule 3
+ * @module
+ */
+import LinkHeader from 'http-link-header';
+import { parse, type DefaultTreeAdapterMap } from 'parse5';
+import { OutboundError, type Outbound, type OutboundResponse } from '../outbound/fetch.js';
+
+type Node = DefaultTreeAdapterMap['node'];
+type Element = DefaultTreeAdapterMap['element'];
+
+export interface DiscoveredEndpoint {
+  /** The absolute http(s) endpoint URL, query string kept; null when the target advertises none. */
+  readonly endpoint: string | null;
+  /** The target URL after redirects: the base the endpoint was resolved against. */
+  readonly finalUrl: string;
+}
+
+const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
+
+function isElement(node: Node): node is Element {
+  return 'tagName' in node;
+}
+
+/**
+ * Every element in document order. Template contents are skipped: parse5
+ * keeps them out of `childNodes`, and they are inert in a browser too.
+ */
+export function* documentElements(root: Node): Generator<Element> {
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isElement(node)) yield node;
+    if ('childNodes' in node) for (let i = node.childNodes.length - 1; i >= 0; i--) stack.push(node.childNodes[i]!);
+  }
+}
+
+export function attributeOf(element: Element, name: string): string | undefined {
+  return element.attrs.find((attr) => attr.name === name)?.value;
+}
+
+/** True when a space-separated `rel` value holds the token, compared case-insensitively. */
+export function hasRelToken(rel: string, token: string): boolean {
+  return rel
+    .toLowerCase()
+    .split(/[\t\n\f\r ]+/)
+    .includes(token);
+}
+
+/** `value` resolved against `base`, when the result is an http(s) URL. */
+export function resolveHttpUrl(value: string, base: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value, base);
+  } catch {
+    return null;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+}
+
+/** Parses a whole document as a crawler sees it: scripting off, so `<noscript>` content is markup. */
+export function parseHtmlDocument(html: string): DefaultTreeAdapterMap['document'] {
+  return parse(html, { scriptingEnabled: false });
+}
+
+/** The body as text, in the charset the response declares when Node knows it, else UTF-8. */
+export function responseText(response: OutboundResponse): string {
+  const contentType = headerValues(response, 'content-type')[0] ?? '';
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(response.body);
+  } catch {
+    return new TextDecoder('utf-8').decode(response.body);
+  }
+}
+
+export function isHtmlResponse(response: OutboundResponse): boolean {
+  const contentType = headerValues(response, 'content-type')[0];
+  // no Content-Type at all: give the body the benefit of the doubt
+  if (contentType === undefined) return true;
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return HTML_TYPES.includes(essence);
+}
+
+function headerValues(response: OutboundResponse, name: string): string[] {
+  const value = response.headers[name];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function endpointFromLinkHeaders(response: OutboundResponse): string | null {
+  for (const header of headerValues(response, 'link')) {
+    let parsed: LinkHeader;
+    try {
+      parsed = LinkHeader.parse(header);
+    } catch {
+      // one malformed Link header does not hide the others or the HTML
+      continue;
+    }
+    for (const ref of parsed.refs) {
+      if (typeof ref.rel !== 'string' || !hasRelToken(ref.rel, 'webmention')) continue;
+      const endpoint = resolveHttpUrl(ref.uri, response.url);
+      if (endpoint !== null) return endpoint;
+    }
+  }
+  return null;
+}
+
+function endpointFromHtml(response: OutboundResponse): string | null {
+  if (!isHtmlResponse(response)) return null;
+  for (const element of documentElements(parseHtmlDocument(responseText(response)))) {
+    if (element.tagName !== 'link' && element.tagName !== 'a') continue;
+    const rel = attributeOf(element, 'rel');
+    const href = attributeOf(element, 'href');
+    if (rel === undefined || href === undefined || !hasRelToken(rel, 'webmention')) continue;
+    // spec: an empty href resolves to the target page itself
+    const endpoint = resolveHttpUrl(href, response.url);
+    if (endpoint !== null) return endpoint;
+  }
+  return null;
+}
+
+/**
+ * Finds the Webmention endpoint `targetUrl` advertises. Fetches the target
+ * with GET (at most 5 redirects, through `outbound`), then takes the first
+ * `Link` header value whose `rel` holds `webmention`, else the first `<link>`
+ * or `<a>` element with such a `rel` and an `href`, in document order.
+ * Comments and escaped markup never count. Relative endpoints resolve against
+ * the final URL after redirects; only http(s) endpoints count.
+ *
+ * @throws {OutboundError} when the target cannot be fetched (refused address,
+ * too many redirects, a non-http redirect, timeout) or answers with a 5xx.
+ */
+export async function discoverEndpoint(outbound: Outbound, targetUrl: string): Promise<DiscoveredEndpoint> {
+  const response = await outbound.fetch(targetUrl, { method: 'GET' });
+  if (response.status >= 500) throw new OutboundError(`target answered ${response.status}`, true);
+  const endpoint = endpointFromLinkHeaders(response) ?? endpointFromHtml(response);
+  return { endpoint, finalUrl: response.url };
+}

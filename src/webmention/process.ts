@@ -1,0 +1,57 @@
+/**
+ * Verifying one webmention: fetch the source, check the link, parse, and
+ * move the record along the status table.
+ * @see SPEC.md "Webmention status" state table
+ * @module
+ */
+import type { Clock } from '../core/clock.js';
+import { OutboundError, type Outbound } from '../outbound/fetch.js';
+import type { WebmentionRecord, WebmentionsRepository } from '../storage/repositories/webmentions.js';
+import { readSource } from './parse.js';
+
+/** Worth another try later: the source could not be reached, timed out or failed on its side. */
+export class TransientProcessingError extends Error {
+  override readonly name = 'TransientProcessingError';
+}
+
+export type ProcessOutcome = { readonly status: 'verified' } | { readonly status: 'failed'; readonly reason: string };
+
+function isHtml(contentType: string | undefined): boolean {
+  if (contentType === undefined) return true;
+  return /^(text\/html|application\/xhtml\+xml)\b/i.test(contentType.trim());
+}
+
+export function createWebmentionProcessor(deps: { webmentions: WebmentionsRepository; outbound: Outbound; clock: Clock }) {
+  const { webmentions, outbound, clock } = deps;
+  const now = () => clock.now().toISOString();
+
+  async function fail(record: WebmentionRecord, reason: string): Promise<ProcessOutcome> {
+    await webmentions.markStatus(record.id, 'failed', reason, now());
+    return { status: 'failed', reason };
+  }
+
+  return {
+    /** Processes once. Throws {@link TransientProcessingError} when it should be retried. */
+    async process(record: WebmentionRecord): Promise<ProcessOutcome> {
+      let response;
+      try {
+        response = await outbound.fetch(record.source);
+      } catch (error) {
+        if (error instanceof OutboundError && error.transient) throw new TransientProcessingError(error.message, { cause: error });
+        return fail(record, error instanceof Error ? error.message : 'source cannot be fetched');
+      }
+      if (response.status === 410) return fail(record, 'source is gone (410)');
+      if (response.status >= 500 || response.status === 429 || response.status === 408) throw new TransientProcessingError(`source answered ${response.status}`);
+      if (response.status < 200 || response.status >= 300) return fail(record, `source answered ${response.status}`);
+      const contentType = Array.isArray(response.headers['content-type']) ? response.headers['content-type'][0] : response.headers['content-type'];
+      if (!isHtml(contentType)) return fail(record, `source is ${contentType ?? 'not HTML'}`);
+
+      const reading = readSource(response.body.toString('utf8'), response.url, record.target);
+      if (!reading.linksToTarget) return fail(record, 'source does not link to the target');
+      await webmentions.markVerified(record.id, reading.mention, now());
+      return { status: 'verified' };
+    },
+  };
+}
+
+export type WebmentionProcessor = ReturnType<typeof createWebmentionProcessor>;

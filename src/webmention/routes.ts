@@ -1,0 +1,107 @@
+/**
+ * `/indieweb/webmention/`: receive (POST), the status view of one mention
+ * (`/indieweb/webmention/<id>`), and the read API for sites (`?target=`).
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidRequestError } from '../core/errors.js';
+import { parseListParams } from '../core/list-params.js';
+import { readParam } from '../core/params.js';
+import { html, sendPage } from '../http/html.js';
+import { methodNotAllowed } from '../http/method-not-allowed.js';
+import { prefersJson } from '../indieauth/responses.js';
+import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+
+export const READ_API_DEFAULT_LIMIT = 20;
+export const READ_API_MAX_LIMIT = 100;
+
+const PROPERTY_OF_TYPE: Readonly<Record<string, string>> = {
+  reply: 'in-reply-to',
+  like: 'like-of',
+  repost: 'repost-of',
+  bookmark: 'bookmark-of',
+  rsvp: 'in-reply-to',
+  mention: 'mention-of',
+};
+
+export function statusJson(record: WebmentionRecord) {
+  return {
+    status: record.status,
+    source: record.source,
+    target: record.target,
+    verified_at: record.verifiedAt,
+    type: record.type,
+    author: { name: record.author.name, url: record.author.url, photo: record.author.photo },
+    content: record.contentText,
+  };
+}
+
+/** One verified mention in jf2 shape. */
+function jf2(record: WebmentionRecord) {
+  return {
+    type: 'entry',
+    'wm-id': record.id,
+    'wm-property': PROPERTY_OF_TYPE[record.type ?? 'mention'] ?? 'mention-of',
+    'wm-received': record.createdAt,
+    url: record.source,
+    published: record.published,
+    author: { type: 'card', name: record.author.name, url: record.author.url, photo: record.author.photo },
+    content: record.contentText === null && record.contentHtml === null ? null : { text: record.contentText, html: record.contentHtml },
+  };
+}
+
+function sendText(reply: FastifyReply, status: number, text: string) {
+  return reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(text);
+}
+
+export async function webmentionRoutes(app: FastifyInstance): Promise<void> {
+  const service = app.indieweb.webmention;
+
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const status = (error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+      return sendText(reply, 500, '');
+    }
+    request.log.info({ status, reason: (error as Error).message }, 'webmention rejected');
+    // our messages name the rule that failed and never echo the submitted values
+    return sendText(reply, status, status === 404 ? 'not found' : `invalid_request: ${(error as Error).message}`);
+  });
+
+  app.post('/webmention/', async (request, reply) => {
+    const { record, created, statusUrl } = await service.receive(readParam(request.body, 'source'), readParam(request.body, 'target'));
+    request.log.info({ id: record.id, created }, 'webmention received');
+    return reply.code(201).header('location', statusUrl).header('content-type', 'text/plain; charset=utf-8').send(`Accepted. Status: ${statusUrl}\n`);
+  });
+
+  app.get('/webmention/', async (request, reply) => {
+    const target = readParam(request.query, 'target');
+    if (target === undefined || target === '') throw new InvalidRequestError('target is required');
+    const page = parseListParams(request.query);
+    const limit = Math.min(page.limit ?? READ_API_DEFAULT_LIMIT, READ_API_MAX_LIMIT);
+    const { items, total } = await service.list({ status: 'verified', target, limit, offset: page.offset });
+    return reply.send({ type: 'feed', children: items.map(jf2), paging: { limit, offset: page.offset, total } });
+  });
+
+  app.get<{ Params: { id: string } }>('/webmention/:id', async (request, reply) => {
+    const record = await service.get(request.params.id);
+    reply.header('cache-control', 'no-store');
+    if (prefersJson(request)) return reply.send(statusJson(record));
+    return sendPage(reply, 200, {
+      title: 'Webmention status',
+      body: html`<main>
+<h1>Webmention: ${record.status}</h1>
+<dl>
+<dt>Source</dt><dd><code>${record.source}</code></dd>
+<dt>Target</dt><dd><code>${record.target}</code></dd>
+<dt>Status</dt><dd>${record.status}${record.verifiedAt === null ? '' : html` (verified ${record.verifiedAt})`}</dd>
+${record.type === null ? '' : html`<dt>Type</dt><dd>${record.type}</dd>`}
+${record.author.name === null ? '' : html`<dt>Author</dt><dd>${record.author.name}</dd>`}
+${record.contentText === null ? '' : html`<dt>Content</dt><dd>${record.contentText}</dd>`}
+</dl>
+</main>`,
+    });
+  });
+
+  methodNotAllowed(app, '/webmention/', ['GET', 'HEAD', 'POST']);
+}

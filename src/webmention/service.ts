@@ -1,0 +1,144 @@
+/**
+ * Receiving webmentions: the submission rules, the record, the job that
+ * verifies it, moderation, and the read side.
+ * @see SPEC.md "Webmention endpoints", "Webmention" record
+ * @module
+ */
+import type { Clock } from '../core/clock.js';
+import { randomId, randomToken } from '../core/crypto.js';
+import { InvalidRequestError, NotFoundError } from '../core/errors.js';
+import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
+import type { WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
+import { canonicalUrl } from './canonical-url.js';
+import type { WebmentionEvents } from './events.js';
+import { TransientProcessingError, type ProcessOutcome, type WebmentionProcessor } from './process.js';
+import { RetryLaterError, type JobHandler } from './worker.js';
+
+export const VERIFY_JOB = 'webmention.verify';
+export const MAX_URL_LENGTH = 2048;
+
+function parseMentionUrl(name: string, value: string | undefined): URL {
+  if (value === undefined || value === '') throw new InvalidRequestError(`${name} is required`);
+  if (value.length > MAX_URL_LENGTH || /[\u0000-\u0020\u007f]/.test(value)) throw new InvalidRequestError(`${name} is not a valid URL`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidRequestError(`${name} is not a URL`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '' || url.username !== '' || url.password !== '') {
+    throw new InvalidRequestError(`${name} must be an http(s) URL`);
+  }
+  return url;
+}
+
+export const bareHost = (host: string): string => host.toLowerCase().replace(/^www\./, '');
+
+export type WebmentionService = ReturnType<typeof createWebmentionService>;
+
+export function createWebmentionService(deps: {
+  webmentions: WebmentionsRepository;
+  jobs: JobsRepository;
+  processor: WebmentionProcessor;
+  events: WebmentionEvents;
+  clock: Clock;
+  baseUrl: string;
+  /** Hosts whose pages may be mentioned (host names, `www.` ignored). */
+  ownHosts: () => Promise<ReadonlySet<string>>;
+  /** Called after a job is queued, to start it soon. */
+  onEnqueued?: () => void;
+  onListenerError?: (error: unknown) => void;
+}) {
+  const { webmentions, jobs, processor, events, clock, baseUrl } = deps;
+  const now = () => clock.now().toISOString();
+  const statusUrl = (id: string) => `${baseUrl}/indieweb/webmention/${id}`;
+
+  async function requireMention(id: string): Promise<WebmentionRecord> {
+    const record = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? await webmentions.findById(id) : null;
+    if (record === null) throw new NotFoundError(`no webmention ${id}`);
+    return record;
+  }
+
+  const verifyJob: JobHandler = {
+    async run(job: JobRecord) {
+      const record = await webmentions.findById(job.ref);
+      if (record === null || record.status === 'spam') return;
+      try {
+        await processor.process(record);
+      } catch (error) {
+        if (error instanceof TransientProcessingError) throw new RetryLaterError(error.message, { cause: error });
+        throw error;
+      }
+    },
+    async giveUp(job: JobRecord, reason: string) {
+      await webmentions.markStatus(job.ref, 'failed', `gave up: ${reason}`, now());
+    },
+  };
+
+  return {
+    statusUrl,
+    verifyJob,
+
+    /**
+     * Accepts a submission: 400 for malformed or non-http(s) URLs, a source
+     * equal to the target, or a target that is not ours. The same pair again
+     * updates the one record. Verification happens later, in a job.
+     */
+    async receive(sourceValue: string | undefined, targetValue: string | undefined): Promise<{ record: WebmentionRecord; created: boolean; statusUrl: string }> {
+      const source = parseMentionUrl('source', sourceValue);
+      const target = parseMentionUrl('target', targetValue);
+      const targetKey = canonicalUrl(target.href)!;
+      if (canonicalUrl(source.href) === targetKey) throw new InvalidRequestError('source and target are the same');
+      if (!(await deps.ownHosts()).has(bareHost(target.hostname))) throw new InvalidRequestError('target is not on this site');
+
+      const at = now();
+      const { record, created } = await webmentions.upsert({ id: randomToken(18), source: sourceValue!, target: targetValue!, targetKey, now: at });
+      if (record.status !== 'spam') {
+        await jobs.enqueue({ id: randomId(), kind: VERIFY_JOB, ref: record.id, now: at });
+        deps.onEnqueued?.();
+      }
+      try {
+        events.emit('webmention_received', { id: record.id, source: record.source, target: record.target, statusUrl: statusUrl(record.id), isNew: created, receivedAt: at });
+      } catch (error) {
+        deps.onListenerError?.(error);
+      }
+      return { record, created, statusUrl: statusUrl(record.id) };
+    },
+
+    async get(id: string): Promise<WebmentionRecord> {
+      return requireMention(id);
+    },
+
+    /** Fetches and verifies again now (moderation); a source that is still down is recorded as failed. */
+    async reprocess(id: string): Promise<ProcessOutcome> {
+      const record = await requireMention(id);
+      try {
+        return await processor.process(record);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        await webmentions.markStatus(record.id, 'failed', reason, now());
+        return { status: 'failed', reason };
+      }
+    },
+
+    async markSpam(id: string): Promise<void> {
+      const record = await requireMention(id);
+      await webmentions.markStatus(record.id, 'spam', null, now());
+    },
+
+    async remove(id: string): Promise<void> {
+      const record = await requireMention(id);
+      await webmentions.delete(record.id);
+    },
+
+    list: (filter: { status?: WebmentionStatus; target?: string; limit?: number; offset?: number } = {}) => {
+      const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
+      return webmentions.list({
+        ...(filter.status === undefined ? {} : { status: filter.status }),
+        ...(targetKey === undefined ? {} : { targetKey }),
+        ...(filter.limit === undefined ? {} : { limit: filter.limit }),
+        ...(filter.offset === undefined ? {} : { offset: filter.offset }),
+      });
+    },
+  };
+}

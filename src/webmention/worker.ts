@@ -1,0 +1,134 @@
+/**
+ * Background jobs from the database: claimed under a lease (so a crashed
+ * worker's job is picked up again when the lease runs out), retried with
+ * backoff on transient failures, and safe with several instances.
+ * @module
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { addSeconds, type Clock } from '../core/clock.js';
+import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
+
+export const MAX_ATTEMPTS = 6;
+
+export class RetryLaterError extends Error {
+  override readonly name = 'RetryLaterError';
+}
+
+export interface JobHandler {
+  /** Does the work; throws {@link RetryLaterError} (or anything) to be retried. */
+  run(job: JobRecord): Promise<void>;
+  /** After the last attempt failed. */
+  giveUp(job: JobRecord, reason: string): Promise<void>;
+}
+
+/** Seconds to wait before attempt n+1: 30 s, 1 min, 2 min… capped at an hour. */
+export function backoffSeconds(attempts: number): number {
+  return Math.min(30 * 2 ** Math.max(0, attempts - 1), 3600);
+}
+
+export type JobWorker = ReturnType<typeof createJobWorker>;
+
+export function createJobWorker(deps: {
+  jobs: JobsRepository;
+  clock: Clock;
+  leaseSeconds: number;
+  handlers: Readonly<Record<string, JobHandler>>;
+  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+  concurrency?: number;
+  pollMs?: number;
+}) {
+  const { jobs, clock, leaseSeconds, handlers, log } = deps;
+  const concurrency = deps.concurrency ?? 4;
+  const pollMs = deps.pollMs ?? 1000;
+  let running = false;
+  let active = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const inFlight = new Set<Promise<void>>();
+
+  async function execute(job: JobRecord): Promise<void> {
+    const handler = handlers[job.kind];
+    if (handler === undefined) {
+      log.error({ kind: job.kind }, 'job of unknown kind dropped');
+      await jobs.complete(job);
+      return;
+    }
+    try {
+      await handler.run(job);
+      await jobs.complete(job);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (!(error instanceof RetryLaterError)) log.error({ err: error, kind: job.kind, ref: job.ref }, 'job failed unexpectedly');
+      if (job.attempts >= MAX_ATTEMPTS) {
+        await handler.giveUp(job, reason);
+        await jobs.complete(job);
+        log.warn({ kind: job.kind, ref: job.ref, attempts: job.attempts }, 'job given up');
+      } else {
+        await jobs.reschedule(job, addSeconds(clock.now(), backoffSeconds(job.attempts)).toISOString(), reason);
+        log.info({ kind: job.kind, ref: job.ref, attempts: job.attempts }, 'job will be retried');
+      }
+    }
+  }
+
+  /** Claims and runs one due job; false when none is due. */
+  async function runOnce(): Promise<boolean> {
+    const now = clock.now();
+    const job = await jobs.claim(now.toISOString(), addSeconds(now, leaseSeconds).toISOString());
+    if (job === null) return false;
+    await execute(job);
+    return true;
+  }
+
+  async function pump(): Promise<void> {
+    while (running && active < concurrency) {
+      active += 1;
+      let ran = false;
+      const work = runOnce()
+        .then((value) => {
+          ran = value;
+        })
+        .catch((error: unknown) => log.error({ err: error }, 'job worker error'))
+        .finally(() => {
+          active -= 1;
+        });
+      inFlight.add(work);
+      await work;
+      inFlight.delete(work);
+      if (!ran) break;
+    }
+  }
+
+  function schedule(delay: number): void {
+    if (!running) return;
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      void Promise.all(Array.from({ length: concurrency }, () => pump())).finally(() => schedule(pollMs));
+    }, delay);
+    timer.unref();
+  }
+
+  return {
+    runOnce,
+    /** Runs due jobs until none is left (CLI, tests). */
+    async drain(): Promise<number> {
+      let count = 0;
+      while (await runOnce()) count += 1;
+      return count;
+    },
+    start(): void {
+      if (running) return;
+      running = true;
+      schedule(0);
+    },
+    /** Looks for work now instead of at the next poll. */
+    wake(): void {
+      schedule(0);
+    },
+    async stop(): Promise<void> {
+      running = false;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      await Promise.all(inFlight);
+    },
+  };
+}
