@@ -32,9 +32,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     for (const line of lines) io.stderr.write(`indiestack: ${line}\n`);
     exitCode = code;
   };
-  const run = async (work: () => Promise<void>) => {
+  const run = async (work: () => Promise<void | number>) => {
     try {
-      await work();
+      const code = await work();
+      if (typeof code === 'number') exitCode = code;
     } catch (error) {
       if (error instanceof ConfigError) fail(EXIT_CONFIG, error.problems);
       else if (isIndieWebError(error) || error instanceof DatabaseUnavailableError) fail(EXIT_FAILURE, [error.message]);

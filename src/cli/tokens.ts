@@ -12,7 +12,7 @@ function positiveInteger(value: string): number {
   return Number(value);
 }
 
-export function registerTokenCommands(program: Command, io: CliIo, run: (work: () => Promise<void>) => Promise<void>): void {
+export function registerTokenCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
   const token = program.command('token').description('manage access tokens');
 
   token

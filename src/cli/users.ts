@@ -16,7 +16,7 @@ async function readPassword(io: CliIo, fromStdin: boolean): Promise<string> {
   return password;
 }
 
-export function registerUserCommands(program: Command, io: CliIo, run: (work: () => Promise<void>) => Promise<void>): void {
+export function registerUserCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
   const user = program.command('user').description('manage the accounts that sign in to this server');
 
   user

@@ -18,7 +18,7 @@ function idOf(value: string): string {
   return value.replace(/\/+$/, '').split('/').at(-1) ?? value;
 }
 
-export function registerWebmentionCommands(program: Command, io: CliIo, run: (work: () => Promise<void>) => Promise<void>): void {
+export function registerWebmentionCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
   const webmention = program.command('webmention').description('moderate received webmentions');
 
   webmention
@@ -64,7 +64,7 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
             await outbound.close();
           }
         });
-        if (id !== undefined && failures > 0) process.exitCode = 1;
+        return id !== undefined && failures > 0 ? 1 : 0;
       }),
     );
 
