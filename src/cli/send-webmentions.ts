@@ -57,7 +57,10 @@ export function registerSendWebmentionsCommand(program: Command, io: CliIo, run:
       run(async () => {
         const config = configFrom(io);
         // progress is for people: only on a terminal, and only on stderr so stdout stays a clean summary
-        const terminal = (io.stderr as NodeJS.WriteStream).isTTY === true;
+        const stderr = io.stderr as Partial<NodeJS.WriteStream>;
+        const terminal = stderr.isTTY === true;
+        // a progress line that wraps could no longer be cleared with \r
+        const fit = (line: string) => (stderr.columns !== undefined && stderr.columns > 1 && line.length >= stderr.columns ? `${line.slice(0, stderr.columns - 2)}…` : line);
         const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
         let results: SendResult[];
         try {
@@ -65,7 +68,7 @@ export function registerSendWebmentionsCommand(program: Command, io: CliIo, run:
             source,
             outbound,
             ...(options.target === undefined ? {} : { targets: options.target }),
-            ...(terminal ? { onProgress: (event: SendProgress) => io.stderr.write(`${CLEAR_LINE}${progressLine(event)}`) } : {}),
+            ...(terminal ? { onProgress: (event: SendProgress) => io.stderr.write(`${CLEAR_LINE}${fit(progressLine(event))}`) } : {}),
           });
         } finally {
           if (terminal) io.stderr.write(CLEAR_LINE);

@@ -10,8 +10,8 @@ import LinkHeader from 'http-link-header';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { OutboundError, type Outbound, type OutboundResponse } from '../outbound/fetch.js';
 
-type Node = DefaultTreeAdapterMap['node'];
-type Element = DefaultTreeAdapterMap['element'];
+export type HtmlNode = DefaultTreeAdapterMap['node'];
+export type HtmlElement = DefaultTreeAdapterMap['element'];
 
 export interface DiscoveredEndpoint {
   /** The absolute http(s) endpoint URL, query string kept; null when the target advertises none. */
@@ -22,7 +22,7 @@ export interface DiscoveredEndpoint {
 
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 
-function isElement(node: Node): node is Element {
+function isElement(node: HtmlNode): node is HtmlElement {
   return 'tagName' in node;
 }
 
@@ -30,8 +30,8 @@ function isElement(node: Node): node is Element {
  * Every element in document order. Template contents are skipped: parse5
  * keeps them out of `childNodes`, and they are inert in a browser too.
  */
-export function* documentElements(root: Node): Generator<Element> {
-  const stack: Node[] = [root];
+export function* documentElements(root: HtmlNode): Generator<HtmlElement> {
+  const stack: HtmlNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (isElement(node)) yield node;
@@ -39,7 +39,7 @@ export function* documentElements(root: Node): Generator<Element> {
   }
 }
 
-export function attributeOf(element: Element, name: string): string | undefined {
+export function attributeOf(element: HtmlElement, name: string): string | undefined {
   return element.attrs.find((attr) => attr.name === name)?.value;
 }
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
-import { attributeOf, discoverEndpoint, documentElements, isHtmlResponse, parseHtmlDocument, resolveHttpUrl, responseText } from './discover.js';
+import { attributeOf, discoverEndpoint, documentElements, isHtmlResponse, parseHtmlDocument, resolveHttpUrl, responseText, type HtmlElement, type HtmlNode } from './discover.js';
 
 export const SEND_STATUSES = ['sent', 'no-endpoint', 'failed'] as const;
 export type SendStatus = (typeof SEND_STATUSES)[number];
@@ -56,7 +56,7 @@ function withoutFragment(value: string): string {
   return url.href;
 }
 
-function hasClass(element: Parameters<typeof attributeOf>[0], name: string): boolean {
+function hasClass(element: HtmlElement, name: string): boolean {
   return (attributeOf(element, 'class') ?? '').split(/[\t\n\f\r ]+/).includes(name);
 }
 
@@ -78,7 +78,7 @@ export async function findTargets(outbound: Outbound, source: string): Promise<s
   if (response.status < 200 || response.status > 299) throw new OutboundError(`source answered ${response.status}`, response.status >= 500);
   if (!isHtmlResponse(response)) return [];
   const document = parseHtmlDocument(responseText(response));
-  let root: Parameters<typeof documentElements>[0] = document;
+  let root: HtmlNode = document;
   for (const element of documentElements(document)) {
     if (hasClass(element, 'h-entry')) {
       root = element;
