@@ -17,3 +17,7 @@ export { systemClock } from './core/clock.js';
 export { isIndieWebError, IndieWebError, ConfigError } from './core/errors.js';
 export { hasScope, normalizeScope } from './core/scope.js';
 export * from './contracts/index.js';
+export { sendWebmentions, type SendResult, type SendStatus, type SendProgress, type SendWebmentionsOptions } from './webmention/send.js';
+export { discoverEndpoint, type DiscoveredEndpoint } from './webmention/discover.js';
+export type { WebmentionReceivedEvent } from './webmention/events.js';
+export { createOutbound, type Outbound, type OutboundOptions } from './outbound/fetch.js';

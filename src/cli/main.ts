@@ -13,6 +13,7 @@ import { processIo, type CliIo } from './io.js';
 import { registerTokenCommands } from './tokens.js';
 import { registerUserCommands } from './users.js';
 import { registerWebmentionCommands } from './webmentions.js';
+import { registerSendWebmentionsCommand } from './send-webmentions.js';
 
 export const EXIT_FAILURE = 1;
 export const EXIT_CONFIG = 2;
@@ -94,6 +95,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   registerUserCommands(program, io, run);
   registerTokenCommands(program, io, run);
   registerWebmentionCommands(program, io, run);
+  registerSendWebmentionsCommand(program, io, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

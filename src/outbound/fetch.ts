@@ -85,7 +85,9 @@ export function createOutbound(options: OutboundOptions) {
     }
     let method = request.method ?? 'GET';
     let form = request.form;
-    const maxRedirects = request.maxRedirects ?? MAX_REDIRECTS;
+    // the spec's limit is a ceiling: callers may ask for fewer hops, never more
+    const maxRedirects = Math.min(request.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
+    let headers = request.headers ?? {};
     for (let redirects = 0; ; redirects++) {
       assertFetchable(url, options.allowPrivateNetworks);
       const body = form === undefined || method !== 'POST' ? undefined : new URLSearchParams(form).toString();
@@ -98,20 +100,30 @@ export function createOutbound(options: OutboundOptions) {
           headers: {
             'user-agent': userAgent,
             accept: 'text/html, application/xhtml+xml;q=0.9, */*;q=0.5',
-            ...request.headers,
+            ...headers,
             ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
           },
           ...(body === undefined ? {} : { body }),
         });
       } catch (error) {
         const forbidden = error instanceof ForbiddenAddressError || (error as { cause?: unknown })?.cause instanceof ForbiddenAddressError;
-        throw new OutboundError(forbidden ? `refused address for ${url.host}` : `cannot reach ${url.host}: ${(error as Error).message}`, !forbidden, { cause: error });
+        const timedOut = signal.aborted || (error as Error).name === 'TimeoutError';
+        const message = forbidden ? `refused address for ${url.host}` : timedOut ? `${url.host} did not answer within ${timeoutMs} ms` : `cannot reach ${url.host}: ${(error as Error).message}`;
+        throw new OutboundError(message, !forbidden, { cause: error });
       }
       const location = headerValue(response.headers, 'location');
       if (response.statusCode >= 300 && response.statusCode < 400 && location !== undefined && response.statusCode !== 304) {
         await response.body.dump();
         if (redirects >= maxRedirects) throw new OutboundError(`more than ${maxRedirects} redirects`, false);
-        url = new URL(location, url);
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch (error) {
+          throw new OutboundError(`invalid redirect location from ${url.host}`, false, { cause: error });
+        }
+        // caller headers (credentials among them) never follow a redirect to another origin
+        if (next.origin !== url.origin) headers = {};
+        url = next;
         // 303 (and a GET all along) continue as GET; 307/308 and 301/302 keep the POST and its payload
         if (response.statusCode === 303) {
           method = method === 'HEAD' ? 'HEAD' : 'GET';

@@ -91,6 +91,16 @@ export interface JobTable {
   created_at: string;
 }
 
+export interface ProfileTable {
+  user_id: string;
+  name: string | null;
+  photo_url: string | null;
+  url: string | null;
+  /** JSON: property name → array of values. */
+  h_card: string;
+  updated_at: string;
+}
+
 export interface Database {
   indieweb_user: UserTable;
   indieweb_user_profile_url: UserProfileUrlTable;
@@ -99,6 +109,7 @@ export interface Database {
   indieweb_media: MediaTable;
   indieweb_webmention: WebmentionTable;
   indieweb_job: JobTable;
+  indieweb_profile: ProfileTable;
 }
 
 export type UserRow = Selectable<UserTable>;

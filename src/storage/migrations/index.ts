@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001-accounts-and-tokens.js';
 import * as m0002 from './0002-media.js';
 import * as m0003 from './0003-webmentions.js';
+import * as m0004 from './0004-profiles.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-accounts-and-tokens': m0001,
   '0002-media': m0002,
   '0003-webmentions': m0003,
+  '0004-profiles': m0004,
 });
