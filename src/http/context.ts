@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Accounts } from '../contracts/accounts.js';
 import type { Outbound } from '../outbound/fetch.js';
+import type { ProfileService } from '../profile/service.js';
 import type { WebmentionEvents } from '../webmention/events.js';
 import type { WebmentionService } from '../webmention/service.js';
 import type { JobWorker } from '../webmention/worker.js';
@@ -58,6 +59,7 @@ export interface IndieWebContext {
     receive(request: FastifyRequest, options: { acceptsFile: (name: string) => boolean; scope: string }): Promise<ReceivedMultipart>;
   };
   readonly webmention: WebmentionService;
+  readonly profiles: ProfileService;
   /** Typed events; `webmention_received` fires for every accepted submission. */
   readonly events: WebmentionEvents;
   /** The background job worker (webmention verification). */

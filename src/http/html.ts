@@ -50,6 +50,13 @@ code{word-break:break-all}
 nav{display:flex;gap:1rem;flex-wrap:wrap;align-items:center;border-bottom:1px solid #8884;padding-bottom:.5rem}
 nav form{margin-left:auto}
 nav button{margin:0}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+td,th{border-bottom:1px solid #8884;padding:.25rem;text-align:left;vertical-align:top}
+ul.mentions,ul.media{list-style:none;padding:0}
+li.mention,li.media-item{border-bottom:1px solid #8884;padding:.5rem 0}
+li form,td form{display:inline}
+img,video{max-width:100%;height:auto}
+select{font:inherit;padding:.4rem}
 `;
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
@@ -59,6 +66,8 @@ export interface PageOptions {
   body: SafeHtml;
   /** Extra `form-action` sources (the consent page posts to us, then redirects to the client). */
   formAction?: readonly string[];
+  /** Extra markup for `<head>` (link tags). */
+  head?: SafeHtml;
 }
 
 export function renderPage(options: PageOptions): string {
@@ -70,6 +79,7 @@ export function renderPage(options: PageOptions): string {
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(options.title)} · indiestack</title>
 <style>${STYLE}</style>
+${options.head?.value ?? ''}
 </head>
 <body>
 ${options.body.value}
@@ -83,6 +93,7 @@ export function contentSecurityPolicy(formAction: readonly string[] = []): strin
     "default-src 'none'",
     `style-src 'sha256-${STYLE_HASH}'`,
     "img-src 'self' https: data:",
+    "media-src 'self' https:",
     `form-action 'self'${formAction.map((source) => ` ${source}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

@@ -9,6 +9,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import { createOutbound } from '../outbound/fetch.js';
+import { profileRoutes } from '../profile/routes.js';
+import { adminRoutes } from '../admin/routes.js';
+import { createProfileService } from '../profile/service.js';
+import { createProfilesRepository } from '../storage/repositories/profiles.js';
 import { createJobsRepository } from '../storage/repositories/jobs.js';
 import { createWebmentionsRepository } from '../storage/repositories/webmentions.js';
 import { WebmentionEvents, type WebmentionReceivedEvent } from '../webmention/events.js';
@@ -26,7 +30,7 @@ import { createMediaRepository } from '../storage/repositories/media.js';
 import type { UrlPolicy } from '../contracts/policies.js';
 import { resolveHandler } from '../micropub/load-handler.js';
 import { serverManagedSet } from '../micropub/properties.js';
-import { resourceErrorHandler } from '../micropub/responses.js';
+import { notImplementedHandler } from '../micropub/responses.js';
 import { micropubRoutes } from '../micropub/routes.js';
 import { createUrlPolicyCheck } from '../micropub/url-policy.js';
 import fp from 'fastify-plugin';
@@ -231,6 +235,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
         }),
     },
     webmention,
+    profiles: createProfileService({ profiles: createProfilesRepository(db), clock }),
     events,
     jobs: jobWorker,
     outbound,
@@ -244,9 +249,13 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       child.setErrorHandler(defaultErrorHandler);
       await child.register(accountRoutes);
       await child.register(webmentionRoutes);
+      await child.register(profileRoutes);
+      await child.register(adminRoutes);
       await child.register(indieauthRoutes);
       await child.register(async (resource) => {
-        resource.setErrorHandler(resourceErrorHandler);
+        resource.setErrorHandler(notImplementedHandler);
+        // any other body type reaches the routes unread, which answer 401/403/400 in the spec's order
+        resource.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
         await resource.register(micropubRoutes);
         await resource.register(mediaRoutes);
       });

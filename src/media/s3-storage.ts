@@ -31,9 +31,19 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage & { rea
   return {
     kind: 's3',
     async save(key, content, mediaType) {
+      // the content's own failure (a 413, a client gone) is the one to report, not a failed abort after it
+      let contentError: unknown;
+      async function* watched(): AsyncGenerator<Uint8Array> {
+        try {
+          yield* content;
+        } catch (error) {
+          contentError = error;
+          throw error;
+        }
+      }
       const upload = new Upload({
         client,
-        params: { Bucket: options.bucket, Key: key, Body: Readable.from(content), ContentType: mediaType, CacheControl: 'public, max-age=31536000, immutable' },
+        params: { Bucket: options.bucket, Key: key, Body: Readable.from(watched()), ContentType: mediaType, CacheControl: 'public, max-age=31536000, immutable' },
         queueSize: 2,
         partSize: 5 * 1024 * 1024,
         leavePartsOnError: false,
@@ -44,7 +54,7 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage & { rea
         await upload.abort().catch(() => {});
         // a small object may have been put in one request before the stream failed
         await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key })).catch(() => {});
-        throw error;
+        throw contentError ?? error;
       }
       return `${options.publicBaseUrl.replace(/\/+$/, '')}/${key}`;
     },

@@ -1,0 +1,355 @@
+/**
+ * The admin pages: server-rendered, behind sign-in, every form CSRF-protected,
+ * no JavaScript, readable on a phone. Profile, connected apps, webmentions,
+ * media and account.
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CSRF_FIELD } from '../accounts/csrf.js';
+import type { HostUser } from '../contracts/accounts.js';
+import { isIndieWebError } from '../core/errors.js';
+import { readParam } from '../core/params.js';
+import { csrfTokenFor, isValidCsrf } from '../http/csrf.js';
+import { html, sendPage, type SafeHtml } from '../http/html.js';
+import { HCardValidationError, type HCardProblem } from '../profile/h-card.js';
+import type { HCard } from '../storage/repositories/profiles.js';
+import type { WebmentionStatus } from '../storage/repositories/webmentions.js';
+import { WEBMENTION_STATUSES } from '../storage/repositories/webmentions.js';
+import { bareHost } from '../webmention/service.js';
+
+const ADMIN = '/indieweb/admin';
+
+const NOTICES: Readonly<Record<string, string>> = {
+  saved: 'Profile saved.',
+  revoked: 'Access revoked.',
+  reprocessed: 'Webmention checked again.',
+  spam: 'Webmention marked as spam.',
+  deleted: 'Deleted.',
+  password: 'Password changed. Other sessions were signed out.',
+};
+
+/** The fields of the profile form and the h-card property each edits (one value per line for lists). */
+const FORM_FIELDS = [
+  { name: 'name', label: 'Name', multiline: false },
+  { name: 'url', label: 'Web sites (one per line)', multiline: true },
+  { name: 'photo', label: 'Photo URL', multiline: false },
+  { name: 'email', label: 'E-mail addresses (one per line)', multiline: true },
+  { name: 'note', label: 'About you', multiline: true },
+] as const;
+
+interface AdminContext {
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  readonly user: HostUser;
+  readonly csrf: string;
+}
+
+export async function adminRoutes(app: FastifyInstance): Promise<void> {
+  const ctx = app.indieweb;
+
+  const csrfInput = (admin: AdminContext) => html`<input type="hidden" name="${CSRF_FIELD}" value="${admin.csrf}">`;
+
+  function page(admin: AdminContext, title: string, body: SafeHtml, status = 200) {
+    const done = readParam(admin.request.query, 'done');
+    const notice = done !== undefined && NOTICES[done] !== undefined ? html`<p class="notice" role="status">${NOTICES[done]}</p>` : '';
+    const link = (path: string, label: string) => html`<a href="${ADMIN}${path}">${label}</a>`;
+    return sendPage(admin.reply, status, {
+      title,
+      body: html`<nav><strong>indiestack</strong>${link('/profile/', 'Profile')}${link('/apps/', 'Apps')}${link('/webmentions/', 'Webmentions')}${link('/media/', 'Media')}${
+        ctx.users === null ? '' : link('/account/', 'Account')
+      }<form method="post" action="/indieweb/logout/">${csrfInput(admin)}<button type="submit">Sign out</button></form></nav>
+<main><h1>${title}</h1>${notice}${body}</main>`,
+    });
+  }
+
+  /** The signed-in user, or null after answering with a redirect to sign in. */
+  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<AdminContext | null> {
+    const user = await ctx.accounts.currentUser(request);
+    if (user === null || !user.isActive) {
+      const path = request.method === 'GET' ? request.url : `${ADMIN}/`;
+      await reply.redirect(ctx.accounts.loginUrl(path), 303);
+      return null;
+    }
+    return { request, reply, user, csrf: csrfTokenFor(ctx, request, reply, user.id) };
+  }
+
+  /** For POSTs: signed in and a valid CSRF token, or null after answering. */
+  async function authorizedPost(request: FastifyRequest, reply: FastifyReply): Promise<AdminContext | null> {
+    const admin = await signedIn(request, reply);
+    if (admin === null) return null;
+    if (!isValidCsrf(ctx, request, admin.user.id, readParam(request.body, CSRF_FIELD))) {
+      request.log.info('admin form rejected: csrf token missing or expired');
+      await page(admin, 'Form expired', html`<p class="error" role="alert">The form expired or did not come from this site. Go back, reload the page and try again.</p>`, 403);
+      return null;
+    }
+    return admin;
+  }
+
+  const back = (reply: FastifyReply, path: string, done: string) => reply.redirect(`${ctx.config.baseUrl}${ADMIN}${path}?done=${done}`, 303);
+
+  app.get('/admin/', async (_request, reply) => reply.redirect(`${ctx.config.baseUrl}${ADMIN}/profile/`, 303));
+
+  // --- profile -------------------------------------------------------------
+
+  function profileForm(admin: AdminContext, card: HCard, options: { problems?: readonly HCardProblem[]; json?: string; status?: number } = {}) {
+    const problems = options.problems ?? [];
+    const problemFor = (field: string) => problems.filter((problem) => problem.field === field).map((problem) => html`<span class="error" role="alert">${problem.message}</span>`);
+    const others = problems.filter((problem) => !FORM_FIELDS.some((field) => field.name === problem.field));
+    const fields = FORM_FIELDS.map((field) => {
+      const value = (card[field.name] ?? []).map((v) => (field.name === 'email' ? v.replace(/^mailto:/i, '') : v)).join('\n');
+      const id = `field-${field.name}`;
+      return html`<label for="${id}">${field.label}</label>${
+        field.multiline ? html`<textarea id="${id}" name="${field.name}" rows="3">${value}</textarea>` : html`<input type="text" id="${id}" name="${field.name}" value="${value}">`
+      }${problemFor(field.name)}`;
+    });
+    const json = options.json ?? JSON.stringify(card, null, 2);
+    return page(
+      admin,
+      'Profile',
+      html`${others.length === 0 ? '' : html`<div class="error" role="alert"><p>Nothing was saved:</p><ul>${others.map((p) => html`<li><code>${p.field}</code>: ${p.message}</li>`)}</ul></div>`}
+<form method="post" action="${ADMIN}/profile/">${csrfInput(admin)}${fields}<button type="submit">Save profile</button></form>
+<h2>Raw h-card (JSON)</h2>
+<p>Every microformats property, as lists of values. Saved as a whole.</p>
+<form method="post" action="${ADMIN}/profile/json">${csrfInput(admin)}<label for="field-json">h-card JSON</label><textarea id="field-json" name="h_card" rows="12">${json}</textarea><button type="submit">Save JSON</button></form>
+<p>Public page: <a href="/indieweb/profile/${admin.user.name}/">/indieweb/profile/${admin.user.name}/</a></p>`,
+      options.status ?? (problems.length > 0 ? 400 : 200),
+    );
+  }
+
+  app.get('/admin/profile/', async (request, reply) => {
+    const admin = await signedIn(request, reply);
+    if (admin === null) return reply;
+    return profileForm(admin, (await ctx.profiles.get(admin.user)).hCard);
+  });
+
+  app.post('/admin/profile/', async (request, reply) => {
+    const admin = await authorizedPost(request, reply);
+    if (admin === null) return reply;
+    const current = (await ctx.profiles.get(admin.user)).hCard;
+    const card: Record<string, string[]> = { ...current };
+    for (const field of FORM_FIELDS) {
+      const raw = readParam(request.body, field.name, 20_000) ?? '';
+      const values = field.multiline && field.name !== 'note' ? raw.split(/\r?\n/) : [raw];
+      const kept = values.map((value) => value.trim()).filter((value) => value !== '');
+      if (kept.length === 0) delete card[field.name];
+      else card[field.name] = kept;
+    }
+    try {
+      await ctx.profiles.update(admin.user, card);
+    } catch (error) {
+      if (error instanceof HCardValidationError) return profileForm(admin, card, { problems: error.problems });
+      throw error;
+    }
+    return back(reply, '/profile/', 'saved');
+  });
+
+  app.post('/admin/profile/json', async (request, reply) => {
+    const admin = await authorizedPost(request, reply);
+    if (admin === null) return reply;
+    const raw = readParam(request.body, 'h_card', 200_000) ?? '';
+    const current = (await ctx.profiles.get(admin.user)).hCard;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return profileForm(admin, current, { problems: [{ field: 'h_card', message: 'is not valid JSON' }], json: raw });
+    }
+    try {
+      await ctx.profiles.update(admin.user, parsed);
+    } catch (error) {
+      if (error instanceof HCardValidationError) return profileForm(admin, current, { problems: error.problems, json: raw });
+      throw error;
+    }
+    return back(reply, '/profile/', 'saved');
+  });
+
+  // --- connected apps ------------------------------------------------------
+
+  app.get('/admin/apps/', async (request, reply) => {
+    const admin = await signedIn(request, reply);
+    if (admin === null) return reply;
+    const now = ctx.clock.now().toISOString();
+    const tokens = (await ctx.tokens.list({ userId: admin.user.id })).filter((t) => t.revokedAt === null && (t.expiresAt === null || t.expiresAt > now));
+    const clients = new Map<string, typeof tokens>();
+    for (const token of tokens) clients.set(token.clientId, [...(clients.get(token.clientId) ?? []), token]);
+    const body =
+      clients.size === 0
+        ? html`<p>No app has access to your site.</p>`
+        : html`${[...clients].map(
+            ([clientId, list]) => html`<section class="client"><h2><code>${clientId}</code></h2>
+<table><thead><tr><th>Scopes</th><th>Issued</th><th>Expires</th><th>Last used</th><th></th></tr></thead><tbody>${list.map(
+              (token) => html`<tr><td>${token.scope === '' ? 'sign-in only' : token.scope}</td><td>${token.createdAt}</td><td>${token.expiresAt ?? 'never'}</td><td>${token.lastUsedAt ?? '—'}</td>
+<td><form method="post" action="${ADMIN}/apps/revoke">${csrfInput(admin)}<input type="hidden" name="token_id" value="${token.id}"><button type="submit">Revoke</button></form></td></tr>`,
+            )}</tbody></table>
+<form method="post" action="${ADMIN}/apps/revoke-client">${csrfInput(admin)}<input type="hidden" name="client_id" value="${clientId}"><button type="submit">Revoke all access of this app</button></form></section>`,
+          )}`;
+    return page(admin, 'Connected apps', body);
+  });
+
+  app.post('/admin/apps/revoke', async (request, reply) => {
+    const admin = await authorizedPost(request, reply);
+    if (admin === null) return reply;
+    const id = readParam(request.body, 'token_id') ?? '';
+    const token = (await ctx.tokens.list({ userId: admin.user.id })).find((t) => t.id === id);
+    if (token !== undefined) await ctx.tokens.revoke(token.id);
+    request.log.info({ userId: admin.user.id }, 'token revoked from admin');
+    return back(reply, '/apps/', 'revoked');
+  });
+
+  app.post('/admin/apps/revoke-client', async (request, reply) => {
+    const admin = await authorizedPost(request, reply);
+    if (admin === null) return reply;
+    const clientId = readParam(request.body, 'client_id') ?? '';
+    for (const token of await ctx.tokens.list({ userId: admin.user.id })) {
+      if (token.clientId === clientId && token.revokedAt === null) await ctx.tokens.revoke(token.id);
+    }
+    return back(reply, '/apps/', 'revoked');
+  });
+
+  // --- webmentions ---------------------------------------------------------
+
+  /** The hosts whose mentions this user moderates: their profile URLs' and the site's own. */
+  function hostsOf(user: HostUser): Set<string> {
+    const hosts = new Set([bareHost(new URL(ctx.config.baseUrl).hostname), ...ctx.config.webmentionTargetHosts.map(bareHost)]);
+    for (const url of user.me) hosts.add(bareHost(new URL(url).hostname));
+    return hosts;
+  }
+
+  app.get('/admin/webmentions/', async (request, reply) => {
+    const admin = await signedIn(request, reply);
+    if (admin === null) return reply;
+    const statusParam = readParam(request.query, 'status') ?? '';
+    const status = (WEBMENTION_STATUSES as readonly string[]).includes(statusParam) ? (statusParam as WebmentionStatus) : undefined;
+    const target = readParam(request.query, 'target') ?? '';
+    const hosts = hostsOf(admin.user);
+    const { items } = await ctx.webmention.list({ ...(status === undefined ? {} : { status }), ...(target === '' ? {} : { target }), limit: 200 });
+    const visible = items.filter((item) => {
+      try {
+        return hosts.has(bareHost(new URL(item.target).hostname));
+      } catch {
+        return false;
+      }
+    });
+    const action = (id: string, name: string, label: string) =>
+      html`<form method="post" action="${ADMIN}/webmentions/${id}/${name}">${csrfInput(admin)}<button type="submit">${label}</button></form>`;
+    const body = html`<form method="get" action="${ADMIN}/webmentions/"><label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${WEBMENTION_STATUSES.map(
+      (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
+    )}</select><label for="filter-target">Target</label><input type="url" id="filter-target" name="target" value="${target}"><button type="submit">Filter</button></form>
+${
+  visible.length === 0
+    ? html`<p>No webmentions.</p>`
+    : html`<ul class="mentions">${visible.map(
+        (item) => html`<li class="mention" data-status="${item.status}"><p><strong>${item.status}</strong> ${item.type ?? ''} from <a href="${item.source}" rel="nofollow ugc noopener">${item.source}</a> to <code>${item.target}</code></p>
+${item.author.name === null ? '' : html`<p>By ${item.author.name}</p>`}${item.contentText === null ? '' : html`<blockquote>${item.contentText}</blockquote>`}
+${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : action(item.id, 'spam', 'Mark as spam')}${action(item.id, 'delete', 'Delete')}</li>`,
+      )}</ul>`
+}`;
+    return page(admin, 'Webmentions', body);
+  });
+
+  app.post<{ Params: { id: string; action: string } }>('/admin/webmentions/:id/:action', async (request, reply) => {
+    const admin = await authorizedPost(request, reply);
+    if (admin === null) return reply;
+    const { id, action } = request.params;
+    let record;
+    try {
+      record = await ctx.webmention.get(id);
+    } catch (error) {
+      if (isIndieWebError(error) && error.status === 404) return page(admin, 'Webmentions', html`<p class="error" role="alert">No such webmention.</p>`, 404);
+      throw error;
+    }
+    if (!hostsOf(admin.user).has(bareHost(new URL(record.target).hostname))) return page(admin, 'Webmentions', html`<p class="error" role="alert">No such webmention.</p>`, 404);
+    if (action === 'reprocess') await ctx.webmention.reprocess(id);
+    else if (action === 'spam') await ctx.webmention.markSpam(id);
+    else if (action === 'delete') await ctx.webmention.remove(id);
+    else return page(admin, 'Webmentions', html`<p class="error" role="alert">Unknown action.</p>`, 400);
+    const done = action === 'reprocess' ? 'reprocessed' : action === 'spam' ? 'spam' : 'deleted';
+    return back(reply, '/webmentions/', done);
+  });
+
+  // --- media ---------------------------------------------------------------
+
+  app.get('/admin/media/', async (request, reply) => {
+    const admin = await signedIn(request, reply);
+    if (admin === null) return reply;
+    const files = await ctx.media.repository.listByUser(admin.user.id);
+    const preview = (type: string, url: string) =>
+      type.startsWith('image/')
+        ? html`<img src="${url}" alt="" loading="lazy" width="160">`
+        : type.startsWith('audio/')
+          ? html`<audio controls preload="none" src="${url}"></audio>`
+          : type.startsWith('video/')
+            ? html`<video controls preload="none" width="240" src="${url}"></video>`
+            : '';
+    const body =
+      files.length === 0
+        ? html`<p>No uploads yet.</p>`
+        : html`<ul class="media">${files.map(
+            (file) => html`<li class="media-item">${preview(file.mediaType, file.url)}<p>${file.name} · ${file.mediaType} · ${Math.ceil(file.size / 1024)} KiB · ${file.createdAt}</p>
+<label>URL <input type="text" readonly value="${file.url}"></label>
+<form method="post" action="${ADMIN}/media/delete">${csrfInput(admin)}<input type="hidden" name="id" value="${file.id}"><button type="submit">Delete</button></form></li>`,
+          )}</ul>`;
+    return page(admin, 'Media', body);
+  });
+
+  app.post('/admin/media/delete', async (request, reply) => {
+    const admin = await authorizedPost(request, reply);
+    if (admin === null) return reply;
+    const id = readParam(request.body, 'id') ?? '';
+    const file = (await ctx.media.repository.listByUser(admin.user.id)).find((f) => f.id === id);
+    if (file !== undefined) await ctx.media.pipeline.discard([file]);
+    return back(reply, '/media/', 'deleted');
+  });
+
+  // --- account (built-in accounts only) ------------------------------------
+
+  const users = ctx.users;
+  if (users === null) return;
+
+  function accountPage(admin: AdminContext, error?: string, status = 200) {
+    return page(
+      admin,
+      'Account',
+      html`<h2>Change password</h2>${error === undefined ? '' : html`<p class="error" role="alert">${error}</p>`}
+<form method="post" action="${ADMIN}/account/password">${csrfInput(admin)}
+<label for="current">Current password</label><input type="password" id="current" name="current" autocomplete="current-password" required>
+<label for="new">New password</label><input type="password" id="new" name="new" autocomplete="new-password" required minlength="8">
+<label for="confirm">New password again</label><input type="password" id="confirm" name="confirm" autocomplete="new-password" required minlength="8">
+<button type="submit">Change password</button></form>
+<h2>Sessions</h2><p>Sign out on every device and browser, this one included.</p>
+<form method="post" action="${ADMIN}/account/sign-out-everywhere">${csrfInput(admin)}<button type="submit">Sign out everywhere</button></form>`,
+      status,
+    );
+  }
+
+  app.get('/admin/account/', async (request, reply) => {
+    const admin = await signedIn(request, reply);
+    if (admin === null) return reply;
+    return accountPage(admin);
+  });
+
+  app.post('/admin/account/password', async (request, reply) => {
+    const admin = await authorizedPost(request, reply);
+    if (admin === null) return reply;
+    const current = readParam(request.body, 'current') ?? '';
+    const next = readParam(request.body, 'new') ?? '';
+    if (next !== (readParam(request.body, 'confirm') ?? '')) return accountPage(admin, 'The new passwords do not match.', 400);
+    if ((await users.authenticate(admin.user.name, current)) === null) return accountPage(admin, 'The current password is not right.', 400);
+    try {
+      await users.setPassword(admin.user.name, next);
+    } catch (error) {
+      if (isIndieWebError(error) && error.status === 400) return accountPage(admin, error.message, 400);
+      throw error;
+    }
+    request.log.info({ userId: admin.user.id }, 'password changed');
+    return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/?return_to=${encodeURIComponent(`${ADMIN}/account/?done=password`)}`, 303);
+  });
+
+  app.post('/admin/account/sign-out-everywhere', async (request, reply) => {
+    const admin = await authorizedPost(request, reply);
+    if (admin === null) return reply;
+    await users.signOutEverywhere(admin.user.id);
+    request.log.info({ userId: admin.user.id }, 'signed out everywhere');
+    return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
+  });
+}
