@@ -21,3 +21,5 @@ export { sendWebmentions, type SendResult, type SendStatus, type SendProgress, t
 export { discoverEndpoint, type DiscoveredEndpoint } from './webmention/discover.js';
 export type { WebmentionReceivedEvent } from './webmention/events.js';
 export { createOutbound, type Outbound, type OutboundOptions } from './outbound/fetch.js';
+export { renderHCard, linkTags, type HCardProfile } from './profile/template-helpers.js';
+export { validateHCard, HCardValidationError, type HCardProblem } from './profile/h-card.js';

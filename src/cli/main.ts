@@ -14,6 +14,7 @@ import { registerTokenCommands } from './tokens.js';
 import { registerUserCommands } from './users.js';
 import { registerWebmentionCommands } from './webmentions.js';
 import { registerSendWebmentionsCommand } from './send-webmentions.js';
+import { registerProfileCommands } from './profiles.js';
 
 export const EXIT_FAILURE = 1;
 export const EXIT_CONFIG = 2;
@@ -96,6 +97,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   registerTokenCommands(program, io, run);
   registerWebmentionCommands(program, io, run);
   registerSendWebmentionsCommand(program, io, run);
+  registerProfileCommands(program, io, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

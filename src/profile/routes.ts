@@ -17,7 +17,6 @@ export async function profileRoutes(app: FastifyInstance): Promise<void> {
     const account = await users.findByName(request.params.name);
     if (account === null || !account.isActive) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('not found');
     const profile = await ctx.profiles.get({ id: account.id, name: account.name, me: account.me, isActive: account.isActive });
-    reply.header('link', `<${ctx.config.baseUrl}/.well-known/oauth-authorization-server>; rel="indieauth-metadata"`);
     if (prefersJson(request)) {
       return reply.send({ name: account.name, me: account.me, h_card: profile.hCard, profile: { name: profile.name, photo_url: profile.photoUrl, url: profile.url } });
     }

@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { toHostUser } from '../accounts/standalone-accounts.js';
+import { systemClock } from '../core/clock.js';
+import { InvalidRequestError, NotFoundError } from '../core/errors.js';
+import { HCardValidationError } from '../profile/h-card.js';
+import { createProfileService } from '../profile/service.js';
+import { linkTags } from '../profile/template-helpers.js';
+import { createProfilesRepository } from '../storage/repositories/profiles.js';
+import { configFrom, withServices } from './context.js';
+import type { CliIo } from './io.js';
+
+export function registerProfileCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
+  program
+    .command('links')
+    .description('print the <link> tags to paste into the <head> of your homepage')
+    .argument('<name>', 'user name')
+    .action((name: string) =>
+      run(async () => {
+        await withServices(io, async ({ users }) => {
+          if ((await users.findByName(name)) === null) throw new NotFoundError(`no user named "${name}"`);
+        });
+        io.stdout.write(`${linkTags(configFrom(io).baseUrl)}\n`);
+      }),
+    );
+
+  const profile = program.command('profile').description("show or replace an account's h-card profile");
+
+  profile
+    .command('show')
+    .description('print the h-card as JSON')
+    .argument('<name>', 'user name')
+    .action((name: string) =>
+      run(async () => {
+        const card = await withServices(io, async ({ users, database }) => {
+          const user = await users.findByName(name);
+          if (user === null) throw new NotFoundError(`no user named "${name}"`);
+          return (await createProfileService({ profiles: createProfilesRepository(database.db), clock: systemClock }).get(toHostUser(user))).hCard;
+        });
+        io.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
+      }),
+    );
+
+  profile
+    .command('set')
+    .description('replace the h-card with the JSON in FILE (- for standard input)')
+    .argument('<name>', 'user name')
+    .requiredOption('--json <file>', 'file holding the h-card JSON object')
+    .action((name: string, options: { json: string }) =>
+      run(async () => {
+        let text: string;
+        try {
+          text = options.json === '-' ? await readStdin(io) : await readFile(options.json, 'utf8');
+        } catch (error) {
+          throw new InvalidRequestError(`cannot read ${options.json}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        }
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          throw new InvalidRequestError(`${options.json} is not valid JSON`);
+        }
+        await withServices(io, async ({ users, database }) => {
+          const user = await users.findByName(name);
+          if (user === null) throw new NotFoundError(`no user named "${name}"`);
+          try {
+            await createProfileService({ profiles: createProfilesRepository(database.db), clock: systemClock }).update(toHostUser(user), parsed);
+          } catch (error) {
+            // one line: every problem, joined
+            if (error instanceof HCardValidationError) throw new InvalidRequestError(`invalid h-card: ${error.message}`);
+            throw error;
+          }
+        });
+        io.stdout.write(`saved the profile of ${name}\n`);
+      }),
+    );
+}
+
+async function readStdin(io: CliIo): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
