@@ -44,6 +44,9 @@ label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input[type=text],input[type=password],input[type=url],textarea{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
 button{font:inherit;padding:.5rem 1rem;margin:.75rem .5rem 0 0;cursor:pointer}
 .error{border-left:4px solid #c00;padding:.25rem .75rem;background:rgba(200,0,0,.08)}
+span.error{display:block;margin-top:.25rem}
+dt{font-weight:600;margin-top:.5rem}
+dd{margin-left:1rem}
 .notice{border-left:4px solid #06c;padding:.25rem .75rem;background:rgba(0,100,200,.08)}
 .warning{color:#a60;font-weight:600}
 code{word-break:break-all}
@@ -77,6 +80,7 @@ export function renderPage(options: PageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(options.title)} · indiestack</title>
 <style>${STYLE}</style>
 ${options.head?.value ?? ''}
