@@ -2,7 +2,7 @@ import { createUserService, type UserService } from '../accounts/user-service.js
 import type { Config } from '../config/config.js';
 import { loadConfig, type ConfigOverrides } from '../config/env.js';
 import { systemClock } from '../core/clock.js';
-import { openDatabase } from '../http/server.js';
+import { openDatabase } from '../storage/open.js';
 import { createTokenService, type TokenService } from '../indieauth/token-service.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { createTokensRepository } from '../storage/repositories/tokens.js';

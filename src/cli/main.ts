@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { unknownSettingNames } from '../config/env.js';
 import { isIndieWebError, ConfigError } from '../core/errors.js';
-import { createServer, DatabaseUnavailableError, openDatabase } from '../http/server.js';
+import { DatabaseUnavailableError, openDatabase } from '../storage/open.js';
 import { configFrom } from './context.js';
 import { processIo, type CliIo } from './io.js';
 import { registerTokenCommands } from './tokens.js';
@@ -64,6 +64,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .action((options: { host?: string; port?: string; baseUrl?: string }) =>
       run(async () => {
         const config = configFrom(io, options);
+        // the server (Fastify and every feature) loads only for serve, so other commands start fast
+        const { createServer } = await import('../http/server.js');
         const { app } = await createServer({ config });
         for (const name of unknownSettingNames(io.env)) app.log.warn({ name }, 'unknown INDIEWEB_ setting ignored');
         const closed = new Promise<void>((resolve) => app.addHook('onClose', async () => resolve()));

@@ -6,8 +6,7 @@
  */
 import type { Command } from 'commander';
 import { IndieWebError } from '../core/errors.js';
-import { createOutbound } from '../outbound/fetch.js';
-import { sendWebmentions, type SendProgress, type SendResult } from '../webmention/send.js';
+import type { SendProgress, SendResult } from '../webmention/send.js';
 import { configFrom } from './context.js';
 import type { CliIo } from './io.js';
 
@@ -61,6 +60,8 @@ export function registerSendWebmentionsCommand(program: Command, io: CliIo, run:
         const terminal = stderr.isTTY === true;
         // a progress line that wraps could no longer be cleared with \r
         const fit = (line: string) => (stderr.columns !== undefined && stderr.columns > 1 && line.length >= stderr.columns ? `${line.slice(0, stderr.columns - 2)}…` : line);
+        const { createOutbound } = await import('../outbound/fetch.js');
+        const { sendWebmentions } = await import('../webmention/send.js');
         const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
         let results: SendResult[];
         try {

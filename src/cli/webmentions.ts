@@ -2,9 +2,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { systemClock } from '../core/clock.js';
 import { InvalidRequestError } from '../core/errors.js';
-import { createOutbound } from '../outbound/fetch.js';
 import { createWebmentionsRepository, WEBMENTION_STATUSES, type WebmentionStatus } from '../storage/repositories/webmentions.js';
-import { createWebmentionProcessor } from '../webmention/process.js';
 import { withServices } from './context.js';
 import { formatTable, type CliIo } from './io.js';
 
@@ -43,6 +41,8 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
         let failures = 0;
         await withServices(io, async ({ database, config }) => {
           const webmentions = createWebmentionsRepository(database.db);
+          const { createOutbound } = await import('../outbound/fetch.js');
+          const { createWebmentionProcessor } = await import('../webmention/process.js');
           const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
           const processor = createWebmentionProcessor({ webmentions, outbound, clock: systemClock });
           try {

@@ -5,47 +5,10 @@
  */
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
-import { redactUrl } from '../config/env.js';
 import type { Clock } from '../core/clock.js';
-import { createDatabase, type DatabaseHandle } from '../storage/connect.js';
-import { migrateToLatest } from '../storage/migrate.js';
+import type { DatabaseHandle } from '../storage/connect.js';
+import { openDatabase } from '../storage/open.js';
 import { indieweb } from './plugin.js';
-
-export class DatabaseUnavailableError extends Error {
-  constructor(description: string, options?: { cause?: unknown }) {
-    super(`cannot use the database ${description}: ${errorText(options?.cause)}`, options);
-    this.name = 'DatabaseUnavailableError';
-  }
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return errorText(error.errors[0]);
-  if (error instanceof Error) return error.message.split('\n')[0] || error.name;
-  return String(error);
-}
-
-export function describeDatabase(config: Config): string {
-  return config.database.kind === 'postgres' ? redactUrl(config.database.url) : config.database.filename;
-}
-
-/** Opens the database, checks that it answers and migrates it; throws {@link DatabaseUnavailableError}. */
-export async function openDatabase(config: Config): Promise<DatabaseHandle> {
-  let database: DatabaseHandle;
-  try {
-    database = createDatabase(config.database);
-  } catch (error) {
-    throw new DatabaseUnavailableError(describeDatabase(config), { cause: error });
-  }
-  try {
-    await database.ping();
-    const { error } = await migrateToLatest(database.db);
-    if (error !== undefined) throw error;
-  } catch (error) {
-    await database.close().catch(() => {});
-    throw new DatabaseUnavailableError(describeDatabase(config), { cause: error });
-  }
-  return database;
-}
 
 const SECRET_QUERY_NAMES = /^(access_token|code|code_verifier|token|refresh_token|client_secret)$/i;
 
@@ -117,3 +80,5 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
   });
   return { app, database };
 }
+
+export { DatabaseUnavailableError, describeDatabase, openDatabase } from '../storage/open.js';
