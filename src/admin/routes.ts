@@ -30,12 +30,15 @@ const NOTICES: Readonly<Record<string, string>> = {
 
 /** The fields of the profile form and the h-card property each edits (one value per line for lists). */
 const FORM_FIELDS = [
-  { name: 'name', label: 'Name', multiline: false },
-  { name: 'url', label: 'Web sites (one per line)', multiline: true },
-  { name: 'photo', label: 'Photo URL', multiline: false },
-  { name: 'email', label: 'E-mail addresses (one per line)', multiline: true },
-  { name: 'note', label: 'About you', multiline: true },
+  { name: 'name', label: 'Name', list: false, multiline: false },
+  { name: 'url', label: 'Web sites (one per line)', list: true, multiline: true },
+  { name: 'photo', label: 'Photo URL', list: false, multiline: false },
+  { name: 'email', label: 'E-mail addresses (one per line)', list: true, multiline: true },
+  { name: 'note', label: 'About you', list: false, multiline: true },
 ] as const;
+
+/** Fields are read whole (the body limit bounds them) so that an oversized value gets a form error, not a bare 400. */
+const FIELD_READ_LIMIT = 10 * 1024 * 1024;
 
 interface AdminContext {
   readonly request: FastifyRequest;
@@ -91,12 +94,15 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   // --- profile -------------------------------------------------------------
 
-  function profileForm(admin: AdminContext, card: HCard, options: { problems?: readonly HCardProblem[]; json?: string; status?: number } = {}) {
+  function profileForm(admin: AdminContext, card: HCard, options: { problems?: readonly HCardProblem[]; json?: string; status?: number; fromJson?: boolean } = {}) {
     const problems = options.problems ?? [];
-    const problemFor = (field: string) => problems.filter((problem) => problem.field === field).map((problem) => html`<span class="error" role="alert">${problem.message}</span>`);
-    const others = problems.filter((problem) => !FORM_FIELDS.some((field) => field.name === problem.field));
+    const fieldProblems = options.fromJson === true ? [] : problems;
+    const problemFor = (field: string) => fieldProblems.filter((problem) => problem.field === field).map((problem) => html`<span class="error" role="alert">${problem.message}</span>`);
+    const others = options.fromJson === true ? problems : problems.filter((problem) => !FORM_FIELDS.some((field) => field.name === problem.field));
     const fields = FORM_FIELDS.map((field) => {
-      const value = (card[field.name] ?? []).map((v) => (field.name === 'email' ? v.replace(/^mailto:/i, '') : v)).join('\n');
+      // single-value fields edit the first value; further values (set through JSON) are kept as they are
+      const values = field.list ? (card[field.name] ?? []) : (card[field.name] ?? []).slice(0, 1);
+      const value = values.map((v) => (field.name === 'email' ? v.replace(/^mailto:/i, '') : v)).join('\n');
       const id = `field-${field.name}`;
       return html`<label for="${id}">${field.label}</label>${
         field.multiline ? html`<textarea id="${id}" name="${field.name}" rows="3">${value}</textarea>` : html`<input type="text" id="${id}" name="${field.name}" value="${value}">`
@@ -106,10 +112,11 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
     return page(
       admin,
       'Profile',
-      html`${others.length === 0 ? '' : html`<div class="error" role="alert"><p>Nothing was saved:</p><ul>${others.map((p) => html`<li><code>${p.field}</code>: ${p.message}</li>`)}</ul></div>`}
+      html`${others.length === 0 || options.fromJson === true ? '' : html`<div class="error" role="alert"><p>Nothing was saved:</p><ul>${others.map((p) => html`<li><code>${p.field}</code>: ${p.message}</li>`)}</ul></div>`}
 <form method="post" action="${ADMIN}/profile/">${csrfInput(admin)}${fields}<button type="submit">Save profile</button></form>
 <h2>Raw h-card (JSON)</h2>
 <p>Every microformats property, as lists of values. Saved as a whole.</p>
+${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing was saved:</p><ul>${others.map((p) => html`<li><code>${p.field}</code>: ${p.message}</li>`)}</ul></div>` : ''}
 <form method="post" action="${ADMIN}/profile/json">${csrfInput(admin)}<label for="field-json">h-card JSON</label><textarea id="field-json" name="h_card" rows="12">${json}</textarea><button type="submit">Save JSON</button></form>
 <p>Public page: <a href="/indieweb/profile/${admin.user.name}/">/indieweb/profile/${admin.user.name}/</a></p>`,
       options.status ?? (problems.length > 0 ? 400 : 200),
@@ -128,11 +135,18 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
     const current = (await ctx.profiles.get(admin.user)).hCard;
     const card: Record<string, string[]> = { ...current };
     for (const field of FORM_FIELDS) {
-      const raw = readParam(request.body, field.name, 20_000) ?? '';
-      const values = field.multiline && field.name !== 'note' ? raw.split(/\r?\n/) : [raw];
-      const kept = values.map((value) => value.trim()).filter((value) => value !== '');
-      if (kept.length === 0) delete card[field.name];
-      else card[field.name] = kept;
+      const raw = readParam(request.body, field.name, FIELD_READ_LIMIT) ?? '';
+      if (field.list) {
+        const kept = raw.split(/\r?\n/).map((value) => value.trim()).filter((value) => value !== '');
+        if (kept.length === 0) delete card[field.name];
+        else card[field.name] = kept;
+        continue;
+      }
+      const rest = (current[field.name] ?? []).slice(1);
+      const value = raw.trim();
+      const next = value === '' ? rest : [value, ...rest];
+      if (next.length === 0) delete card[field.name];
+      else card[field.name] = next;
     }
     try {
       await ctx.profiles.update(admin.user, card);
@@ -146,18 +160,18 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
   app.post('/admin/profile/json', async (request, reply) => {
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
-    const raw = readParam(request.body, 'h_card', 200_000) ?? '';
+    const raw = readParam(request.body, 'h_card', FIELD_READ_LIMIT) ?? '';
     const current = (await ctx.profiles.get(admin.user)).hCard;
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch {
-      return profileForm(admin, current, { problems: [{ field: 'h_card', message: 'is not valid JSON' }], json: raw });
+      return profileForm(admin, current, { problems: [{ field: 'h_card', message: 'is not valid JSON' }], json: raw, fromJson: true });
     }
     try {
       await ctx.profiles.update(admin.user, parsed);
     } catch (error) {
-      if (error instanceof HCardValidationError) return profileForm(admin, current, { problems: error.problems, json: raw });
+      if (error instanceof HCardValidationError) return profileForm(admin, current, { problems: error.problems, json: raw, fromJson: true });
       throw error;
     }
     return back(reply, '/profile/', 'saved');

@@ -31,7 +31,8 @@ function packageVersion(): string {
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let exitCode = 0;
   const fail = (code: number, lines: readonly string[]) => {
-    for (const line of lines) io.stderr.write(`indiestack: ${line}\n`);
+    // one line each, whatever the message quotes: control characters are shown escaped
+    for (const line of lines) io.stderr.write(`indiestack: ${line.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1))}\n`);
     exitCode = code;
   };
   const run = async (work: () => Promise<void | number>) => {
