@@ -53,8 +53,17 @@ export function readSource(html: string, finalUrl: string, target: string): Sour
 
   const doc = mf2(html, { baseUrl: finalUrl }) as unknown as Mf2Document;
   const entries = allItems(doc.items).filter((item) => hasType(item, 'h-entry'));
+  // the mentioning entry: one whose properties name the target, else one whose content links to it, else the first
+  const linksInContent = (item: Mf2Item) =>
+    (item.properties?.content ?? []).some((value) => {
+      const markup = typeof value === 'object' && value !== null ? (value as { html?: unknown }).html : undefined;
+      return typeof markup === 'string' && hrefs(parseHtml(markup)).some((href) => canonicalUrl(href, finalUrl) === targetKey);
+    });
   const entry: Mf2Item | null =
-    entries.find((item) => Object.values(item.properties ?? {}).some((values) => targetKey !== null && mentionsTarget(values, targetKey, finalUrl))) ?? entries[0] ?? null;
+    entries.find((item) => Object.values(item.properties ?? {}).some((values) => targetKey !== null && mentionsTarget(values, targetKey, finalUrl))) ??
+    entries.find(linksInContent) ??
+    entries[0] ??
+    null;
 
   let type = 'mention';
   if (entry !== null && targetKey !== null) {
