@@ -67,6 +67,61 @@ export type MediaStorageConfig =
       readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
     };
 
+/** Front-matter formats of the files handler: YAML between `---` lines, TOML between `+++` lines (Hugo's convention). */
+export const FILES_FRONT_MATTER_FORMATS = ['yaml', 'toml'] as const;
+export type FilesFrontMatterFormat = (typeof FILES_FRONT_MATTER_FORMATS)[number];
+
+/** `off`: never touch git; `commit`: one commit per operation when the site directory is a repository; `push`: also push. */
+export const FILES_GIT_MODES = ['off', 'commit', 'push'] as const;
+export type FilesGitMode = (typeof FILES_GIT_MODES)[number];
+
+/** The post types the files handler stores, with the folder (`{section}`) each one goes to by default. */
+export const DEFAULT_FILES_SECTIONS: Readonly<Record<string, string>> = Object.freeze({
+  note: 'notes',
+  article: 'articles',
+  photo: 'photos',
+  audio: 'audio',
+  video: 'videos',
+  reply: 'replies',
+  bookmark: 'bookmarks',
+  like: 'likes',
+  repost: 'reposts',
+  event: 'events',
+  rsvp: 'rsvps',
+});
+/** Variables a files-handler path template may use; a URL template may also use `{site}`. */
+export const FILES_TEMPLATE_VARIABLES = ['yyyy', 'MM', 'dd', 'HH', 'mm', 'ss', 'slug', 'section', 'type'] as const;
+export const DEFAULT_FILES_USER_DIR = '{user}';
+export const DEFAULT_FILES_PATH_TEMPLATE = 'content/{section}/{yyyy}/{MM}/{slug}.md';
+export const DEFAULT_FILES_URL_TEMPLATE = '{site}/{section}/{yyyy}/{MM}/{slug}/';
+export const DEFAULT_FILES_GIT_REMOTE = 'origin';
+
+/** A post type's file path and public URL, both templates. */
+export interface FilesTemplates {
+  /** Relative to the account's site directory, e.g. `content/{section}/{yyyy}/{MM}/{slug}.md`. */
+  readonly path: string;
+  /** Starts with `{site}`, e.g. `{site}/{section}/{yyyy}/{MM}/{slug}/`. */
+  readonly url: string;
+}
+
+/** Settings of the built-in `files` Micropub handler (Markdown files for a static site). */
+export interface FilesConfig {
+  /** Root of every account's site directory. */
+  readonly contentDir: string;
+  /** Each account's site directory inside `contentDir`: a template over `{user}` (account name) and `{id}`, or `.`. */
+  readonly userDir: string;
+  /** Public site URL template (`{user}` allowed), without a trailing slash; null means the account's first profile URL. */
+  readonly siteUrl: string | null;
+  readonly frontMatter: FilesFrontMatterFormat;
+  /** Templates used by every post type without an override. */
+  readonly defaultTemplates: FilesTemplates;
+  /** Per post type overrides. */
+  readonly templates: Readonly<Record<string, FilesTemplates>>;
+  readonly git: FilesGitMode;
+  /** Remote name (or URL/path) pushed to in `push` mode. */
+  readonly gitRemote: string;
+}
+
 export interface Config {
   /** Absolute URL the endpoints are advertised under, without a trailing slash. */
   readonly baseUrl: string;
@@ -80,6 +135,10 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly authCodeExpiresIn: number;
   readonly tokenExpiresIn: number;
+  /** Lifetime of an unused refresh token (seconds). */
+  readonly refreshTokenExpiresIn: number;
+  /** Bearer secret a resource server may present to the introspection endpoint; null: only a token's owner may introspect. */
+  readonly introspectionSecret: string | null;
   readonly allowPrivateNetworks: boolean;
   /** Largest form or JSON body accepted (bytes); larger ones get 413. */
   readonly maxBodyBytes: number;
@@ -94,6 +153,8 @@ export interface Config {
   readonly webmentionTargetHosts: readonly string[];
   /** How long a claimed background job stays leased before another worker may take it over. */
   readonly jobLeaseSeconds: number;
+  /** The built-in `files` handler (`INDIEWEB_MICROPUB_HANDLER=files`). */
+  readonly files: FilesConfig;
 }
 
 export function deepFreeze<T>(value: T): T {

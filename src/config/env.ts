@@ -17,6 +17,14 @@ import { parseStrictHttpUrl } from '../core/url.js';
 import {
   DEFAULT_AUTH_CODE_LIFETIME_S,
   DEFAULT_DATA_DIR,
+  DEFAULT_FILES_GIT_REMOTE,
+  DEFAULT_FILES_PATH_TEMPLATE,
+  DEFAULT_FILES_SECTIONS,
+  DEFAULT_FILES_URL_TEMPLATE,
+  DEFAULT_FILES_USER_DIR,
+  FILES_FRONT_MATTER_FORMATS,
+  FILES_GIT_MODES,
+  FILES_TEMPLATE_VARIABLES,
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MEDIA_ALLOWED_TYPES,
@@ -30,6 +38,8 @@ import {
   deepFreeze,
   type Config,
   type DatabaseLocation,
+  type FilesConfig,
+  type FilesTemplates,
   type MediaStorageConfig,
   type LogLevel,
 } from './config.js';
@@ -52,9 +62,11 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_TRUST_PROXY', defaultValue: 'false', description: 'Trust `X-Forwarded-*` headers (and `X-Forwarded-Authorization`) from a reverse proxy.' },
   { name: 'INDIEWEB_AUTH_CODE_EXPIRES_IN', defaultValue: String(DEFAULT_AUTH_CODE_LIFETIME_S), description: 'Authorization code lifetime in seconds.' },
   { name: 'INDIEWEB_TOKEN_EXPIRES_IN', defaultValue: String(DEFAULT_TOKEN_LIFETIME_S), description: 'Access token lifetime in seconds.' },
+  { name: 'INDIEWEB_REFRESH_TOKEN_EXPIRES_IN', defaultValue: '2592000', description: 'Lifetime in seconds of an unused refresh token (30 days); each use rotates it.' },
+  { name: 'INDIEWEB_INTROSPECTION_SECRET', defaultValue: '(unset)', description: 'Bearer secret (at least 32 characters) a resource server presents to the introspection endpoint; without it only a token of the same owner may introspect.' },
   { name: 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', defaultValue: 'false', description: 'Allow outbound fetches to private, loopback and link-local addresses (tests on one machine).' },
   { name: 'INDIEWEB_MAX_BODY_BYTES', defaultValue: String(DEFAULT_MAX_BODY_BYTES), description: 'Largest form or JSON request body in bytes; larger ones get 413 (uploads have their own limits).' },
-  { name: 'INDIEWEB_MICROPUB_HANDLER', defaultValue: 'memory', description: 'Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart).' },
+  { name: 'INDIEWEB_MICROPUB_HANDLER', defaultValue: 'memory', description: 'Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart); `files` writes Markdown files for a static site (INDIEWEB_FILES_*).' },
   { name: 'INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES', defaultValue: '(none)', description: 'Property names clients may not set, added to `uid` and `author`.' },
   { name: 'INDIEWEB_MICROPUB_URL_POLICY', defaultValue: '(unset)', description: 'URL policy `(url, kind, request) => boolean` as `./module.js#export`.' },
   { name: 'INDIEWEB_CLIENT_ID_VALIDATOR', defaultValue: '(unset)', description: 'Client validator `(clientId) => boolean` as `./module.js#export`; fails closed when it cannot be loaded.' },
@@ -74,6 +86,15 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_S3_PUBLIC_BASE_URL', defaultValue: 'ENDPOINT/BUCKET', description: 'Public URL prefix of stored objects: `{prefix}/indieweb/media/…`.' },
   { name: 'INDIEWEB_S3_ACCESS_KEY_ID', defaultValue: '(AWS default chain)', description: 'Access key; without it the AWS SDK finds credentials itself (AWS_* variables, profiles, roles).' },
   { name: 'INDIEWEB_S3_SECRET_ACCESS_KEY', defaultValue: '(AWS default chain)', description: 'Secret key belonging to INDIEWEB_S3_ACCESS_KEY_ID.' },
+  { name: 'INDIEWEB_FILES_CONTENT_DIR', defaultValue: 'DATA_DIR/sites', description: 'Files handler: directory holding every account\'s site directory.' },
+  { name: 'INDIEWEB_FILES_USER_DIR', defaultValue: DEFAULT_FILES_USER_DIR, description: 'Files handler: an account\'s site directory inside the content directory; `{user}` is the account name, `{id}` its id; `.` uses the content directory itself (then only one account may publish).' },
+  { name: 'INDIEWEB_FILES_SITE_URL', defaultValue: '(first profile URL)', description: 'Files handler: public URL of the site the posts appear on (`{user}` allowed).' },
+  { name: 'INDIEWEB_FILES_FRONT_MATTER', defaultValue: 'yaml', description: 'Files handler: `yaml` (between `---` lines) or `toml` (between `+++` lines).' },
+  { name: 'INDIEWEB_FILES_PATH_TEMPLATE', defaultValue: DEFAULT_FILES_PATH_TEMPLATE, description: 'Files handler: file of a post inside the site directory; variables `{yyyy}` `{MM}` `{dd}` `{HH}` `{mm}` `{ss}` `{slug}` `{section}` (notes, articles, photos…) `{type}` (note, article…).' },
+  { name: 'INDIEWEB_FILES_URL_TEMPLATE', defaultValue: DEFAULT_FILES_URL_TEMPLATE, description: 'Files handler: public URL of a post; starts with `{site}` and uses the same date and slug variables as the path template.' },
+  { name: 'INDIEWEB_FILES_TEMPLATES', defaultValue: '(none)', description: 'Files handler: per post type overrides as `TYPE=PATH_TEMPLATE=URL_TEMPLATE`, comma- or whitespace-separated.' },
+  { name: 'INDIEWEB_FILES_GIT', defaultValue: 'commit', description: 'Files handler: `off`, `commit` (one commit per operation when the site directory is a git repository) or `push` (commit, then push; a failed push is retried with the next operation).' },
+  { name: 'INDIEWEB_FILES_GIT_REMOTE', defaultValue: DEFAULT_FILES_GIT_REMOTE, description: 'Files handler: remote name (or URL) that `push` mode pushes the current branch to.' },
 ]);
 
 /** Longest lifetime of a code or token (10 years): timestamps stay four-digit years, so they sort as text. */
@@ -138,6 +159,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const trustProxy = parseBoolean(problems, 'INDIEWEB_TRUST_PROXY', read('INDIEWEB_TRUST_PROXY'), false);
   const authCodeExpiresIn = parseInteger(problems, 'INDIEWEB_AUTH_CODE_EXPIRES_IN', read('INDIEWEB_AUTH_CODE_EXPIRES_IN'), DEFAULT_AUTH_CODE_LIFETIME_S, { min: 1, max: MAX_LIFETIME_S });
   const tokenExpiresIn = parseInteger(problems, 'INDIEWEB_TOKEN_EXPIRES_IN', read('INDIEWEB_TOKEN_EXPIRES_IN'), DEFAULT_TOKEN_LIFETIME_S, { min: 1, max: MAX_LIFETIME_S });
+  const refreshTokenExpiresIn = parseInteger(problems, 'INDIEWEB_REFRESH_TOKEN_EXPIRES_IN', read('INDIEWEB_REFRESH_TOKEN_EXPIRES_IN'), 30 * 24 * 3600, { min: 1, max: MAX_LIFETIME_S });
+  const introspectionSecret = read('INDIEWEB_INTROSPECTION_SECRET') ?? null;
+  if (introspectionSecret !== null && introspectionSecret.length < 32) problems.push('INDIEWEB_INTROSPECTION_SECRET: must be at least 32 characters');
   const allowPrivateNetworks = parseBoolean(problems, 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', read('INDIEWEB_ALLOW_PRIVATE_NETWORKS'), false);
 
   const maxBodyBytes = parseInteger(problems, 'INDIEWEB_MAX_BODY_BYTES', read('INDIEWEB_MAX_BODY_BYTES'), DEFAULT_MAX_BODY_BYTES, { min: 1024 });
@@ -178,6 +202,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   const jobLeaseSeconds = parseInteger(problems, 'INDIEWEB_JOB_LEASE_SECONDS', read('INDIEWEB_JOB_LEASE_SECONDS'), 60, { min: 1, max: 86_400 });
 
+  const files = parseFilesConfig(problems, read, dataDir, cwd);
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return deepFreeze({
@@ -191,6 +217,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     trustProxy,
     authCodeExpiresIn,
     tokenExpiresIn,
+    refreshTokenExpiresIn,
+    introspectionSecret,
     allowPrivateNetworks,
     maxBodyBytes,
     micropubHandler,
@@ -201,6 +229,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     media: { maxUploadBytes, maxUploadCount, maxUploadTotalBytes, allowedTypes, dir: mediaDir, storage },
     webmentionTargetHosts,
     jobLeaseSeconds,
+    files,
   });
 }
 
@@ -330,4 +359,116 @@ function parseMediaStorage(problems: string[], read: (name: string) => string | 
 function splitList(raw: string | undefined): string[] {
   if (raw === undefined) return [];
   return raw.split(/[\s,]+/).filter((item) => item !== '');
+}
+
+function parseFilesConfig(problems: string[], read: (name: string) => string | undefined, dataDir: string, cwd: string): FilesConfig {
+  const contentDir = path.resolve(cwd, read('INDIEWEB_FILES_CONTENT_DIR') ?? path.join(dataDir, 'sites'));
+  const userDir = read('INDIEWEB_FILES_USER_DIR') ?? DEFAULT_FILES_USER_DIR;
+  const userDirProblem = filesUserDirProblem(userDir);
+  if (userDirProblem !== null) problems.push(`INDIEWEB_FILES_USER_DIR: "${userDir}" ${userDirProblem}`);
+
+  const siteRaw = read('INDIEWEB_FILES_SITE_URL');
+  let siteUrl: string | null = null;
+  if (siteRaw !== undefined) {
+    const url = parseStrictHttpUrl(siteRaw.replaceAll('{user}', 'user'));
+    if (url === null || url.search !== '' || /[{}]/.test(siteRaw.replaceAll('{user}', ''))) problems.push(`INDIEWEB_FILES_SITE_URL: "${siteRaw}" is not an absolute http(s) URL without query or fragment ({user} allowed)`);
+    else siteUrl = siteRaw.replace(/\/+$/, '');
+  }
+
+  const frontMatterRaw = read('INDIEWEB_FILES_FRONT_MATTER') ?? 'yaml';
+  const frontMatter = FILES_FRONT_MATTER_FORMATS.find((format) => format === frontMatterRaw.toLowerCase());
+  if (frontMatter === undefined) problems.push(`INDIEWEB_FILES_FRONT_MATTER: "${frontMatterRaw}" is not one of ${FILES_FRONT_MATTER_FORMATS.join(', ')}`);
+
+  const defaultTemplates: FilesTemplates = { path: read('INDIEWEB_FILES_PATH_TEMPLATE') ?? DEFAULT_FILES_PATH_TEMPLATE, url: read('INDIEWEB_FILES_URL_TEMPLATE') ?? DEFAULT_FILES_URL_TEMPLATE };
+  for (const problem of filesTemplateProblems(defaultTemplates)) problems.push(`INDIEWEB_FILES_PATH_TEMPLATE/INDIEWEB_FILES_URL_TEMPLATE: ${problem}`);
+
+  const templates: Record<string, FilesTemplates> = {};
+  for (const item of splitList(read('INDIEWEB_FILES_TEMPLATES'))) {
+    const [type, pathTemplate, urlTemplate, extra] = item.split('=');
+    if (type === undefined || pathTemplate === undefined || urlTemplate === undefined || extra !== undefined) {
+      problems.push(`INDIEWEB_FILES_TEMPLATES: "${item}" is not TYPE=PATH_TEMPLATE=URL_TEMPLATE`);
+      continue;
+    }
+    if (!Object.hasOwn(DEFAULT_FILES_SECTIONS, type)) {
+      problems.push(`INDIEWEB_FILES_TEMPLATES: "${type}" is not one of ${Object.keys(DEFAULT_FILES_SECTIONS).join(', ')}`);
+      continue;
+    }
+    templates[type] = { path: pathTemplate, url: urlTemplate };
+    for (const problem of filesTemplateProblems(templates[type])) problems.push(`INDIEWEB_FILES_TEMPLATES: ${type}: ${problem}`);
+  }
+
+  const gitRaw = read('INDIEWEB_FILES_GIT') ?? 'commit';
+  const git = FILES_GIT_MODES.find((mode) => mode === gitRaw.toLowerCase());
+  if (git === undefined) problems.push(`INDIEWEB_FILES_GIT: "${gitRaw}" is not one of ${FILES_GIT_MODES.join(', ')}`);
+  const gitRemote = read('INDIEWEB_FILES_GIT_REMOTE') ?? DEFAULT_FILES_GIT_REMOTE;
+  // security: the value becomes a git argument; a leading "-" would be read as an option
+  if (!/^[A-Za-z0-9_.:@/~+][A-Za-z0-9_.:@/~+-]*$/.test(gitRemote)) problems.push(`INDIEWEB_FILES_GIT_REMOTE: "${gitRemote}" is not a remote name, URL or path`);
+
+  return { contentDir, userDir, siteUrl, frontMatter: frontMatter ?? 'yaml', defaultTemplates, templates, git: git ?? 'commit', gitRemote };
+}
+
+const TEMPLATE_LITERAL = /^[A-Za-z0-9._~/-]*$/;
+
+/** Splits a template into literal text and `{variable}` names; null when the braces do not pair up. */
+export function splitFilesTemplate(template: string): { readonly literals: string[]; readonly variables: string[] } | null {
+  const literals: string[] = [];
+  const variables: string[] = [];
+  let rest = template;
+  for (;;) {
+    const open = rest.indexOf('{');
+    const close = rest.indexOf('}');
+    if (open === -1) {
+      if (close !== -1) return null;
+      literals.push(rest);
+      return { literals, variables };
+    }
+    if (close < open) return null;
+    literals.push(rest.slice(0, open));
+    variables.push(rest.slice(open + 1, close));
+    rest = rest.slice(close + 1);
+  }
+}
+
+/**
+ * Everything wrong with a pair of files-handler templates (empty when they are fine). The path
+ * stays inside the site directory (relative, no `.` or `..` or hidden segments) and ends in
+ * `.md`; the URL starts with `{site}`; both use the same date and slug variables, so a URL
+ * always leads back to exactly one file.
+ */
+export function filesTemplateProblems(templates: FilesTemplates): string[] {
+  const problems: string[] = [];
+  const known = new Set<string>(FILES_TEMPLATE_VARIABLES);
+  const pathParts = splitFilesTemplate(templates.path);
+  const urlParts = splitFilesTemplate(templates.url);
+  if (pathParts === null) problems.push(`path template "${templates.path}" has unpaired braces`);
+  if (urlParts === null) problems.push(`URL template "${templates.url}" has unpaired braces`);
+  if (pathParts === null || urlParts === null) return problems;
+
+  for (const name of pathParts.variables) if (!known.has(name)) problems.push(`path template "${templates.path}" uses unknown variable {${name}}`);
+  if (!pathParts.literals.every((literal) => TEMPLATE_LITERAL.test(literal))) problems.push(`path template "${templates.path}" may only hold letters, digits and . _ ~ / - outside variables`);
+  const segments = templates.path.split('/');
+  if (templates.path.startsWith('/') || segments.some((segment) => segment === '' || segment.startsWith('.'))) {
+    problems.push(`path template "${templates.path}" must be relative, without empty, "." or ".." segments or hidden names`);
+  }
+  if (!/\.(md|markdown)$/.test(templates.path)) problems.push(`path template "${templates.path}" must end in .md or .markdown`);
+  if (!pathParts.variables.includes('slug')) problems.push(`path template "${templates.path}" must contain {slug}`);
+
+  if (!templates.url.startsWith('{site}') || urlParts.variables.filter((name) => name === 'site').length !== 1) problems.push(`URL template "${templates.url}" must start with {site} and use it once`);
+  for (const name of urlParts.variables) if (name !== 'site' && !known.has(name)) problems.push(`URL template "${templates.url}" uses unknown variable {${name}}`);
+  if (!urlParts.literals.every((literal) => TEMPLATE_LITERAL.test(literal))) problems.push(`URL template "${templates.url}" may only hold letters, digits and . _ ~ / - outside variables`);
+
+  const varying = (names: readonly string[]) => [...new Set(names.filter((name) => !['site', 'section', 'type'].includes(name)))].sort().join(' ');
+  if (varying(pathParts.variables) !== varying(urlParts.variables)) problems.push(`path template "${templates.path}" and URL template "${templates.url}" must use the same date and slug variables`);
+  return problems;
+}
+
+/** Why a files-handler user directory template is unusable, or null when it is fine. */
+export function filesUserDirProblem(userDir: string): string | null {
+  if (userDir === '.') return null;
+  const parts = splitFilesTemplate(userDir);
+  if (parts === null || parts.variables.some((name) => name !== 'user' && name !== 'id') || !parts.literals.every((literal) => TEMPLATE_LITERAL.test(literal))) {
+    return 'is not "." or a template of letters, digits, . _ ~ / - with {user} and {id}';
+  }
+  if (userDir.startsWith('/') || userDir.split('/').some((segment) => segment === '' || segment.startsWith('.'))) return 'must be relative, without empty, "." or ".." segments or hidden names';
+  return null;
 }

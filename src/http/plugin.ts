@@ -49,6 +49,7 @@ import { createBearerGuard } from '../indieauth/bearer.js';
 import { createClientPolicy } from '../indieauth/client-policy.js';
 import { createExchangeService } from '../indieauth/exchange.js';
 import { indieauthRoutes } from '../indieauth/routes.js';
+import { serverMetadata } from '../indieauth/metadata.js';
 import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
 import type { ClientIdValidator } from '../contracts/policies.js';
 import { createAuthCodesRepository } from '../storage/repositories/auth-codes.js';
@@ -206,6 +207,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
         findUser: (id) => accounts.findUser(id),
         clock,
         tokenLifetime: config.tokenExpiresIn,
+        refreshLifetime: config.refreshTokenExpiresIn,
       }),
       bearer,
       clientPolicy,
@@ -243,8 +245,14 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   });
   app.decorate('indieweb', context);
 
+  // the one route outside /indieweb: where RFC 8414 says clients look
+  app.get('/.well-known/oauth-authorization-server', async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=3600').header('access-control-allow-origin', '*').send(serverMetadata(config.baseUrl)),
+  );
+
   await app.register(
     async (child) => {
+      child.get('/metadata', async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').send(serverMetadata(config.baseUrl)));
       await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes });
       child.setErrorHandler(defaultErrorHandler);
       await child.register(accountRoutes);

@@ -47,6 +47,9 @@ export function parseAuthorizationRequest(params: unknown): AuthorizationRequest
   if (parseStrictHttpUrl(clientId) === null) throw new MalformedClientError('client_id');
   if (parseStrictHttpUrl(redirectUri) === null) throw new MalformedClientError('redirect_uri');
 
+  // today's IndieAuth sends response_type=code (older sign-in-only clients: id); absent keeps SPEC.md's behaviour
+  const responseType = readParam(params, 'response_type');
+  if (responseType !== undefined && responseType !== 'code' && responseType !== 'id') throw new InvalidRequestError('response_type must be code');
   const challenge = readParam(params, 'code_challenge');
   const method = readParam(params, 'code_challenge_method');
   if (challenge !== undefined && !isPkceValue(challenge)) throw new InvalidRequestError('malformed code_challenge');

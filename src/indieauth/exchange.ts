@@ -5,14 +5,14 @@
  * @module
  */
 import type { HostUser } from '../contracts/accounts.js';
-import type { Clock } from '../core/clock.js';
-import { sha256Base64Url } from '../core/crypto.js';
-import { InvalidClientError, InvalidGrantError, InvalidRequestError, MalformedClientError } from '../core/errors.js';
+import { addSeconds, type Clock } from '../core/clock.js';
+import { randomId, randomToken, sha256Base64Url } from '../core/crypto.js';
+import { IndieWebError, InvalidClientError, InvalidGrantError, InvalidRequestError, MalformedClientError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
-import { normalizeScope } from '../core/scope.js';
+import { normalizeScope, scopeNames } from '../core/scope.js';
 import { parseStrictHttpUrl, profileUrlKey, sameUrlIgnoringSchemeHostCase } from '../core/url.js';
 import type { AuthCodeRecord, AuthCodesRepository } from '../storage/repositories/auth-codes.js';
-import type { Transactor } from '../storage/unit-of-work.js';
+import type { Repositories, Transactor } from '../storage/unit-of-work.js';
 import type { ClientPolicy } from './client-policy.js';
 import { isPkceValue, verifyPkce } from './pkce.js';
 import type { IssuedToken, TokenService } from './token-service.js';
@@ -51,6 +51,14 @@ export interface Redeemed {
   readonly user: HostUser;
 }
 
+/** Raised inside the refresh transaction so it rolls back; the grant is then revoked outside it. */
+class ReplayedRefreshTokenError extends Error {}
+
+export class InvalidScopeError extends IndieWebError {
+  readonly code = 'invalid_scope';
+  readonly status = 400;
+}
+
 export type ExchangeService = ReturnType<typeof createExchangeService>;
 
 export function createExchangeService(deps: {
@@ -61,8 +69,29 @@ export function createExchangeService(deps: {
   findUser: (id: string) => Promise<HostUser | null> | HostUser | null;
   clock: Clock;
   tokenLifetime: number;
+  refreshLifetime: number;
 }) {
-  const { authCodes, transact, tokens, clientPolicy, findUser, clock, tokenLifetime } = deps;
+  const { authCodes, transact, tokens, clientPolicy, findUser, clock, tokenLifetime, refreshLifetime } = deps;
+
+  const revokeReplayedGrant = async (presented: string) => {
+    await transact(async (repositories) => {
+      const record = await repositories.refreshTokens.findByHash(sha256Base64Url(presented));
+      if (record === null) return;
+      const now = clock.now().toISOString();
+      await repositories.refreshTokens.revokeGrant(record.grantId, now);
+      await repositories.tokens.revokeGrant(record.grantId, now);
+    });
+  };
+
+  async function issueRefresh(repositories: Repositories, grant: { grantId: string; userId: string; clientId: string; me: string; scope: string }): Promise<string> {
+    const refreshToken = randomToken();
+    const now = clock.now();
+    await repositories.refreshTokens.insert(
+      { id: randomId(), ...grant, createdAt: now.toISOString(), expiresAt: addSeconds(now, refreshLifetime).toISOString() },
+      sha256Base64Url(refreshToken),
+    );
+    return refreshToken;
+  }
 
   /** Every check of the token endpoint's parameter table; throws `invalid_grant` on the first failure. */
   async function check(request: CodeRedemption): Promise<{ codeHash: string; record: AuthCodeRecord; user: HostUser }> {
@@ -94,14 +123,78 @@ export function createExchangeService(deps: {
   }
 
   return {
-    /** Code → access token. The code is consumed and the token created in one transaction. */
-    async exchange(request: CodeRedemption): Promise<IssuedToken & { user: HostUser }> {
+    /**
+     * Code → access token (and a refresh token when asked for). The code is
+     * consumed and the tokens created in one transaction.
+     */
+    async exchange(request: CodeRedemption, options: { withRefresh?: boolean } = {}): Promise<IssuedToken & { user: HostUser; refreshToken: string | null }> {
       const { codeHash, record, user } = await check(request);
       const issued = await transact(async (repositories) => {
         if (!(await repositories.authCodes.consume(codeHash, clock.now().toISOString()))) throw new InvalidGrantError('code already used');
-        return tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope, expiresIn: tokenLifetime }, repositories.tokens);
+        const grantId = options.withRefresh === true ? randomId() : null;
+        const access = await tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope, expiresIn: tokenLifetime, grantId }, repositories.tokens);
+        const refreshToken = grantId === null ? null : await issueRefresh(repositories, { grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope });
+        return { ...access, refreshToken };
       });
       return { ...issued, user };
+    },
+
+    /**
+     * `grant_type=refresh_token`: rotates the refresh token and issues a new
+     * access token, optionally with a narrower scope. A refresh token used a
+     * second time (replay) revokes the whole grant.
+     */
+    async refresh(body: unknown): Promise<IssuedToken & { user: HostUser; refreshToken: string }> {
+      const presented = readParam(body, 'refresh_token');
+      const clientId = readParam(body, 'client_id');
+      if (presented === undefined || presented === '' || clientId === undefined || clientId === '') throw new InvalidRequestError('refresh_token and client_id are required');
+      if (parseStrictHttpUrl(clientId) === null) throw new MalformedClientError('client_id');
+      if (!(await clientPolicy.isAllowed(clientId))) throw new InvalidClientError('client refused by policy');
+      const requested = readParam(body, 'scope');
+      return transact(async (repositories) => {
+        const record = await repositories.refreshTokens.findByHash(sha256Base64Url(presented));
+        const now = clock.now().toISOString();
+        if (record === null || record.revokedAt !== null || record.expiresAt <= now) throw new InvalidGrantError('unknown, revoked or expired refresh token');
+        if (!sameUrlIgnoringSchemeHostCase(record.clientId, clientId)) throw new InvalidGrantError('client_id differs from the grant');
+        // a refresh token is good once: a second use means it leaked, so the whole grant goes (after this rollback)
+        if (record.usedAt !== null || !(await repositories.refreshTokens.use(record.id, now))) throw new ReplayedRefreshTokenError('refresh token replayed; grant revoked');
+        const granted = scopeNames(record.scope);
+        const scope = requested === undefined ? record.scope : normalizeScope(requested);
+        if (!scopeNames(scope).every((name) => granted.includes(name))) throw new InvalidScopeError('scope wider than the grant');
+        const user = await findUser(record.userId);
+        if (user === null || !user.isActive) throw new InvalidGrantError('owner inactive');
+        const access = await tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope, expiresIn: tokenLifetime, grantId: record.grantId }, repositories.tokens);
+        const refreshToken = await issueRefresh(repositories, { grantId: record.grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope });
+        return { ...access, refreshToken, user };
+      }).catch(async (error: unknown) => {
+        // the replay revocation must land even though the exchange fails
+        if (error instanceof ReplayedRefreshTokenError) {
+          await revokeReplayedGrant(presented);
+          throw new InvalidGrantError(error.message);
+        }
+        throw error;
+      });
+    },
+
+    /**
+     * Revocation (RFC 7009): an access token is revoked; a refresh token
+     * revokes its whole grant. Unknown values are fine: nothing to do.
+     */
+    async revoke(token: string): Promise<void> {
+      const now = clock.now().toISOString();
+      await transact(async (repositories) => {
+        const hash = sha256Base64Url(token);
+        const access = await repositories.tokens.findByHash(hash);
+        if (access !== null) {
+          await repositories.tokens.revoke(access.id, now);
+          return;
+        }
+        const refresh = await repositories.refreshTokens.findByHash(hash);
+        if (refresh !== null) {
+          await repositories.refreshTokens.revokeGrant(refresh.grantId, now);
+          await repositories.tokens.revokeGrant(refresh.grantId, now);
+        }
+      });
     },
 
     /** Code → `me` (authentication only). The code is consumed. */

@@ -58,7 +58,7 @@ function backChannelError(codeFor: (error: unknown) => string) {
 /** POST /token/: validator and client_id problems are `invalid_request`, code problems `invalid_grant`. */
 export const tokenErrorHandler = backChannelError((error) => {
   if (!isIndieWebError(error)) return 'invalid_request';
-  if (error.code === 'invalid_grant' || error.code === 'unsupported_grant_type') return error.code;
+  if (error.code === 'invalid_grant' || error.code === 'unsupported_grant_type' || error.code === 'invalid_scope') return error.code;
   return 'invalid_request';
 });
 

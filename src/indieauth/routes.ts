@@ -7,6 +7,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CSRF_FIELD } from '../accounts/csrf.js';
 import type { HostUser } from '../contracts/accounts.js';
+import { constantTimeEqual } from '../core/crypto.js';
+import { hasScope } from '../core/scope.js';
+import type { TokenRecord } from '../storage/repositories/tokens.js';
 import { InvalidRequestError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
 import { isValidCsrf, csrfTokenFor } from '../http/csrf.js';
@@ -22,6 +25,7 @@ import {
   codeVerificationErrorHandler,
   replyToBearerError,
   sendFields,
+  sendResourceAuthError,
   tokenErrorHandler,
 } from './responses.js';
 import { remainingLifetime } from './token-service.js';
@@ -44,6 +48,22 @@ function authorizationPath(request: AuthorizationRequest): string {
 export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
   const ctx = app.indieweb;
   const { authorization, exchange, bearer, config } = ctx.indieauth;
+
+  /** The `profile` object for a token with the `profile` scope (and `email` with the `email` scope); null without it. */
+  async function profileFor(user: HostUser, scope: string): Promise<Record<string, string> | null> {
+    if (!hasScope(scope, 'profile')) return null;
+    const card = (await ctx.profiles.get(user)).hCard;
+    const profile: Record<string, string> = {};
+    const name = card.name?.[0];
+    const url = card.url?.[0] ?? user.me[0];
+    const photo = card.photo?.[0];
+    if (name !== undefined) profile.name = name;
+    if (url !== undefined) profile.url = url;
+    if (photo !== undefined) profile.photo = photo;
+    const email = card.email?.[0];
+    if (hasScope(scope, 'email') && email !== undefined) profile.email = email.replace(/^mailto:/i, '');
+    return profile;
+  }
 
   /** The origin of redirect_uri, allowed as a form target: browsers apply form-action to the redirect after our POST. */
   const formActionFor = (request: AuthorizationRequest) => {
@@ -110,6 +130,8 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       const redeemed = await exchange.verify(parseCodeRedemption(request.body));
       request.log.info({ clientId: redeemed.code.clientId }, 'authorization code verified');
       reply.header('cache-control', 'no-store');
+      const profile = prefersJson(request) ? await profileFor(redeemed.user, redeemed.code.scope) : null;
+      if (profile !== null) return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ me: redeemed.code.me, profile }));
       return sendFields(request, reply, 200, { me: redeemed.code.me });
     });
   });
@@ -118,18 +140,75 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     back.setErrorHandler(tokenErrorHandler);
 
     back.post('/token/', async (request, reply) => {
+      // older clients revoke through the token endpoint
+      if (readParam(request.body, 'action') === 'revoke') return revokeAndAnswer(request, reply);
       const grantType = readParam(request.body, 'grant_type');
+      if (grantType === 'refresh_token') {
+        const refreshed = await exchange.refresh(request.body);
+        request.log.info({ clientId: refreshed.record.clientId, userId: refreshed.record.userId }, 'token refreshed');
+        return sendTokenResponse(request, reply, refreshed, refreshed.refreshToken);
+      }
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
-      const issued = await exchange.exchange(parseCodeRedemption(request.body));
+      // a refresh token only for a modern client: it names the grant type and asks for JSON (SPEC's form answer keeps its four fields)
+      const issued = await exchange.exchange(parseCodeRedemption(request.body), { withRefresh: grantType === 'authorization_code' && prefersJson(request) });
+      request.log.info({ clientId: issued.record.clientId, userId: issued.record.userId, scope: issued.record.scope }, 'token issued');
+      return sendTokenResponse(request, reply, issued, issued.refreshToken);
+    });
+
+    async function sendTokenResponse(request: FastifyRequest, reply: FastifyReply, issued: { token: string; record: TokenRecord; user: HostUser }, refreshToken: string | null) {
       const { record } = issued;
-      request.log.info({ clientId: record.clientId, userId: record.userId, scope: record.scope }, 'token issued');
       const expiresIn = remainingLifetime(record, ctx.clock.now());
       const fields: Record<string, string | number> = { access_token: issued.token, scope: record.scope, me: record.me };
       if (expiresIn !== null) fields.expires_in = expiresIn;
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       // DESIGN: JSON (200, with token_type) only for a client that prefers it; SPEC's 201 form otherwise
-      if (prefersJson(request)) return sendFields(request, reply, 200, { ...fields, token_type: 'Bearer' });
-      return sendFields(request, reply, 201, fields);
+      if (!prefersJson(request)) return sendFields(request, reply, 201, refreshToken === null ? fields : { ...fields, refresh_token: refreshToken });
+      const profile = await profileFor(issued.user, record.scope);
+      return reply
+        .code(200)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify({ ...fields, token_type: 'Bearer', ...(refreshToken === null ? {} : { refresh_token: refreshToken }), ...(profile === null ? {} : { profile }) }));
+    }
+
+    async function revokeAndAnswer(request: FastifyRequest, reply: FastifyReply) {
+      const token = readParam(request.body, 'token');
+      // RFC 7009: the answer is 200 whether or not the token was valid
+      if (token !== undefined && token !== '') await exchange.revoke(token);
+      request.log.info('token revocation requested');
+      return reply.code(200).header('cache-control', 'no-store').header('content-type', 'text/plain; charset=utf-8').send('');
+    }
+
+    back.post('/token/revoke', revokeAndAnswer);
+
+    back.post('/token/introspect', async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const inactive = () => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"active":false}');
+      const caller = /^Bearer[ \t]+(\S+)$/i.exec(typeof request.headers.authorization === 'string' ? request.headers.authorization : '')?.[1];
+      const secret = ctx.config.introspectionSecret;
+      const isResourceServer = caller !== undefined && secret !== null && constantTimeEqual(caller, secret);
+      const callerToken = caller === undefined || isResourceServer ? null : await ctx.tokens.validate(caller);
+      if (!isResourceServer && callerToken === null) return sendResourceAuthError(reply, 401);
+      const token = readParam(request.body, 'token');
+      if (token === undefined || token === '') return inactive();
+      const valid = await ctx.tokens.validate(token);
+      // a caller that is not a resource server may only learn about tokens of its own owner
+      if (valid === null || (!isResourceServer && valid.user.id !== callerToken?.user.id)) return inactive();
+      const body: Record<string, unknown> = { active: true, me: valid.token.me, client_id: valid.token.clientId, scope: valid.token.scope, iat: Math.floor(Date.parse(valid.token.createdAt) / 1000) };
+      if (valid.token.expiresAt !== null) body.exp = Math.floor(Date.parse(valid.token.expiresAt) / 1000);
+      return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+    });
+
+    back.get('/userinfo', async (request, reply) => {
+      try {
+        const auth = await bearer.authenticate(request);
+        bearer.assertScope(auth, 'profile');
+        reply.header('cache-control', 'no-store');
+        return reply.send(await profileFor(auth.user, auth.scope));
+      } catch (error) {
+        const answered = replyToBearerError(error, reply);
+        if (answered !== null) return answered;
+        throw error;
+      }
     });
 
     // token verification (legacy IndieAuth): who does this bearer token act for?
@@ -149,4 +228,6 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
   methodNotAllowed(app, '/auth/', ['GET', 'HEAD', 'POST']);
   methodNotAllowed(app, '/auth/consent/', ['POST']);
   methodNotAllowed(app, '/token/', ['GET', 'HEAD', 'POST']);
+  methodNotAllowed(app, '/token/revoke', ['POST']);
+  methodNotAllowed(app, '/token/introspect', ['POST']);
 }

@@ -17,6 +17,8 @@ export interface IssueTokenInput {
   readonly scope: string;
   /** Seconds until expiry; null issues a token without expiry (personal access token). */
   readonly expiresIn: number | null;
+  /** The grant the token belongs to, when it comes with a refresh token. */
+  readonly grantId?: string | null;
 }
 
 export interface IssuedToken {
@@ -62,6 +64,7 @@ export function createTokenService(deps: TokenServiceDeps) {
         expiresAt: input.expiresIn === null ? null : addSeconds(now, input.expiresIn).toISOString(),
         lastUsedAt: null,
         revokedAt: null,
+        grantId: input.grantId ?? null,
       };
       await repository.insert({ ...record, tokenHash: sha256Base64Url(token) });
       return { token, record };
@@ -86,6 +89,15 @@ export function createTokenService(deps: TokenServiceDeps) {
     },
 
     list: (filter: { userId?: string } = {}) => tokens.list(filter),
+
+    /** Revokes the token itself (by its value), and its whole grant when it has one. False when unknown. */
+    async revokeByToken(token: string): Promise<TokenRecord | null> {
+      const record = await tokens.findByHash(sha256Base64Url(token));
+      if (record === null) return null;
+      const now = clock.now().toISOString();
+      await tokens.revoke(record.id, now);
+      return record;
+    },
 
     async revoke(id: string): Promise<void> {
       const found = await tokens.findById(id);

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { html, SafeHtml, sendPage } from '../http/html.js';
+import { metadataUrl } from '../indieauth/metadata.js';
 import { prefersJson } from '../indieauth/responses.js';
 import { linkTags, renderHCard } from './template-helpers.js';
 
@@ -17,6 +18,7 @@ export async function profileRoutes(app: FastifyInstance): Promise<void> {
     const account = await users.findByName(request.params.name);
     if (account === null || !account.isActive) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('not found');
     const profile = await ctx.profiles.get({ id: account.id, name: account.name, me: account.me, isActive: account.isActive });
+    reply.header('link', `<${metadataUrl(ctx.config.baseUrl)}>; rel="indieauth-metadata"`);
     if (prefersJson(request)) {
       return reply.send({ name: account.name, me: account.me, h_card: profile.hCard, profile: { name: profile.name, photo_url: profile.photoUrl, url: profile.url } });
     }

@@ -41,6 +41,7 @@ export function renderHCard(profile: HCardProfile, options: { extraClasses?: rea
 export function linkTags(baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, '');
   return [
+    `<link rel="indieauth-metadata" href="${escapeHtml(`${base}/.well-known/oauth-authorization-server`)}">`,
     `<link rel="authorization_endpoint" href="${escapeHtml(`${base}/indieweb/auth/`)}">`,
     `<link rel="token_endpoint" href="${escapeHtml(`${base}/indieweb/token/`)}">`,
     `<link rel="micropub" href="${escapeHtml(`${base}/indieweb/micropub/`)}">`,

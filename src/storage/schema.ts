@@ -48,6 +48,21 @@ export interface TokenTable {
   expires_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
+  grant_id: string | null;
+}
+
+export interface RefreshTokenTable {
+  id: string;
+  token_hash: string;
+  grant_id: string;
+  user_id: string;
+  client_id: string;
+  me: string;
+  scope: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
 }
 
 export interface MediaTable {
@@ -110,6 +125,7 @@ export interface Database {
   indieweb_webmention: WebmentionTable;
   indieweb_job: JobTable;
   indieweb_profile: ProfileTable;
+  indieweb_refresh_token: RefreshTokenTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -123,3 +139,4 @@ export type NewTokenRow = Insertable<TokenTable>;
 export type MediaRow = Selectable<MediaTable>;
 export type WebmentionRow = Selectable<WebmentionTable>;
 export type JobRow = Selectable<JobTable>;
+export type RefreshTokenRow = Selectable<RefreshTokenTable>;

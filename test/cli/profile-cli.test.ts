@@ -49,9 +49,10 @@ describe('indiestack links and profile commands', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('links NAME prints the four link tags for INDIEWEB_BASE_URL', async () => {
+  it('links NAME prints the link tags for INDIEWEB_BASE_URL', async () => {
     const result = await cli(['links', 'alice']);
     const expected = [
+      `<link rel="indieauth-metadata" href="${BASE_URL}/.well-known/oauth-authorization-server">`,
       `<link rel="authorization_endpoint" href="${BASE_URL}/indieweb/auth/">`,
       `<link rel="token_endpoint" href="${BASE_URL}/indieweb/token/">`,
       `<link rel="micropub" href="${BASE_URL}/indieweb/micropub/">`,

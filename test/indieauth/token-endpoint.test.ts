@@ -470,9 +470,10 @@ describe('POST /indieweb/token/', () => {
   });
 
   describe('grant_type', () => {
-    it('400 unsupported_grant_type for a grant_type other than authorization_code; the code stays usable', async () => {
+    it('400 unsupported_grant_type for a grant_type other than authorization_code and refresh_token; the code stays usable', async () => {
       const code = await obtainCode(t, jar);
-      for (const grantType of ['refresh_token', 'client_credentials', '']) {
+      expectTokenError(await redeem(t, code, { grant_type: 'refresh_token' }), 400, 'invalid_request');
+      for (const grantType of ['client_credentials', 'password', '']) {
         const response = await redeem(t, code, { grant_type: grantType });
         expect(response.statusCode).toBe(400);
         expect(response.headers['content-type']).toBe(FORM_TYPE);

@@ -105,6 +105,7 @@ for (const dialect of DIALECTS) {
           expiresAt: '2026-01-02T00:00:00.000Z',
           lastUsedAt: null,
           revokedAt: null,
+          grantId: null,
         });
         expect(await tokens.findByHash('hash-3')).toBeNull();
         const columns = await sql<{ token_hash: string }>`select token_hash from indieweb_token order by id`.execute(database.db);

@@ -3,6 +3,7 @@ import * as m0001 from './0001-accounts-and-tokens.js';
 import * as m0002 from './0002-media.js';
 import * as m0003 from './0003-webmentions.js';
 import * as m0004 from './0004-profiles.js';
+import * as m0005 from './0005-grants.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -10,4 +11,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0002-media': m0002,
   '0003-webmentions': m0003,
   '0004-profiles': m0004,
+  '0005-grants': m0005,
 });

@@ -13,6 +13,8 @@ export interface TokenRecord {
   readonly expiresAt: string | null;
   readonly lastUsedAt: string | null;
   readonly revokedAt: string | null;
+  /** Set when the token came with a refresh token. */
+  readonly grantId: string | null;
 }
 
 export interface NewToken {
@@ -24,6 +26,7 @@ export interface NewToken {
   readonly scope: string;
   readonly createdAt: string;
   readonly expiresAt: string | null;
+  readonly grantId?: string | null;
 }
 
 export type TokensRepository = ReturnType<typeof createTokensRepository>;
@@ -39,6 +42,7 @@ function toToken(row: TokenRow): TokenRecord {
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    grantId: row.grant_id,
   };
 }
 
@@ -56,6 +60,7 @@ export function createTokensRepository(db: Kysely<Database>) {
           scope: token.scope,
           created_at: token.createdAt,
           expires_at: token.expiresAt,
+          grant_id: token.grantId ?? null,
         })
         .execute();
     },
@@ -86,6 +91,12 @@ export function createTokensRepository(db: Kysely<Database>) {
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Revokes every token of a grant; returns how many were live. */
+    async revokeGrant(grantId: string, now: string): Promise<number> {
+      const result = await db.updateTable('indieweb_token').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     async touch(id: string, now: string): Promise<void> {

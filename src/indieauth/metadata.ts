@@ -1,0 +1,32 @@
+/**
+ * IndieAuth server metadata (RFC 8414 shape), for clients that discover the
+ * server from `rel="indieauth-metadata"`.
+ * @module
+ */
+
+/** Scopes advertised; `draft` is accepted and kept but, as the spec says, never advertised. */
+export const SCOPES_SUPPORTED = ['create', 'update', 'delete', 'undelete', 'media', 'profile', 'email'] as const;
+
+export function serverMetadata(baseUrl: string) {
+  const base = baseUrl.replace(/\/+$/, '');
+  return {
+    issuer: `${base}/`,
+    authorization_endpoint: `${base}/indieweb/auth/`,
+    token_endpoint: `${base}/indieweb/token/`,
+    introspection_endpoint: `${base}/indieweb/token/introspect`,
+    introspection_endpoint_auth_methods_supported: ['Bearer'],
+    revocation_endpoint: `${base}/indieweb/token/revoke`,
+    revocation_endpoint_auth_methods_supported: ['none'],
+    userinfo_endpoint: `${base}/indieweb/userinfo`,
+    code_challenge_methods_supported: ['S256', 'plain'],
+    scopes_supported: [...SCOPES_SUPPORTED],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    response_types_supported: ['code'],
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** Where the metadata document lives. */
+export function metadataUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/.well-known/oauth-authorization-server`;
+}
