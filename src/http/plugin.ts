@@ -53,6 +53,7 @@ import { serverMetadata } from '../indieauth/metadata.js';
 import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
 import type { ClientIdValidator } from '../contracts/policies.js';
 import { createAuthCodesRepository } from '../storage/repositories/auth-codes.js';
+import { createRefreshTokensRepository } from '../storage/repositories/refresh-tokens.js';
 import { createTransactor } from '../storage/unit-of-work.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { createTokensRepository } from '../storage/repositories/tokens.js';
@@ -201,6 +202,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       authorization: createAuthorizationService({ authCodes, clientPolicy, clock, codeLifetime: config.authCodeExpiresIn }),
       exchange: createExchangeService({
         authCodes,
+        refreshTokens: createRefreshTokensRepository(db),
         transact: createTransactor(db),
         tokens,
         clientPolicy,

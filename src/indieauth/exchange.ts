@@ -12,6 +12,7 @@ import { readParam } from '../core/params.js';
 import { normalizeScope, scopeNames } from '../core/scope.js';
 import { parseStrictHttpUrl, profileUrlKey, sameUrlIgnoringSchemeHostCase } from '../core/url.js';
 import type { AuthCodeRecord, AuthCodesRepository } from '../storage/repositories/auth-codes.js';
+import type { RefreshTokensRepository } from '../storage/repositories/refresh-tokens.js';
 import type { Repositories, Transactor } from '../storage/unit-of-work.js';
 import type { ClientPolicy } from './client-policy.js';
 import { isPkceValue, verifyPkce } from './pkce.js';
@@ -63,6 +64,7 @@ export type ExchangeService = ReturnType<typeof createExchangeService>;
 
 export function createExchangeService(deps: {
   authCodes: AuthCodesRepository;
+  refreshTokens: RefreshTokensRepository;
   transact: Transactor;
   tokens: TokenService;
   clientPolicy: ClientPolicy;
@@ -71,7 +73,7 @@ export function createExchangeService(deps: {
   tokenLifetime: number;
   refreshLifetime: number;
 }) {
-  const { authCodes, transact, tokens, clientPolicy, findUser, clock, tokenLifetime, refreshLifetime } = deps;
+  const { authCodes, refreshTokens, transact, tokens, clientPolicy, findUser, clock, tokenLifetime, refreshLifetime } = deps;
 
   const revokeReplayedGrant = async (presented: string) => {
     await transact(async (repositories) => {
@@ -151,6 +153,9 @@ export function createExchangeService(deps: {
       if (parseStrictHttpUrl(clientId) === null) throw new MalformedClientError('client_id');
       if (!(await clientPolicy.isAllowed(clientId))) throw new InvalidClientError('client refused by policy');
       const requested = readParam(body, 'scope');
+      // the owner is looked up before the transaction: on SQLite a query outside it would wait for it forever
+      const found = await refreshTokens.findByHash(sha256Base64Url(presented));
+      const owner = found === null ? null : await findUser(found.userId);
       return transact(async (repositories) => {
         const record = await repositories.refreshTokens.findByHash(sha256Base64Url(presented));
         const now = clock.now().toISOString();
@@ -161,11 +166,10 @@ export function createExchangeService(deps: {
         const granted = scopeNames(record.scope);
         const scope = requested === undefined ? record.scope : normalizeScope(requested);
         if (!scopeNames(scope).every((name) => granted.includes(name))) throw new InvalidScopeError('scope wider than the grant');
-        const user = await findUser(record.userId);
-        if (user === null || !user.isActive) throw new InvalidGrantError('owner inactive');
+        if (owner === null || !owner.isActive || owner.id !== record.userId) throw new InvalidGrantError('owner inactive');
         const access = await tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope, expiresIn: tokenLifetime, grantId: record.grantId }, repositories.tokens);
         const refreshToken = await issueRefresh(repositories, { grantId: record.grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope });
-        return { ...access, refreshToken, user };
+        return { ...access, refreshToken, user: owner };
       }).catch(async (error: unknown) => {
         // the replay revocation must land even though the exchange fails
         if (error instanceof ReplayedRefreshTokenError) {

@@ -12,7 +12,7 @@ import { filesTemplateProblems, filesUserDirProblem, splitFilesTemplate } from '
 import type { HostUser } from '../contracts/accounts.js';
 import type { MicropubProperties } from '../contracts/micropub-types.js';
 
-/** The post types the files handler knows, in detection order's reverse (see {@link detectPostType}). */
+/** The post types the files handler knows: the built-in list, each with its default `{section}`. */
 export const FILES_POST_TYPES: readonly string[] = Object.freeze(Object.keys(DEFAULT_FILES_SECTIONS));
 
 /** Longest slug in code points; with a `-N` suffix and `.md` a file name stays far below 255 bytes. */

@@ -2,6 +2,7 @@ import type { MicropubHandler, MicropubHandlerFactoryOptions } from '../contract
 import type { Config } from '../config/config.js';
 import { loadExport } from '../config/load-callable.js';
 import { ConfigError } from '../core/errors.js';
+import { createFilesHandlerFromConfig, type FilesHandlerLog } from './files-handler.js';
 import { createMemoryHandler } from './memory-handler.js';
 
 const REQUIRED_METHODS = ['createEntry', 'getEntry', 'updateEntry', 'deleteEntry', 'undeleteEntry', 'getConfig'] as const;
@@ -18,13 +19,16 @@ export interface ResolvedHandler {
 /**
  * The configured content handler: the object passed in plugin mode, the
  * export named by `INDIEWEB_MICROPUB_HANDLER` (a handler object or a factory
- * returning one), or the in-memory handler. A setting that names no usable
- * handler stops the start with a {@link ConfigError}: publishing would not work.
+ * returning one), the built-in `files` handler, or the in-memory handler. A
+ * setting that names no usable handler stops the start with a
+ * {@link ConfigError}: publishing would not work. `log` receives the files
+ * handler's failed commits and pushes.
  */
-export async function resolveHandler(config: Config, given: MicropubHandler | undefined, cwd: string): Promise<ResolvedHandler> {
+export async function resolveHandler(config: Config, given: MicropubHandler | undefined, cwd: string, log?: FilesHandlerLog): Promise<ResolvedHandler> {
   if (given !== undefined) return { handler: given, inMemory: false };
   const specifier = config.micropubHandler;
   if (specifier === null || specifier === 'memory') return { handler: createMemoryHandler({ baseUrl: config.baseUrl }), inMemory: true };
+  if (specifier === 'files') return { handler: createFilesHandlerFromConfig(config, log), inMemory: false };
   let loaded: unknown;
   try {
     loaded = await loadExport(specifier, cwd);
