@@ -19,6 +19,7 @@ import type { TokenService } from '../indieauth/token-service.js';
 import type { AuthorizationService } from '../indieauth/authorize.js';
 import type { BearerGuard } from '../indieauth/bearer.js';
 import type { ClientPolicy } from '../indieauth/client-policy.js';
+import type { ClientInfoFetcher } from '../indieauth/client-info.js';
 import type { ExchangeService } from '../indieauth/exchange.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 
@@ -38,6 +39,8 @@ export interface IndieWebContext {
     /** The resource guard Micropub and media use. */
     readonly bearer: BearerGuard;
     readonly clientPolicy: ClientPolicy;
+    /** What clients publish about themselves at their client_id. */
+    readonly clientInfo: ClientInfoFetcher;
     readonly config: {
       /** The `iss` of authorization responses: the base URL with a trailing slash. */
       readonly issuer: string;

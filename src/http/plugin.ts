@@ -50,6 +50,7 @@ import { createClientPolicy } from '../indieauth/client-policy.js';
 import { createExchangeService } from '../indieauth/exchange.js';
 import { indieauthRoutes } from '../indieauth/routes.js';
 import { serverMetadata } from '../indieauth/metadata.js';
+import { createClientInfoFetcher } from '../indieauth/client-info.js';
 import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
 import type { ClientIdValidator } from '../contracts/policies.js';
 import { createAuthCodesRepository } from '../storage/repositories/auth-codes.js';
@@ -125,6 +126,20 @@ function createConfiguredStorage(config: Config): MediaStorage {
   return createLocalStorage({ dir: config.media.dir, baseUrl: config.baseUrl });
 }
 
+/** The handler with the media hooks added, keeping its own methods bound to it. */
+function withMediaHooks(handler: MicropubHandler, hooks: ReturnType<typeof createMediaHooks>): MicropubHandler {
+  return {
+    createEntry: (entry, user) => handler.createEntry(entry, user),
+    getEntry: (url, user) => handler.getEntry(url, user),
+    updateEntry: (url, operations, user) => handler.updateEntry(url, operations, user),
+    deleteEntry: (url, user) => handler.deleteEntry(url, user),
+    undeleteEntry: (url, user) => handler.undeleteEntry(url, user),
+    getConfig: (user) => handler.getConfig(user),
+    ...(handler.listEntries === undefined ? {} : { listEntries: (user, page) => handler.listEntries!(user, page) }),
+    ...hooks,
+  };
+}
+
 function isLocalStorage(storage: MediaStorage): storage is LocalMediaStorage {
   return (storage as Partial<LocalMediaStorage>).kind === 'local' && typeof (storage as Partial<LocalMediaStorage>).pathOf === 'function';
 }
@@ -148,10 +163,10 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
 
   const mediaRepository = createMediaRepository(db);
   const storage = options.storage ?? createConfiguredStorage(config);
-  const resolved = await resolveHandler(config, options.handler, process.cwd());
+  const resolved = await resolveHandler(config, options.handler, process.cwd(), app.log);
   if (resolved.inMemory) app.log.warn('micropub: using the in-memory handler; entries are lost on restart');
-  // the built-in handler answers media queries from the media table
-  const handler = resolved.inMemory ? { ...resolved.handler, ...createMediaHooks({ media: mediaRepository, storage }) } : resolved.handler;
+  // the built-in handlers answer media queries from the media table
+  const handler = resolved.builtIn === true ? withMediaHooks(resolved.handler, createMediaHooks({ media: mediaRepository, storage })) : resolved.handler;
   const pipeline = createUploadPipeline({ storage, media: mediaRepository, limits: config.media, clock });
   const bearer = createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy });
   let urlPolicy: LoadedCallable<UrlPolicy> | null = options.urlPolicy === undefined ? null : { ok: true, fn: options.urlPolicy };
@@ -161,6 +176,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   }
 
   const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
+  // client pages are fetched while a person waits on the consent screen: a tighter cap
+  const clientOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: 3_000, maxBytes: 256 * 1024 });
   const events = new WebmentionEvents();
   if (options.onWebmentionReceived !== undefined) events.on('webmention_received', options.onWebmentionReceived);
   const jobsRepository = createJobsRepository(db, options.database.dialect);
@@ -188,6 +205,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   app.addHook('onClose', async () => {
     await jobWorker.stop();
     await outbound.close();
+    await clientOutbound.close();
   });
 
   const context: IndieWebContext = Object.freeze({
@@ -213,6 +231,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       }),
       bearer,
       clientPolicy,
+      clientInfo: createClientInfoFetcher({ outbound: clientOutbound, clock }),
       config: { issuer: `${config.baseUrl}/` },
     },
     micropub: {

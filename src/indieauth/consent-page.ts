@@ -3,6 +3,7 @@ import type { HostUser } from '../contracts/accounts.js';
 import { scopeNames } from '../core/scope.js';
 import { html, type SafeHtml } from '../http/html.js';
 import { hostOf, type AuthorizationRequest } from './authorize.js';
+import type { ClientInfo } from './client-info.js';
 
 const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   create: 'create new posts',
@@ -29,20 +30,24 @@ function hiddenFields(request: AuthorizationRequest): SafeHtml {
   return html`${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
 }
 
-export function consentBody(options: { request: AuthorizationRequest; user: HostUser; csrf: string; notice?: SafeHtml }): SafeHtml {
+export function consentBody(options: { request: AuthorizationRequest; user: HostUser; csrf: string; notice?: SafeHtml; client?: ClientInfo | null }): SafeHtml {
   const { request, user, csrf } = options;
+  const client = options.client ?? null;
   const clientHost = hostOf(request.clientId);
   const redirectHost = hostOf(request.redirectUri);
   const scopes = scopeNames(request.scope);
   return html`<main>
-<h1>Sign in to ${clientHost}</h1>
+${client?.logo?.startsWith('https:') === true ? html`<img class="client-logo" src="${client.logo}" alt="" width="64" height="64">` : ''}
+<h1>Sign in to ${client?.name ?? clientHost}</h1>
 ${options.notice ?? ''}
 <p>Signed in here as <strong>${user.name}</strong>.</p>
 <dl>
 <dt>App</dt><dd><code>${request.clientId}</code></dd>
 <dt>You will be sent back to</dt><dd><code>${request.redirectUri}</code>${
     redirectHost !== clientHost
-      ? html`<p class="warning" role="alert">This address is on ${redirectHost}, not on the app's own site ${clientHost}. Approve only if you trust it.</p>`
+      ? html`<p class="warning" role="alert">This address is on ${redirectHost}, not on the app's own site ${clientHost}.${
+          client !== null && client.redirectUris.includes(request.redirectUri) ? ' The app publishes it as its own.' : ' Approve only if you trust it.'
+        }</p>`
       : ''
   }</dd>
 <dt>As</dt><dd><code>${request.me}</code></dd>
@@ -75,5 +80,14 @@ export function notYourProfileBody(options: { request: AuthorizationRequest; use
 ${hiddenFields(request)}
 <button type="submit" name="decision" value="deny">Back to the app</button>
 </form>
+</main>`;
+}
+
+/** Shown when redirect_uri leaves the client's host and the client's own page does not publish it. */
+export function unpublishedRedirectBody(request: AuthorizationRequest): SafeHtml {
+  return html`<main>
+<h1>Sign-in refused</h1>
+<p class="error" role="alert">The app <code>${request.clientId}</code> wants to send you back to <code>${request.redirectUri}</code>, on another site, and its own page does not list that address. This is how sign-in links are abused, so nothing was issued.</p>
+<p>If this is your app, publish the address as a <code>redirect_uri</code> (link or client metadata) on <code>${request.clientId}</code>.</p>
 </main>`;
 }

@@ -16,8 +16,9 @@ import { isValidCsrf, csrfTokenFor } from '../http/csrf.js';
 import { html, sendPage } from '../http/html.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import type { AuthorizationRequest } from './authorize.js';
-import { ownProfileUrl } from './authorize.js';
-import { consentBody, notYourProfileBody } from './consent-page.js';
+import { hostOf, ownProfileUrl } from './authorize.js';
+import { consentBody, notYourProfileBody, unpublishedRedirectBody } from './consent-page.js';
+import type { ClientInfo } from './client-info.js';
 import { parseCodeRedemption } from './exchange.js';
 import {
   authorizationErrorHandler,
@@ -76,8 +77,24 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     return user !== null && user.isActive ? user : null;
   }
 
-  function showConsent(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, user: HostUser, status = 200, expired = false) {
+  /**
+   * A redirect_uri on another host than the client_id is accepted when the
+   * client's page publishes it; refused when the page was read and does not;
+   * only flagged when the page cannot be read (SPEC.md's behaviour).
+   */
+  async function clientCheck(auth: AuthorizationRequest): Promise<{ info: ClientInfo | null; refused: boolean }> {
+    const info = await ctx.indieauth.clientInfo.get(auth.clientId);
+    const crossHost = hostOf(auth.redirectUri).toLowerCase() !== hostOf(auth.clientId).toLowerCase();
+    return { info, refused: crossHost && info !== null && !info.redirectUris.includes(auth.redirectUri) };
+  }
+
+  async function showConsent(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, user: HostUser, status = 200, expired = false) {
     const csrf = csrfTokenFor(ctx, request, reply, user.id);
+    const { info, refused } = await clientCheck(auth);
+    if (refused) {
+      request.log.info({ clientId: auth.clientId }, 'authorization refused: redirect_uri not published by the client');
+      return sendPage(reply, 400, { title: 'Sign-in refused', body: unpublishedRedirectBody(auth) });
+    }
     if (ownProfileUrl(user, auth.me) === null) {
       request.log.info({ clientId: auth.clientId }, 'authorization refused: me is not the signed-in account');
       return sendPage(reply, 403, { title: 'Not your profile', body: notYourProfileBody({ request: auth, user, csrf }), formAction: formActionFor(auth) });
@@ -85,7 +102,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     const notice = expired ? html`<p class="error" role="alert">The form expired. Please decide again.</p>` : undefined;
     return sendPage(reply, status, {
       title: 'Approve sign-in',
-      body: consentBody({ request: auth, user, csrf, ...(notice === undefined ? {} : { notice }) }),
+      body: consentBody({ request: auth, user, csrf, client: info, ...(notice === undefined ? {} : { notice }) }),
       formAction: formActionFor(auth),
     });
   }
@@ -116,7 +133,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       }
       if (decision !== 'approve') throw new InvalidRequestError('decision must be approve or deny');
       const me = ownProfileUrl(user, auth.me);
-      if (me === null) return showConsent(request, reply, auth, user);
+      if (me === null || (await clientCheck(auth)).refused) return showConsent(request, reply, auth, user);
       const code = await authorization.issueCode(auth, user, me);
       request.log.info({ clientId: auth.clientId, userId: user.id, scope: auth.scope }, 'authorization code issued');
       return reply.redirect(appendQuery(auth.redirectUri, { code, state: auth.state, me, iss: config.issuer }), 302);

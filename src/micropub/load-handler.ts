@@ -14,6 +14,8 @@ export function isMicropubHandler(value: unknown): value is MicropubHandler {
 export interface ResolvedHandler {
   readonly handler: MicropubHandler;
   readonly inMemory: boolean;
+  /** One of ours (memory, files): its media queries are answered from the media table. */
+  readonly builtIn?: boolean;
 }
 
 /**
@@ -27,8 +29,8 @@ export interface ResolvedHandler {
 export async function resolveHandler(config: Config, given: MicropubHandler | undefined, cwd: string, log?: FilesHandlerLog): Promise<ResolvedHandler> {
   if (given !== undefined) return { handler: given, inMemory: false };
   const specifier = config.micropubHandler;
-  if (specifier === null || specifier === 'memory') return { handler: createMemoryHandler({ baseUrl: config.baseUrl }), inMemory: true };
-  if (specifier === 'files') return { handler: createFilesHandlerFromConfig(config, log), inMemory: false };
+  if (specifier === null || specifier === 'memory') return { handler: createMemoryHandler({ baseUrl: config.baseUrl }), inMemory: true, builtIn: true };
+  if (specifier === 'files') return { handler: createFilesHandlerFromConfig(config, log), inMemory: false, builtIn: true };
   let loaded: unknown;
   try {
     loaded = await loadExport(specifier, cwd);

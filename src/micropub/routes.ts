@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuth } from '../indieauth/bearer.js';
+import type { HostUser } from '../contracts/accounts.js';
 import { readParam } from '../core/params.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from './actions.js';
@@ -29,8 +30,12 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   const micropub = ctx.micropub;
   const deps = { handler: micropub.handler, mediaEndpoint: micropub.mediaEndpoint, urlPolicy: micropub.urlPolicy };
 
-  /** Hosts an action URL may name: the request's and the base URL's. */
-  const hostsOf = (request: FastifyRequest) => [request.host.toLowerCase(), new URL(ctx.config.baseUrl).host.toLowerCase()];
+  /** Hosts an action URL may name: the request's, the base URL's, and the user's own sites (a static site's posts live there). */
+  const hostsOf = (request: FastifyRequest, user: HostUser) => [
+    request.host.toLowerCase(),
+    new URL(ctx.config.baseUrl).host.toLowerCase(),
+    ...user.me.map((url) => new URL(url).host.toLowerCase()),
+  ];
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
 
   app.setErrorHandler(notImplementedHandler);
@@ -87,7 +92,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   async function runActionRequest(request: FastifyRequest, reply: FastifyReply, post: Extract<MicropubPost, { kind: 'action' }>, auth: BearerAuth) {
     if (!isAction(post.action)) throw new InvalidRequestError(`unknown action ${post.action}`);
     bearer.assertScope(auth, post.action);
-    const url = assertLocalUrl(post.url, hostsOf(request));
+    const url = assertLocalUrl(post.url, hostsOf(request, auth.user));
     // a relative URL means the same entry whether read against the request's origin or the base URL's
     const origins = [originOf(request), `${ctx.config.baseUrl}/`];
     const resolutions = (value: string) =>

@@ -1,0 +1,103 @@
+/**
+ * What a client says about itself at its client_id URL: a JSON client
+ * metadata document, or an h-app / h-x-app with rel=redirect_uri links.
+ * Fetched through the guarded outbound module, time-capped, cached per
+ * Cache-Control (a cache only: any instance can fetch again).
+ * @module
+ */
+import { mf2 } from 'microformats-parser';
+import type { Clock } from '../core/clock.js';
+import type { Outbound } from '../outbound/fetch.js';
+
+export interface ClientInfo {
+  readonly name: string | null;
+  readonly logo: string | null;
+  readonly url: string | null;
+  /** Redirect URIs the client publishes (absolute). */
+  readonly redirectUris: readonly string[];
+}
+
+const DEFAULT_TTL_S = 300;
+const MAX_TTL_S = 86_400;
+const MAX_ENTRIES = 500;
+
+function text(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string') return (value as { value: string }).value;
+  return null;
+}
+
+function absolute(value: unknown, base: string): string | null {
+  const raw = text(value);
+  if (raw === null) return null;
+  try {
+    const url = new URL(raw, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads a fetched client page; null when it says nothing usable about the client. */
+export function readClientInfo(clientId: string, body: string, contentType: string, finalUrl: string): ClientInfo | null {
+  if (/json/i.test(contentType)) {
+    let document: Record<string, unknown>;
+    try {
+      document = JSON.parse(body) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    // a metadata document speaks only for the client_id it names
+    if (typeof document !== 'object' || document === null || document.client_id !== clientId) return null;
+    const uris = Array.isArray(document.redirect_uris) ? document.redirect_uris.map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null) : [];
+    return { name: text(document.client_name), logo: absolute(document.logo_uri, finalUrl), url: absolute(document.client_uri, finalUrl), redirectUris: uris };
+  }
+  const parsed = mf2(body, { baseUrl: finalUrl });
+  const app = parsed.items.find((item) => item.type?.some((type) => type === 'h-app' || type === 'h-x-app'));
+  const redirectUris = (parsed.rels.redirect_uri ?? []).map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null);
+  return {
+    name: text(app?.properties.name?.[0])?.trim() ?? null,
+    logo: absolute(app?.properties.logo?.[0], finalUrl),
+    url: absolute(app?.properties.url?.[0], finalUrl),
+    redirectUris,
+  };
+}
+
+function ttlOf(cacheControl: string | undefined): number {
+  if (cacheControl === undefined) return DEFAULT_TTL_S;
+  if (/no-store|no-cache/i.test(cacheControl)) return 0;
+  const maxAge = /max-age=(\d+)/i.exec(cacheControl)?.[1];
+  return maxAge === undefined ? DEFAULT_TTL_S : Math.min(Number(maxAge), MAX_TTL_S);
+}
+
+export type ClientInfoFetcher = ReturnType<typeof createClientInfoFetcher>;
+
+export function createClientInfoFetcher(deps: { outbound: Outbound; clock: Clock }) {
+  const cache = new Map<string, { info: ClientInfo | null; until: number }>();
+  return {
+    /** The client's own description, or null when it cannot be fetched or says nothing. Never throws. */
+    async get(clientId: string): Promise<ClientInfo | null> {
+      const now = deps.clock.now().getTime();
+      const cached = cache.get(clientId);
+      if (cached !== undefined && cached.until > now) return cached.info;
+      let info: ClientInfo | null = null;
+      let ttl = DEFAULT_TTL_S;
+      try {
+        const response = await deps.outbound.fetch(clientId, { headers: { accept: 'application/json, text/html;q=0.9' } });
+        const header = (name: string) => {
+          const value = response.headers[name];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        if (response.status >= 200 && response.status < 300) info = readClientInfo(clientId, response.body.toString('utf8'), header('content-type') ?? 'text/html', response.url);
+        ttl = ttlOf(header('cache-control'));
+      } catch {
+        info = null;
+      }
+      if (ttl > 0) {
+        if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+        cache.set(clientId, { info, until: now + ttl * 1000 });
+      }
+      return info;
+    },
+  };
+}
