@@ -61,9 +61,13 @@ export type MediaStorageConfig =
       readonly kind: 's3';
       readonly bucket: string;
       readonly region: string;
+      /** For S3-compatible services; null for AWS. */
       readonly endpoint: string | null;
+      /** Path-style addressing (`endpoint/bucket/key`), needed by most self-hosted services. */
       readonly forcePathStyle: boolean;
+      /** Public URL prefix of the bucket; the object URL is `{publicBaseUrl}/{key}`. */
       readonly publicBaseUrl: string;
+      /** Static credentials; null: the AWS SDK's default chain. */
       readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
     };
 

@@ -7,19 +7,10 @@ import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import type { MediaStorage } from '../contracts/media-storage.js';
+import type { MediaStorageConfig } from '../config/config.js';
 
-export interface S3StorageOptions {
-  readonly bucket: string;
-  readonly region: string;
-  /** For S3-compatible services; omit for AWS. */
-  readonly endpoint: string | null;
-  /** Path-style addressing (`endpoint/bucket/key`), needed by most self-hosted services. */
-  readonly forcePathStyle: boolean;
-  /** Public URL prefix of the bucket; the object URL is `{publicBaseUrl}/{key}`. */
-  readonly publicBaseUrl: string;
-  /** Static credentials; without them the AWS SDK's default chain is used. */
-  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
-}
+/** Bucket, region, endpoint, addressing, public URL prefix and credentials: the `s3` storage settings. */
+export type S3StorageOptions = Omit<Extract<MediaStorageConfig, { kind: 's3' }>, 'kind'>;
 
 export function createS3Storage(options: S3StorageOptions): MediaStorage & { readonly kind: 's3' } {
   const client = new S3Client({
