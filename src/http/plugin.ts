@@ -24,7 +24,6 @@ import { createLocalStorage, type LocalMediaStorage } from '../media/fs-storage.
 import { createMediaHooks } from '../media/hooks.js';
 import { receiveMultipart } from '../media/receive.js';
 import { mediaRoutes } from '../media/routes.js';
-import { createS3Storage } from '../media/s3-storage.js';
 import { createUploadPipeline } from '../media/upload.js';
 import { createMediaRepository } from '../storage/repositories/media.js';
 import type { UrlPolicy } from '../contracts/policies.js';
@@ -120,9 +119,10 @@ async function resolveValidator(options: IndieWebPluginOptions, config: Config, 
   return loaded;
 }
 
-function createConfiguredStorage(config: Config): MediaStorage {
+async function createConfiguredStorage(config: Config): Promise<MediaStorage> {
   const storage = config.media.storage;
-  if (storage.kind === 's3') return createS3Storage(storage);
+  // the AWS SDK is large: it loads only when the bucket storage is configured
+  if (storage.kind === 's3') return (await import('../media/s3-storage.js')).createS3Storage(storage);
   return createLocalStorage({ dir: config.media.dir, baseUrl: config.baseUrl });
 }
 
@@ -162,7 +162,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   const authCodes = createAuthCodesRepository(db);
 
   const mediaRepository = createMediaRepository(db);
-  const storage = options.storage ?? createConfiguredStorage(config);
+  const storage = options.storage ?? (await createConfiguredStorage(config));
   const resolved = await resolveHandler(config, options.handler, process.cwd(), app.log);
   if (resolved.inMemory) app.log.warn('micropub: using the in-memory handler; entries are lost on restart');
   // the built-in handlers answer media queries from the media table

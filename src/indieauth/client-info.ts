@@ -5,7 +5,6 @@
  * Cache-Control (a cache only: any instance can fetch again).
  * @module
  */
-import { mf2 } from 'microformats-parser';
 import type { Clock } from '../core/clock.js';
 import type { Outbound } from '../outbound/fetch.js';
 
@@ -39,7 +38,7 @@ function absolute(value: unknown, base: string): string | null {
 }
 
 /** Reads a fetched client page; null when it says nothing usable about the client. */
-export function readClientInfo(clientId: string, body: string, contentType: string, finalUrl: string): ClientInfo | null {
+export async function readClientInfo(clientId: string, body: string, contentType: string, finalUrl: string): Promise<ClientInfo | null> {
   if (/json/i.test(contentType)) {
     let document: Record<string, unknown>;
     try {
@@ -52,6 +51,7 @@ export function readClientInfo(clientId: string, body: string, contentType: stri
     const uris = Array.isArray(document.redirect_uris) ? document.redirect_uris.map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null) : [];
     return { name: text(document.client_name), logo: absolute(document.logo_uri, finalUrl), url: absolute(document.client_uri, finalUrl), redirectUris: uris };
   }
+  const { mf2 } = await import('microformats-parser');
   const parsed = mf2(body, { baseUrl: finalUrl });
   const app = parsed.items.find((item) => item.type?.some((type) => type === 'h-app' || type === 'h-x-app'));
   const redirectUris = (parsed.rels.redirect_uri ?? []).map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null);
@@ -88,7 +88,7 @@ export function createClientInfoFetcher(deps: { outbound: Outbound; clock: Clock
           const value = response.headers[name];
           return Array.isArray(value) ? value[0] : value;
         };
-        if (response.status >= 200 && response.status < 300) info = readClientInfo(clientId, response.body.toString('utf8'), header('content-type') ?? 'text/html', response.url);
+        if (response.status >= 200 && response.status < 300) info = await readClientInfo(clientId, response.body.toString('utf8'), header('content-type') ?? 'text/html', response.url);
         ttl = ttlOf(header('cache-control'));
       } catch {
         info = null;

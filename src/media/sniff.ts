@@ -5,7 +5,6 @@
  * @see SPEC.md "Media endpoint" (Upload storage: Validation)
  * @module
  */
-import { fileTypeFromBuffer } from 'file-type';
 import { UnsupportedMediaTypeError } from '../core/errors.js';
 
 /** Bytes of the start of a file that are enough to recognise it. */
@@ -76,6 +75,7 @@ export async function sniffUpload(sample: Uint8Array, declared: { type: string; 
   const segments = declared.filename.split('.').slice(1);
   if (segments.some((segment) => DANGEROUS_SEGMENT.test(segment.trim()))) throw new UnsupportedMediaTypeError(`refused file name ${declared.filename}`);
 
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(sample);
   if (detected === undefined) throw new UnsupportedMediaTypeError('unrecognised content');
   const mediaType = canonicalType(detected.mime);

@@ -9,7 +9,7 @@ import type { HostUser } from '../contracts/accounts.js';
 import { HandlerValueError } from '../contracts/handler-errors.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, PostType, UpdateOperations } from '../contracts/micropub-types.js';
-import { applyListParams, matchesFilter, stableStringify } from '../core/list-params.js';
+import { matchesFilter, stableStringify } from '../core/list-params.js';
 
 /** @see SPEC.md "Handler contract" (built-in handler post types) */
 export const BUILT_IN_POST_TYPES: readonly PostType[] = Object.freeze([
@@ -35,7 +35,6 @@ interface StoredEntry {
   type: string[];
   properties: MicropubProperties;
   deleted: boolean;
-  readonly sequence: number;
 }
 
 export interface MemoryHandlerOptions {
@@ -51,7 +50,6 @@ function clone<T>(value: T): T {
 export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHandler {
   const prefix = `${options.baseUrl}/indieweb/entries/`;
   const entries = new Map<string, StoredEntry>();
-  let sequence = 0;
 
   const resolve = (url: string): string | null => {
     try {
@@ -83,7 +81,7 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
   return {
     async createEntry(entry: NewEntry, user: HostUser): Promise<MicropubEntry> {
       const url = newUrl(entry.properties);
-      const stored: StoredEntry = { owner: user.id, url, type: [...entry.type], properties: clone(entry.properties), deleted: false, sequence: sequence++ };
+      const stored: StoredEntry = { owner: user.id, url, type: [...entry.type], properties: clone(entry.properties), deleted: false };
       entries.set(url, stored);
       return toEntry(stored);
     },
@@ -137,18 +135,15 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
     },
 
     async listEntries(user: HostUser, page: PageRequest): Promise<Page<MicropubEntry>> {
-      const items = [...entries.values()]
-        .filter((entry) => entry.owner === user.id && !entry.deleted)
-        .sort((a, b) => b.sequence - a.sequence)
-        .map((entry) => {
-          const item = toEntry(entry);
-          // spec: items lacking a url property get one
-          const properties = item.properties.url === undefined ? { ...item.properties, url: [item.url] } : item.properties;
-          return { ...item, properties };
-        });
-      const listed = applyListParams(items.map(({ type, properties }) => ({ type, properties })), page);
-      const total = items.filter((item) => matchesFilter({ type: item.type, properties: item.properties }, page.filter)).length;
-      return { items: listed.map((item) => ({ url: String(item.properties.url?.[0] ?? ''), ...item })), total };
+      // newest first; only the page is copied, so a large store costs a scan, not a clone of everything
+      const own = [...entries.values()].filter((entry) => entry.owner === user.id && !entry.deleted).reverse();
+      const withUrl = (entry: StoredEntry) => ({
+        type: entry.type,
+        properties: entry.properties.url === undefined ? { ...entry.properties, url: [entry.url] } : entry.properties,
+      });
+      const matching = page.filter === null ? own : own.filter((entry) => matchesFilter(withUrl(entry), page.filter));
+      const slice = matching.slice(page.offset, page.limit === null ? undefined : page.offset + page.limit);
+      return { items: slice.map((entry) => ({ url: entry.url, ...clone(withUrl(entry)) })), total: matching.length };
     },
   };
 }

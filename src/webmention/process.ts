@@ -7,7 +7,6 @@
 import type { Clock } from '../core/clock.js';
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import type { WebmentionRecord, WebmentionsRepository } from '../storage/repositories/webmentions.js';
-import { readSource } from './parse.js';
 
 /** Worth another try later: the source could not be reached, timed out or failed on its side. */
 export class TransientProcessingError extends Error {
@@ -46,6 +45,8 @@ export function createWebmentionProcessor(deps: { webmentions: WebmentionsReposi
       const contentType = Array.isArray(response.headers['content-type']) ? response.headers['content-type'][0] : response.headers['content-type'];
       if (!isHtml(contentType)) return fail(record, `source is ${contentType ?? 'not HTML'}`);
 
+      // the HTML and microformats parsers load on the first mention, not at start
+      const { readSource } = await import('./parse.js');
       const reading = readSource(response.body.toString('utf8'), response.url, record.target);
       if (!reading.linksToTarget) return fail(record, 'source does not link to the target');
       await webmentions.markVerified(record.id, reading.mention, now());
