@@ -29,6 +29,14 @@ export const BUILT_IN_POST_TYPES: readonly PostType[] = Object.freeze([
 /** The query names the built-in handler supports and advertises. */
 export const BUILT_IN_QUERIES: readonly string[] = Object.freeze(['config', 'source', 'syndicate-to', 'category', 'channel', 'media-endpoint', 'post-types']);
 
+const CONFIG: MicropubConfig = Object.freeze({
+  'syndicate-to': Object.freeze([]),
+  categories: Object.freeze([]),
+  channels: Object.freeze([]),
+  'post-types': Object.freeze(BUILT_IN_POST_TYPES.map((postType) => Object.freeze({ ...postType, properties: Object.freeze([...postType.properties]) }))),
+  q: BUILT_IN_QUERIES,
+});
+
 interface StoredEntry {
   readonly owner: string;
   url: string;
@@ -131,7 +139,8 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
     },
 
     async getConfig(): Promise<MicropubConfig> {
-      return { 'syndicate-to': [], categories: [], channels: [], 'post-types': clone(BUILT_IN_POST_TYPES) as PostType[], q: [...BUILT_IN_QUERIES] };
+      // frozen and shared: nothing downstream changes it, so nothing is copied per request
+      return CONFIG;
     },
 
     async listEntries(user: HostUser, page: PageRequest): Promise<Page<MicropubEntry>> {
