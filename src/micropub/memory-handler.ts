@@ -54,10 +54,20 @@ function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
+function appendTo(list: StoredEntry[] | undefined, entry: StoredEntry): StoredEntry[] {
+  if (list === undefined) return [entry];
+  list.push(entry);
+  return list;
+}
+
 /** Creates an empty in-memory handler. */
 export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHandler {
   const prefix = `${options.baseUrl}/indieweb/entries/`;
   const entries = new Map<string, StoredEntry>();
+  /** Each user's entries in creation order, and how many are live: a list page costs its own size, not the store's. */
+  const byOwner = new Map<string, StoredEntry[]>();
+  const liveCount = new Map<string, number>();
+  const adjustLive = (owner: string, delta: number) => liveCount.set(owner, (liveCount.get(owner) ?? 0) + delta);
 
   const resolve = (url: string): string | null => {
     try {
@@ -91,6 +101,8 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
       const url = newUrl(entry.properties);
       const stored: StoredEntry = { owner: user.id, url, type: [...entry.type], properties: clone(entry.properties), deleted: false };
       entries.set(url, stored);
+      byOwner.set(user.id, appendTo(byOwner.get(user.id), stored));
+      adjustLive(user.id, 1);
       return toEntry(stored);
     },
 
@@ -129,12 +141,14 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
       const entry = find(url, user, 'live');
       if (entry === null) throw new HandlerValueError('no such entry');
       entry.deleted = true;
+      adjustLive(user.id, -1);
     },
 
     async undeleteEntry(url: string, user: HostUser): Promise<MicropubEntry> {
       const entry = find(url, user, 'deleted');
       if (entry === null) throw new HandlerValueError('no such deleted entry');
       entry.deleted = false;
+      adjustLive(user.id, 1);
       return toEntry(entry);
     },
 
@@ -144,15 +158,23 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
     },
 
     async listEntries(user: HostUser, page: PageRequest): Promise<Page<MicropubEntry>> {
-      // newest first; only the page is copied, so a large store costs a scan, not a clone of everything
-      const own = [...entries.values()].filter((entry) => entry.owner === user.id && !entry.deleted).reverse();
+      const own = byOwner.get(user.id) ?? [];
       const withUrl = (entry: StoredEntry) => ({
         type: entry.type,
         properties: entry.properties.url === undefined ? { ...entry.properties, url: [entry.url] } : entry.properties,
       });
-      const matching = page.filter === null ? own : own.filter((entry) => matchesFilter(withUrl(entry), page.filter));
-      const slice = matching.slice(page.offset, page.limit === null ? undefined : page.offset + page.limit);
-      return { items: slice.map((entry) => ({ url: entry.url, ...clone(withUrl(entry)) })), total: matching.length };
+      const end = page.limit === null ? Infinity : page.offset + page.limit;
+      const picked: StoredEntry[] = [];
+      let seen = 0;
+      // newest first; without a filter the walk stops at the end of the page
+      for (let index = own.length - 1; index >= 0 && (page.filter !== null || seen < end); index--) {
+        const entry = own[index]!;
+        if (entry.deleted || !matchesFilter(page.filter === null ? null : withUrl(entry), page.filter)) continue;
+        if (seen >= page.offset && seen < end) picked.push(entry);
+        seen += 1;
+      }
+      const total = page.filter === null ? (liveCount.get(user.id) ?? 0) : seen;
+      return { items: picked.map((entry) => ({ url: entry.url, ...clone(withUrl(entry)) })), total };
     },
   };
 }

@@ -72,8 +72,19 @@ export function createUsersRepository(db: Kysely<Database>) {
       });
     },
 
+    /** One query (the account and its profile URLs joined): this runs on every bearer request. */
     async findById(id: string): Promise<UserRecord | null> {
-      return one(await db.selectFrom('indieweb_user').selectAll().where('id', '=', id).executeTakeFirst());
+      const rows = await db
+        .selectFrom('indieweb_user')
+        .leftJoin('indieweb_user_profile_url', 'indieweb_user_profile_url.user_id', 'indieweb_user.id')
+        .selectAll('indieweb_user')
+        .select(['indieweb_user_profile_url.url_key', 'indieweb_user_profile_url.url', 'indieweb_user_profile_url.position'])
+        .where('indieweb_user.id', '=', id)
+        .execute();
+      const first = rows[0];
+      if (first === undefined) return null;
+      const urls = rows.filter((row) => row.url !== null).map((row) => ({ url_key: row.url_key!, user_id: first.id, url: row.url!, position: Number(row.position) }));
+      return toUser(first, urls);
     },
 
     async findByName(name: string): Promise<UserRecord | null> {
