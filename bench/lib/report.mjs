@@ -1,0 +1,218 @@
+/**
+ * Rounds → one row per workload, the targets of issue 8 with pass/fail,
+ * and the Markdown that is printed and kept in docs/performance.md.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const MiB = 1024 * 1024;
+/** Cores kept busy by other processes above which a row is marked. */
+const OTHER_LOAD_WARNING = 0.2;
+const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/**
+ * Several rounds of one workload: mean requests/s, mean p50 and mean
+ * latency, the worst p99, all errors, the highest memory.
+ */
+export function aggregate(rounds) {
+  if (rounds === undefined || rounds.length === 0) return null;
+  return {
+    rps: mean(rounds.map((r) => r.rps)),
+    rpsPerRound: rounds.map((r) => Math.round(r.rps)),
+    p50: mean(rounds.map((r) => r.p50)),
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    mean: mean(rounds.map((r) => r.mean)),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    completed: rounds.reduce((sum, r) => sum + r.completed, 0),
+    peakRss: Math.max(...rounds.map((r) => r.peakRss)),
+    otherLoad: mean(rounds.map((r) => r.otherLoad ?? 0)),
+  };
+}
+
+const int = (value) => (value === undefined || value === null || Number.isNaN(value) ? '—' : Math.round(value).toLocaleString('en-US'));
+const ms = (value) => (value === undefined || value === null || Number.isNaN(value) ? '—' : value >= 100 ? int(value) : String(Math.round(value * 10) / 10));
+const mib = (bytes) => (bytes === undefined || bytes === null || Number.isNaN(bytes) ? '—' : String(Math.round(bytes / MiB)));
+const percent = (ratio) => `${Math.round(ratio * 100)} %`;
+
+function summary(run) {
+  const rows = {};
+  for (const [id, rounds] of Object.entries(run.rounds)) if (id !== 'media-20x10mib' && id !== 'webmention-process') rows[id] = aggregate(rounds);
+  const mentions = run.rounds['webmention-process'];
+  if (mentions !== undefined) {
+    rows['webmention-process'] = {
+      rate: mean(mentions.map((m) => m.rate)),
+      seconds: mean(mentions.map((m) => m.seconds)),
+      count: mentions[0].count,
+      verified: mentions.reduce((sum, m) => sum + m.verified, 0),
+      failed: mentions.reduce((sum, m) => sum + m.failed, 0),
+      missing: mentions.reduce((sum, m) => sum + (m.count - m.done), 0),
+      peakRss: Math.max(...mentions.map((m) => m.peakRss)),
+      otherLoad: mean(mentions.map((m) => m.otherLoad ?? 0)),
+    };
+  }
+  const uploads = run.rounds['media-20x10mib'];
+  if (uploads !== undefined) {
+    rows['media-20x10mib'] = {
+      wallMs: mean(uploads.map((u) => u.wallMs)),
+      p50: mean(uploads.map((u) => u.p50)),
+      p99: Math.max(...uploads.map((u) => u.p99)),
+      failed: uploads.flatMap((u) => u.failed),
+      rssBefore: Math.min(...uploads.map((u) => u.rssBefore)),
+      peakRss: Math.max(...uploads.map((u) => u.peakRss)),
+      count: uploads[0].count,
+      otherLoad: mean(uploads.map((u) => u.otherLoad ?? 0)),
+    };
+  }
+  return rows;
+}
+
+/**
+ * Mean latency of a closed-loop run from Little's law: connections ÷ req/s.
+ * Exact where autocannon's whole-millisecond histogram is too coarse;
+ * Infinity when nothing completed in the window.
+ */
+const littleLatency = (row, connections) => (row ? (row.rps > 0 ? (connections / row.rps) * 1000 : Infinity) : null);
+const ratioOf = (large, small, connections) => {
+  const l = littleLatency(large, connections);
+  const s = littleLatency(small, connections);
+  return l === null || s === null ? null : l / s;
+};
+const latencyText = (row, connections) => {
+  const value = littleLatency(row, connections);
+  return value === Infinity ? `no answer within ${'the window'}` : `${ms(value)} ms`;
+};
+
+export function evaluateTargets(run) {
+  const rows = summary(run);
+  const base = rows.baseline;
+  const targets = [];
+  const add = (target, measured, pass) => targets.push({ target, measured, pass });
+  const ofBaseline = (row) => (row && base ? row.rps / base.rps : null);
+
+  const config = rows.config;
+  const configRatio = ofBaseline(config);
+  add('`q=config` ≥ 60 % of baseline', configRatio === null ? 'not run' : `${percent(configRatio)} (${int(config.rps)} vs ${int(base.rps)}/s)`, configRatio === null ? null : configRatio >= 0.6);
+  add('`q=config` p99 ≤ 10 ms', config ? `${ms(config.p99)} ms` : 'not run', config ? config.p99 <= 10 : null);
+  const create = rows['json-create'];
+  const createRatio = ofBaseline(create);
+  add('JSON create ≥ 50 % of baseline', createRatio === null ? 'not run' : `${percent(createRatio)} (${int(create.rps)} vs ${int(base.rps)}/s)`, createRatio === null ? null : createRatio >= 0.5);
+  add('JSON create p99 ≤ 10 ms', create ? `${ms(create.p99)} ms` : 'not run', create ? create.p99 <= 10 : null);
+  const exchange = rows['token-exchange'];
+  add('Token exchange ≥ 2,000/s (SQLite)', exchange ? `${int(exchange.rps)}/s` : 'not run', exchange ? exchange.rps >= 2000 && exchange.non2xx === 0 : null);
+  const uploads = rows['media-20x10mib'];
+  add('20 concurrent 10 MiB uploads: server RSS < 300 MiB', uploads ? `${mib(uploads.peakRss)} MiB` : 'not run', uploads ? uploads.peakRss < 300 * MiB && uploads.failed.length === 0 : null);
+  const mentions = rows['webmention-process'];
+  add(
+    'Webmention processing ≥ 200 mentions/s against the local source',
+    mentions ? `${int(mentions.rate)}/s (${mentions.failed} failed, ${mentions.missing} unfinished)` : 'not run',
+    mentions ? mentions.rate >= 200 && mentions.failed === 0 && mentions.missing === 0 : null,
+  );
+  const c = run.settings.connections;
+  for (const [group, what, unit] of [['growth-source', '`q=source` list page', 'entries'], ['growth-token', 'Bearer-token lookup', 'tokens']]) {
+    const large = rows[`${group}-large`];
+    const small = rows[`${group}-small`];
+    const ratio = ratioOf(large, small, c);
+    add(
+      `${what} with ${int(run.settings.growth)} stored ${unit}: latency ≤ 1.5× that with ${run.settings.small}`,
+      ratio === null ? 'not run' : `${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} (mean ${latencyText(large, c)} vs ${latencyText(small, c)})`,
+      ratio === null ? null : ratio <= 1.5,
+    );
+  }
+  const cold = run.extra.coldStart;
+  add(
+    'Cold start of `indiestack serve` to a healthy `/healthz` < 1 s',
+    cold ? `median ${int(median(cold.fresh))} ms, worst ${int(Math.max(...cold.fresh))} ms (fresh data dir)` : 'not run',
+    cold ? Math.max(...cold.fresh) < 1000 : null,
+  );
+  return targets;
+}
+
+export function formatReport(run, targets) {
+  const rows = summary(run);
+  const base = rows.baseline;
+  const c = run.settings.connections;
+  const lines = [];
+  const m = run.machine;
+  lines.push(
+    `Measured ${run.date.slice(0, 16).replace('T', ' ')} UTC at commit \`${run.commit}\`${run.dirty ? ' (with uncommitted changes)' : ''} on ${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}. ` +
+      `${c} connections, ${run.settings.warmup} s warm-up + ${run.settings.duration} s per workload, ${run.settings.rounds} interleaved round(s); ` +
+      'req/s and p50 are the mean over rounds, p99 and RSS the worst; growth latencies are connections ÷ req/s (Little\'s law).',
+  );
+  lines.push('');
+  lines.push('| Workload | req/s | p50 ms | p99 ms | errors / non-2xx | server peak RSS MiB | notes |');
+  lines.push('|---|--:|--:|--:|--:|--:|---|');
+  const loaded = (r) => (r.otherLoad >= OTHER_LOAD_WARNING ? `; ⚠ other processes busy (${r.otherLoad.toFixed(1)} cores)` : '');
+  const row = (label, r, notes = '') => {
+    if (!r) return;
+    const none = r.completed === 0;
+    lines.push(`| ${label} | ${int(r.rps)} | ${none ? '—' : ms(r.p50)} | ${none ? '—' : ms(r.p99)} | ${int(r.errors)} / ${int(r.non2xx)} | ${mib(r.peakRss)} | ${notes}${loaded(r)} |`);
+  };
+  const vs = (r) => (r && base ? `${percent(r.rps / base.rps)} of baseline` : '');
+  row('baseline: bare Fastify route', base, run.extra.baselineBytes ? `${run.extra.baselineBytes}-byte JSON, same size as \`q=config\`` : '');
+  row('`GET /micropub/?q=config`', rows.config, vs(rows.config));
+  row('`POST /micropub/` JSON create', rows['json-create'], vs(rows['json-create']));
+  row('`POST /micropub/` form create', rows['form-create'], vs(rows['form-create']));
+  row('`POST /token/` code exchange', rows['token-exchange'], 'one prepared code per request');
+  row('`POST /media/` 1 MiB PNG', rows['media-1mib'], rows['media-1mib'] ? `${(rows['media-1mib'].rps).toFixed(0)} MiB/s stored` : '');
+  const uploads = rows['media-20x10mib'];
+  if (uploads) {
+    lines.push(
+      `| \`POST /media/\` ${uploads.count} concurrent 10 MiB PNGs | — | ${ms(uploads.p50)} | ${ms(uploads.p99)} | ${uploads.failed.length} / ${uploads.failed.filter((s) => s !== 0).length} | ${mib(uploads.peakRss)} | all ${uploads.count} in ${ms(uploads.wallMs)} ms; idle RSS before ${mib(uploads.rssBefore)} MiB; own server |`,
+    );
+  }
+  if (rows['webmention-receive']) row('`POST /webmention/` receive (enqueue)', rows['webmention-receive'], 'distinct sources; the worker verifies meanwhile; own server per round');
+  else lines.push('| `POST /webmention/` receive (enqueue) | — | — | — | — | — | not run |');
+  const mentions = rows['webmention-process'];
+  if (mentions) {
+    lines.push(
+      `| Webmention: process ${int(mentions.count)} queued mentions | ${int(mentions.rate)} mentions/s | — | — | ${mentions.failed} failed / ${mentions.missing} unfinished | ${mib(mentions.peakRss)} | ${ms(mentions.seconds * 1000)} ms for ${int(mentions.count)} against the local source server; own server per round${loaded(mentions)} |`,
+    );
+  }
+  const small = run.settings.small;
+  const large = int(run.settings.growth);
+  for (const [group, what, unit] of [['growth-source', '`q=source` list page (20 items)', 'entries'], ['growth-token', 'bearer lookup (`GET /token/`)', 'tokens']]) {
+    const smallRow = rows[`${group}-small`];
+    const largeRow = rows[`${group}-large`];
+    row(`${what}, ${small} ${unit}`, smallRow, smallRow ? `mean latency ${latencyText(smallRow, c)}` : '');
+    const ratio = ratioOf(largeRow, smallRow, c);
+    row(`${what}, ${large} ${unit}`, largeRow, ratio === null ? '' : `mean latency ${latencyText(largeRow, c)} = ${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} that with ${small}`);
+  }
+  const cold = run.extra.coldStart;
+  if (cold) {
+    lines.push(
+      `| cold start: \`indiestack serve\` → healthy \`/healthz\` | — | ${int(median(cold.fresh))} | ${int(Math.max(...cold.fresh))} | — | — | ${cold.fresh.length} starts on a fresh data dir (median, worst); restart on a migrated dir: median ${int(median(cold.migrated))} ms${loaded({ otherLoad: cold.otherLoad ?? 0 })} |`,
+    );
+  }
+  const loads = Object.values(rows).map((r) => r.otherLoad ?? 0);
+  if (loads.length > 0) {
+    const worst = Math.max(...loads);
+    lines.push('');
+    lines.push(
+      `Other processes on the machine kept ${mean(loads).toFixed(2)} cores busy on average during the workloads (worst ${worst.toFixed(2)}).` +
+        (worst >= OTHER_LOAD_WARNING ? ' Rows marked ⚠ were measured on a busy machine and understate what indiestack can do.' : ''),
+    );
+  }
+  lines.push('');
+  lines.push('| Target (issue 8) | Measured | Result |');
+  lines.push('|---|---|---|');
+  for (const target of targets) lines.push(`| ${target.target} | ${target.measured} | ${target.pass === null ? 'TODO / not measured' : target.pass ? 'pass' : '**FAIL**'} |`);
+  return lines.join('\n');
+}
+
+const START = '<!-- bench:start (generated by `npm run bench -- --update-docs`; edit outside this block) -->';
+const END = '<!-- bench:end -->';
+
+/** Replaces the generated block of docs/performance.md with this run. */
+export function updateDocs(file, run, report) {
+  const text = readFileSync(file, 'utf8');
+  const from = text.indexOf(START);
+  const to = text.indexOf(END);
+  if (from === -1 || to === -1 || to < from) throw new Error(`${file} has no generated block (${START} … ${END})`);
+  const block = `${START}\n\n${report}\n\nRaw numbers: \`bench/results/${run.date.slice(0, 10)}-${run.commit}.json\`.\n\n`;
+  writeFileSync(file, text.slice(0, from) + block + text.slice(to));
+}

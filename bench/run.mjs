@@ -1,0 +1,419 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: builds, starts indiestack (and a bare Fastify baseline)
+ * in their own processes on loopback, drives them with autocannon from this
+ * process, and prints one table. See docs/performance.md.
+ *
+ * Environment:
+ *   BENCH_DURATION     seconds measured per workload and round (default 10)
+ *   BENCH_WARMUP       seconds of discarded warm-up before each (default 2)
+ *   BENCH_ROUNDS       rounds; workloads are interleaved within each (default 2)
+ *   BENCH_CONNECTIONS  autocannon connections (default 32)
+ *   BENCH_GROWTH       stored entries/tokens of the large growth server (default 100000)
+ *   BENCH_ONLY         comma-separated workload ids to run (default: all)
+ *   BENCH_WAIT_QUIET   seconds to wait, at most, before each workload for other
+ *                      processes to go quiet (default 0: measure at once)
+ *   BENCH_SKIP_BUILD=1 use dist/ as it is
+ * Flags:
+ *   --update-docs      rewrite the generated block of docs/performance.md
+ */
+import { execFileSync, execSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cannon, measure } from './lib/load.mjs';
+import { makePng, multipartBody } from './lib/png.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { get, memoryOf, otherLoad, ROOT, sampleRss, startBaseline, startIndiestack, startSourceServer, stop, waitIdle, waitQuiet } from './lib/proc.mjs';
+import { formatReport, evaluateTargets, updateDocs } from './lib/report.mjs';
+import { CLIENT_ID, createAccount, insertAuthCodes, insertQueuedWebmentions, insertTokens, REDIRECT_URI, webmentionStatuses } from './lib/seed.mjs';
+import { concurrentUploads } from './lib/uploads.mjs';
+
+const MiB = 1024 * 1024;
+const number = (name, fallback) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name}: "${raw}" is not a number`);
+  return value;
+};
+
+const settings = {
+  duration: number('BENCH_DURATION', 10),
+  warmup: number('BENCH_WARMUP', 2),
+  rounds: Math.max(1, Math.round(number('BENCH_ROUNDS', 2))),
+  connections: Math.max(1, Math.round(number('BENCH_CONNECTIONS', 32))),
+  growth: Math.max(200, Math.round(number('BENCH_GROWTH', 100_000))),
+  small: 100,
+  coldRuns: 5,
+  bigUploads: 20,
+  bigUploadBytes: 10 * MiB,
+  mediaBytes: 1 * MiB,
+  mentions: 1_000,
+  only: (process.env.BENCH_ONLY ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''),
+  build: process.env.BENCH_SKIP_BUILD !== '1',
+  waitQuiet: number('BENCH_WAIT_QUIET', 0),
+  updateDocs: process.argv.includes('--update-docs'),
+};
+const wanted = (id) => settings.only.length === 0 || settings.only.includes(id);
+const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+function machine() {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+  return {
+    nproc: Number(execFileSync('nproc', { encoding: 'utf8' }).trim()),
+    cpu: model,
+    memoryGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+  };
+}
+
+function gitCommit() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short=10', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bin', 'package.json'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return { commit, dirty };
+  } catch {
+    return { commit: 'unknown', dirty: true };
+  }
+}
+
+/** Removes the files the media workloads stored (the disk would fill up otherwise); rows stay. */
+function emptyDir(dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) emptyDir(full);
+    else {
+      try {
+        unlinkSync(full);
+      } catch (error) {
+        if (error.code !== 'ENOENT') throw error;
+      }
+    }
+  }
+}
+
+/**
+ * Queues `count` mentions in the database of a running server, then watches
+ * the worker verify them against the local source server. The clock starts
+ * at the first finished mention, so the worker's poll interval is not counted.
+ */
+async function processQueuedMentions(server, source, count) {
+  const sampler = sampleRss(server.pid, 20);
+  await insertQueuedWebmentions(server.dataDir, count, { sourceBase: source.url, target: server.target });
+  const queued = Date.now();
+  let first = null;
+  let atFirst = 0;
+  let statuses;
+  for (;;) {
+    statuses = webmentionStatuses(server.dataDir);
+    const done = statuses.verified + statuses.failed;
+    if (done > 0 && first === null) {
+      first = performance.now();
+      atFirst = done;
+    }
+    if (done >= count || Date.now() - queued > 180_000) break;
+    await sleep(10);
+  }
+  const seconds = first === null ? Infinity : (performance.now() - first) / 1000;
+  const done = statuses.verified + statuses.failed;
+  const rate = seconds > 0 && Number.isFinite(seconds) ? (done - atFirst) / seconds : 0;
+  return { count, done, verified: statuses.verified, failed: statuses.failed, rate, seconds: rate > 0 ? count / rate : Infinity, peakRss: sampler.stop() };
+}
+
+/** Entries through the API (the in-memory handler has no other way in). */
+async function createEntries(server, token, count) {
+  const started = Date.now();
+  const result = await cannon({
+    url: `${server.url}/indieweb/micropub/`,
+    connections: Math.min(settings.connections, count),
+    amount: count,
+    requests: [
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: ['h-entry'], properties: { content: ['a stored entry for the growth benchmark'], category: ['bench'] } }),
+      },
+    ],
+  });
+  const total = JSON.parse((await get(`${server.url}/indieweb/micropub/?q=source&limit=1`, { authorization: `Bearer ${token}` })).body).paging.total;
+  if (total !== count) throw new Error(`wanted ${count} entries, the server lists ${total} (${result.non2xx} non-2xx, ${result.errors} errors)`);
+  return (Date.now() - started) / 1000;
+}
+
+async function coldStarts(tmp) {
+  const fresh = [];
+  const migrated = [];
+  for (let i = 0; i < settings.coldRuns; i++) {
+    const dir = path.join(tmp, `cold-${i}`);
+    const first = await startIndiestack(dir, { pollMs: 2 });
+    await stop(first);
+    fresh.push(first.startMs);
+    const second = await startIndiestack(dir, { pollMs: 2 });
+    await stop(second);
+    migrated.push(second.startMs);
+  }
+  return { fresh, migrated };
+}
+
+async function main() {
+  const started = Date.now();
+  if (settings.build) {
+    log('npm run build');
+    execSync('npm run build', { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'indiestack-bench-'));
+  const servers = [];
+  const run = { settings, machine: machine(), ...gitCommit(), date: new Date().toISOString(), rounds: {}, extra: {} };
+  try {
+    // cold start first, on a quiet machine
+    if (wanted('cold-start')) {
+      await waitQuiet([], { maxMs: settings.waitQuiet * 1000 });
+      // the servers started here are ours, so other processes are measured just before
+      const other = otherLoad([]);
+      await sleep(1_000);
+      const otherBefore = other.stop();
+      log(`cold start ×${settings.coldRuns}`);
+      run.extra.coldStart = { ...(await coldStarts(tmp)), otherLoad: otherBefore };
+    }
+
+    // the main server: account, token, codes for the token endpoint
+    const mainDir = path.join(tmp, 'main');
+    const token = createAccount(mainDir);
+    const codePool = Math.ceil(6_000 * (settings.duration + settings.warmup) * settings.rounds);
+    let codes = [];
+    if (wanted('token-exchange')) {
+      log(`inserting ${codePool} authorization codes`);
+      codes = insertAuthCodes(mainDir, codePool);
+    }
+    const main = await startIndiestack(mainDir);
+    servers.push(main);
+    const auth = { authorization: `Bearer ${token}` };
+    const configAnswer = await get(`${main.url}/indieweb/micropub/?q=config`, auth);
+    if (configAnswer?.status !== 200) throw new Error(`q=config answered ${configAnswer?.status}: ${configAnswer?.body}`);
+    const payloadFile = path.join(tmp, 'config.json');
+    writeFileSync(payloadFile, configAnswer.body);
+    run.extra.configBytes = Buffer.byteLength(configAnswer.body);
+
+    const baseline = await startBaseline(payloadFile);
+    servers.push(baseline);
+    const baselineAnswer = await get(`${baseline.url}/config`);
+    run.extra.baselineBytes = Buffer.byteLength(baselineAnswer.body);
+
+    // a server of its own for the 10 MiB uploads, so its peak memory is theirs alone
+    let upload;
+    let uploadToken;
+    if (wanted('media-20x10mib')) {
+      const uploadDir = path.join(tmp, 'upload');
+      uploadToken = createAccount(uploadDir);
+      upload = await startIndiestack(uploadDir);
+      servers.push(upload);
+    }
+
+    // growth: the same account with 100 and with BENCH_GROWTH stored entries and tokens
+    const growth = {};
+    if (wanted('growth-source') || wanted('growth-token')) {
+      for (const [size, count] of [['small', settings.small], ['large', settings.growth]]) {
+        const dir = path.join(tmp, `growth-${size}`);
+        const cliToken = createAccount(dir);
+        log(`growth ${size}: inserting ${count - 1} more tokens`);
+        const tokens = [cliToken, ...insertTokens(dir, count - 1, Math.min(count - 1, 999))];
+        const server = await startIndiestack(dir);
+        servers.push(server);
+        log(`growth ${size}: creating ${count} entries over HTTP`);
+        const seconds = await createEntries(server, cliToken, count);
+        log(`growth ${size}: ${count} entries in ${seconds.toFixed(1)} s`);
+        run.extra[`growthSeed_${size}`] = { entries: count, tokens: count, entrySeconds: seconds, rssAfterSeed: memoryOf(server.pid).rss };
+        growth[size] = { server, token: cliToken, tokens };
+      }
+    }
+
+    const png = makePng(settings.mediaBytes);
+    const media = multipartBody(png);
+    const bigPng = makePng(settings.bigUploadBytes);
+    const big = multipartBody(bigPng);
+
+    let nextCode = 0;
+    const rotating = (values) => {
+      let index = 0;
+      return () => values[index++ % values.length];
+    };
+
+    /** Every autocannon workload: id, server, request. */
+    const workloads = [
+      { id: 'baseline', server: baseline, request: { method: 'GET', path: '/config' } },
+      { id: 'config', server: main, request: { method: 'GET', path: '/indieweb/micropub/?q=config', headers: auth } },
+      {
+        id: 'json-create',
+        server: main,
+        request: {
+          method: 'POST',
+          path: '/indieweb/micropub/',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }),
+        },
+      },
+      {
+        id: 'form-create',
+        server: main,
+        request: { method: 'POST', path: '/indieweb/micropub/', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'h=entry&content=hi' },
+      },
+      {
+        id: 'token-exchange',
+        server: main,
+        request: {
+          method: 'POST',
+          path: '/indieweb/token/',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          setupRequest: (request) => {
+            const code = codes[Math.min(nextCode++, codes.length - 1)];
+            const body = new URLSearchParams({ grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI }).toString();
+            return { ...request, body };
+          },
+        },
+      },
+      {
+        id: 'media-1mib',
+        server: main,
+        request: { method: 'POST', path: '/indieweb/media/', headers: { ...auth, 'content-type': media.contentType }, body: media.body },
+        after: () => emptyDir(path.join(mainDir, 'media')),
+      },
+    ];
+    for (const size of ['small', 'large']) {
+      const g = growth[size];
+      if (g === undefined) continue;
+      const next = rotating(g.tokens);
+      workloads.push({
+        id: `growth-token-${size}`,
+        group: 'growth-token',
+        server: g.server,
+        request: {
+          method: 'GET',
+          path: '/indieweb/token/',
+          headers: { accept: 'application/json' },
+          setupRequest: (request) => ({ ...request, headers: { accept: 'application/json', authorization: `Bearer ${next()}` } }),
+        },
+      });
+    }
+    for (const size of ['small', 'large']) {
+      const g = growth[size];
+      if (g === undefined) continue;
+      workloads.push({
+        id: `growth-source-${size}`,
+        group: 'growth-source',
+        server: g.server,
+        request: { method: 'GET', path: '/indieweb/micropub/?q=source', headers: { authorization: `Bearer ${g.token}` } },
+      });
+    }
+    const selected = workloads.filter((workload) => wanted(workload.id) || (workload.group !== undefined && wanted(workload.group)));
+
+    // webmention: servers of their own, one per round (the queue a receive run leaves behind is thrown away with them)
+    let source;
+    if (wanted('webmention-receive') || wanted('webmention-process')) {
+      source = await startSourceServer();
+      servers.push(source);
+    }
+    const webmentionServer = async (name) => {
+      const server = await startIndiestack(path.join(tmp, name), { env: { INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' } });
+      return { ...server, target: `${server.url}/indieweb/entries/bench-target` };
+    };
+    let mentionNumber = 0;
+    if (wanted('webmention-receive')) {
+      selected.push({
+        id: 'webmention-receive',
+        start: (round) => webmentionServer(`webmention-receive-${round}`),
+        request: (server) => ({
+          method: 'POST',
+          path: '/indieweb/webmention/',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          setupRequest: (request) => {
+            const body = new URLSearchParams({ source: `${source.url}/post/${mentionNumber++}?target=${encodeURIComponent(server.target)}`, target: server.target }).toString();
+            return { ...request, body };
+          },
+        }),
+      });
+    }
+
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const workload of selected) {
+        const server = workload.server ?? (await workload.start(round));
+        if (workload.server === undefined) servers.push(server);
+        const pids = servers.map((s) => s.pid);
+        if (!(await waitIdle(server.pid))) log(`warning: ${workload.id}: its server is still busy with earlier requests`);
+        const waited = await waitQuiet(pids, { maxMs: settings.waitQuiet * 1000 });
+        log(`round ${round}/${settings.rounds}: ${workload.id}${waited > 1500 ? ` (waited ${(waited / 1000).toFixed(0)} s for quiet)` : ''}`);
+        const sampler = sampleRss(server.pid);
+        const other = otherLoad(pids);
+        const result = await measure({
+          url: server.url,
+          connections: settings.connections,
+          duration: settings.duration,
+          warmup: settings.warmup,
+          request: typeof workload.request === 'function' ? workload.request(server) : workload.request,
+        });
+        result.peakRss = sampler.stop();
+        result.otherLoad = other.stop();
+        (run.rounds[workload.id] ??= []).push(result);
+        if (workload.server === undefined) {
+          await stop(server);
+          servers.splice(servers.indexOf(server), 1);
+          continue;
+        }
+        // requests still queued in the server must not spill into the next workload
+        if (!(await waitIdle(server.pid))) log(`warning: ${workload.id}: its server is still busy after two minutes`);
+        workload.after?.();
+      }
+      if (upload !== undefined) {
+        await waitIdle(upload.pid);
+        log(`round ${round}/${settings.rounds}: media-20x10mib`);
+        const other = otherLoad(servers.map((server) => server.pid));
+        const result = await concurrentUploads({ server: upload, token: uploadToken, body: big.body, contentType: big.contentType, count: settings.bigUploads });
+        result.otherLoad = other.stop();
+        (run.rounds['media-20x10mib'] ??= []).push(result);
+        emptyDir(path.join(upload.dataDir, 'media'));
+      }
+      if (wanted('webmention-process')) {
+        const server = await webmentionServer(`webmention-process-${round}`);
+        servers.push(server);
+        log(`round ${round}/${settings.rounds}: webmention-process`);
+        const other = otherLoad(servers.map((s) => s.pid));
+        const result = await processQueuedMentions(server, source, settings.mentions);
+        result.otherLoad = other.stop();
+        (run.rounds['webmention-process'] ??= []).push(result);
+        await stop(server);
+        servers.splice(servers.indexOf(server), 1);
+      }
+    }
+    if (codes.length > 0 && nextCode >= codes.length) log(`warning: the ${codes.length} prepared codes ran out; later exchanges were refused`);
+    run.extra.codesUsed = nextCode;
+    run.totalSeconds = (Date.now() - started) / 1000;
+  } finally {
+    for (const server of servers.reverse()) await stop(server).catch(() => {});
+    rmSync(tmp, { recursive: true, force: true });
+  }
+
+  const targets = evaluateTargets(run);
+  run.targets = targets;
+  const report = formatReport(run, targets);
+  process.stdout.write(`${report}\n`);
+
+  const resultsDir = path.join(ROOT, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${run.date.slice(0, 10)}-${run.commit}.json`);
+  writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
+  log(`wrote ${path.relative(ROOT, file)} (${run.totalSeconds.toFixed(0)} s in all)`);
+  if (settings.updateDocs) {
+    updateDocs(path.join(ROOT, 'docs', 'performance.md'), run, report);
+    log('updated docs/performance.md');
+  }
+}
+
+await main();
