@@ -158,7 +158,13 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     validator: await resolveValidator(options, config, app),
     onValidatorError: (error) => app.log.warn({ err: error }, 'client_id validator failed; client refused'),
   });
-  const tokens = createTokenService({ tokens: createTokensRepository(db), findUser: (id) => accounts.findUser(id), clock });
+  const tokens = createTokenService({
+    tokens: createTokensRepository(db),
+    findUser: (id) => accounts.findUser(id),
+    clock,
+    // a host's accounts can change where our database does not see it: nothing is remembered then
+    ...(options.accounts === undefined ? { changeStamp: () => options.database.changeStamp() } : {}),
+  });
   const authCodes = createAuthCodesRepository(db);
 
   const mediaRepository = createMediaRepository(db);

@@ -37,14 +37,24 @@ export interface ValidToken {
 export const LAST_USED_RESOLUTION_S = 60;
 
 export interface TokenServiceDeps {
+  /**
+   * When given, a validated token is remembered for as long as this returns
+   * the same non-null value (DatabaseHandle.changeStamp): only when the token
+   * and its owner both live in that database.
+   */
+  readonly changeStamp?: () => string | null;
   readonly tokens: TokensRepository;
   /** The owner of a token: our accounts in standalone mode, the host's in plugin mode. */
   readonly findUser: (id: string) => Promise<HostUser | null> | HostUser | null;
   readonly clock: Clock;
 }
 
+/** Validated tokens remembered at most (a bound on memory, not on time). */
+export const VALIDATION_CACHE_SIZE = 10_000;
+
 export function createTokenService(deps: TokenServiceDeps) {
   const { tokens, findUser, clock } = deps;
+  const validated = new Map<string, { readonly valid: ValidToken; readonly stamp: string; readonly lastUsedMs: number }>();
 
   return {
     async issue(input: IssueTokenInput, repository: TokensRepository = tokens): Promise<IssuedToken> {
@@ -75,17 +85,38 @@ export function createTokenService(deps: TokenServiceDeps) {
 
     /** The token and its owner when the token is known, unrevoked, unexpired and its owner active. */
     async validate(token: string): Promise<ValidToken | null> {
-      const record = await tokens.findByHash(sha256Base64Url(token));
-      if (record === null || record.revokedAt !== null) return null;
+      const hash = sha256Base64Url(token);
+      // read before the lookups: a write landing in between leaves a stale stamp, so that entry is never used
+      const stamp = deps.changeStamp?.() ?? null;
       const now = clock.now();
+      if (stamp !== null) {
+        const hit = validated.get(hash);
+        if (
+          hit !== undefined &&
+          hit.stamp === stamp &&
+          (hit.valid.token.expiresAt === null || hit.valid.token.expiresAt > now.toISOString()) &&
+          hit.lastUsedMs + LAST_USED_RESOLUTION_S * 1000 > now.getTime()
+        ) {
+          return hit.valid;
+        }
+      }
+      const record = await tokens.findByHash(hash);
+      if (record === null || record.revokedAt !== null) return null;
       // spec: a null expires_at is a legacy (or personal) token that stays valid
       if (record.expiresAt !== null && record.expiresAt <= now.toISOString()) return null;
       const user = await findUser(record.userId);
       if (user === null || !user.isActive) return null;
-      if (record.lastUsedAt === null || Date.parse(record.lastUsedAt) + LAST_USED_RESOLUTION_S * 1000 <= now.getTime()) {
+      let lastUsedMs = record.lastUsedAt === null ? -Infinity : Date.parse(record.lastUsedAt);
+      if (lastUsedMs + LAST_USED_RESOLUTION_S * 1000 <= now.getTime()) {
         await tokens.touch(record.id, now.toISOString());
+        lastUsedMs = now.getTime();
       }
-      return { token: record, user };
+      const valid = { token: record, user };
+      if (stamp !== null) {
+        if (validated.size >= VALIDATION_CACHE_SIZE) validated.clear();
+        validated.set(hash, { valid, stamp, lastUsedMs });
+      }
+      return valid;
     },
 
     list: (filter: { userId?: string } = {}) => tokens.list(filter),

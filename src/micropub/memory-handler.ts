@@ -50,8 +50,25 @@ export interface MemoryHandlerOptions {
   readonly baseUrl: string;
 }
 
+/** A deep copy of JSON-shaped data (Micropub properties); several times cheaper than structuredClone for small values. */
 function clone<T>(value: T): T {
-  return structuredClone(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => clone(item)) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = clone((value as Record<string, unknown>)[key]);
+  return copy as T;
+}
+
+/** Random slugs cut from a pooled buffer: one getrandom call per 1,024 entries instead of one per entry. */
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+function randomSlug(): string {
+  if (randomOffset + 6 > randomPool.length) {
+    randomPool = randomBytes(6 * 1024);
+    randomOffset = 0;
+  }
+  randomOffset += 6;
+  return randomPool.subarray(randomOffset - 6, randomOffset).toString('base64url');
 }
 
 function appendTo(list: StoredEntry[] | undefined, entry: StoredEntry): StoredEntry[] {
@@ -90,7 +107,7 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
 
   function newUrl(properties: MicropubProperties): string {
     const wanted = properties['mp-slug']?.find((slug): slug is string => typeof slug === 'string' && slug !== '');
-    const base = encodeURIComponent(wanted ?? randomBytes(6).toString('base64url'));
+    const base = encodeURIComponent(wanted ?? randomSlug());
     let url = `${prefix}${base}`;
     for (let n = 2; entries.has(url); n++) url = `${prefix}${base}-${n}`;
     return url;

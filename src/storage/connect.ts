@@ -14,6 +14,12 @@ export interface DatabaseHandle {
   readonly dialect: DialectName;
   /** Runs a trivial query; throws when the database does not answer. */
   ping(): Promise<void>;
+  /**
+   * SQLite: a value that changes whenever the database may have changed — a
+   * write through this handle, or a commit by any other connection, process or
+   * instance on the same file (`PRAGMA data_version`). Null for PostgreSQL.
+   */
+  changeStamp(): string | null;
   close(): Promise<void>;
 }
 
@@ -26,7 +32,7 @@ export function createDatabase(location: DatabaseLocation): DatabaseHandle {
     const pool = new pg.Pool({ connectionString: location.url, max: 10, connectionTimeoutMillis: 5_000 });
     // an idle client that loses its server must not crash the process
     pool.on('error', () => {});
-    return wrap(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+    return wrap(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', () => null);
   }
   if (location.filename !== ':memory:') mkdirSync(path.dirname(location.filename), { recursive: true });
   const database = new SqliteDatabase(location.filename);
@@ -34,7 +40,10 @@ export function createDatabase(location: DatabaseLocation): DatabaseHandle {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
-  return wrap(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), 'sqlite');
+  let writes = 0;
+  const dataVersion = database.prepare('PRAGMA data_version').pluck();
+  const changeStamp = () => `${String(dataVersion.get())}:${writes}`;
+  return wrap(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database, () => writes++) }) }), 'sqlite', changeStamp);
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -44,7 +53,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * for a fresh statement on every query, and preparing was a tenth of the CPU
  * of a bearer-token request. Safe because the driver is synchronous.
  */
-function withStatementCache(database: SqliteDatabase.Database) {
+function withStatementCache(database: SqliteDatabase.Database, onWrite: () => void) {
   const cache = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => database.close(),
@@ -55,16 +64,19 @@ function withStatementCache(database: SqliteDatabase.Database) {
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
         cache.set(sqlText, statement);
       }
+      // Kysely prepares right before it runs: every statement that is not a reader counts as a write
+      if (!statement.reader) onWrite();
       return statement;
     },
   };
 }
 
-function wrap(db: Kysely<Database>, dialect: DialectName): DatabaseHandle {
+function wrap(db: Kysely<Database>, dialect: DialectName, changeStamp: () => string | null): DatabaseHandle {
   let closed = false;
   return {
     db,
     dialect,
+    changeStamp,
     async ping() {
       await sql`select 1`.execute(db);
     },
