@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { constantTimeEqual, randomToken } from '../core/crypto.js';
+import { constantTimeEqual } from '../core/crypto.js';
 
 /**
  * HMAC-SHA256 signatures under the server secret, kept apart by purpose so a
@@ -19,4 +19,3 @@ export function createSigner(secret: string): Signer {
   };
 }
 
-export { randomToken };

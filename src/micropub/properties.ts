@@ -13,11 +13,6 @@ export const URL_PROPERTIES: ReadonlySet<string> = new Set(['photo', 'audio', 'v
 /** Clients can never set or edit these; configuration adds to them, never replaces them. */
 export const SERVER_MANAGED_PROPERTIES: readonly string[] = Object.freeze(['uid', 'author']);
 
-export const SUPPORTED_PROPERTIES: readonly string[] = Object.freeze([
-  'content', 'name', 'category', 'location', 'in-reply-to', 'bookmark-of', 'like-of', 'repost-of', 'rsvp', 'photo', 'audio', 'video',
-  'published', 'summary', 'description', 'start', 'end', 'url', 'syndication', 'mp-slug', 'mp-channel', 'mp-photo-alt', 'mp-syndicate-to', 'post-status',
-]);
-
 export function serverManagedSet(extra: readonly string[]): ReadonlySet<string> {
   return new Set([...SERVER_MANAGED_PROPERTIES, ...extra]);
 }

@@ -59,7 +59,9 @@ function withStatementCache(database: SqliteDatabase.Database, onWrite: () => vo
     close: () => database.close(),
     prepare(sqlText: string) {
       let statement = cache.get(sqlText);
-      if (statement === undefined) {
+      // a statement still streaming rows (Kysely's .stream()) cannot run again: use a fresh one
+      if (statement?.busy === true) statement = database.prepare(sqlText);
+      else if (statement === undefined) {
         statement = database.prepare(sqlText);
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
         cache.set(sqlText, statement);
