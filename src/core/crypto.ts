@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A 256-bit random value, base64url without padding (43 characters). */
 export function randomToken(bytes = 32): string {
@@ -11,7 +11,8 @@ export function randomId(): string {
 }
 
 export function sha256Base64Url(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url');
+  // the one-shot form: a bearer request hashes its token, and a Hash object per call cost a third of that
+  return hash('sha256', value, 'base64url');
 }
 
 /** Compares two strings in time that depends only on their lengths. */

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from './connect.js';
+
+describe('changeStamp on SQLite', () => {
+  let dir: string;
+  let filename: string;
+  let handle: DatabaseHandle;
+  let other: SqliteDatabase.Database;
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-stamp-'));
+    filename = path.join(dir, 'data.sqlite');
+    handle = createDatabase({ kind: 'sqlite', filename });
+    // another connection stands for another process or instance on the same file
+    other = new SqliteDatabase(filename);
+    other.exec('create table t (x integer)');
+  });
+  afterEach(async () => {
+    other.close();
+    await handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stays the same while nobody writes', () => {
+    const stamp = handle.changeStamp();
+    expect(stamp).not.toBeNull();
+    other.prepare('select count(*) from t').get();
+    expect(handle.changeStamp()).toBe(stamp);
+    expect(handle.changeStamp()).toBe(stamp);
+  });
+
+  it('changes after every commit of another connection, each one', () => {
+    const seen = new Set([handle.changeStamp()]);
+    for (let i = 0; i < 50; i++) {
+      other.prepare('insert into t values (?)').run(i);
+      const stamp = handle.changeStamp();
+      expect(seen.has(stamp)).toBe(false);
+      seen.add(stamp);
+    }
+  });
+
+  it('changes after a write through the handle itself', async () => {
+    const before = handle.changeStamp();
+    await handle.db.insertInto('t' as never).values({ x: 1 } as never).execute();
+    expect(handle.changeStamp()).not.toBe(before);
+  });
+
+  it('changes after another connection truncates the log and writes again', () => {
+    other.prepare('insert into t values (1)').run();
+    const before = handle.changeStamp();
+    other.pragma('wal_checkpoint(TRUNCATE)');
+    other.prepare('insert into t values (2)').run();
+    expect(handle.changeStamp()).not.toBe(before);
+  });
+
+  it('a rolled-back transaction of another connection leaves it alone', () => {
+    const before = handle.changeStamp();
+    other.exec('begin; insert into t values (1); rollback');
+    expect(handle.changeStamp()).toBe(before);
+  });
+
+  it('sees commits made through the real path when opened through a symbolic link', async () => {
+    const link = path.join(dir, 'link.sqlite');
+    symlinkSync(filename, link);
+    const linked = createDatabase({ kind: 'sqlite', filename: link });
+    try {
+      const before = linked.changeStamp();
+      other.prepare('insert into t values (1)').run();
+      expect(linked.changeStamp()).not.toBe(before);
+    } finally {
+      await linked.close();
+    }
+  });
+});
+
+describe('changeStamp elsewhere', () => {
+  it('an in-memory SQLite database counts its own writes', async () => {
+    const handle = createDatabase({ kind: 'sqlite', filename: ':memory:' });
+    try {
+      const before = handle.changeStamp();
+      expect(before).not.toBeNull();
+      expect(handle.changeStamp()).toBe(before);
+      await handle.db.schema.createTable('t').addColumn('x', 'integer').execute();
+      expect(handle.changeStamp()).not.toBe(before);
+    } finally {
+      await handle.close();
+    }
+  });
+});
