@@ -26,10 +26,50 @@ function listOf(value: unknown): unknown[] {
 }
 
 /** The handler's config with `media-endpoint` always present: a truthy handler value is kept. */
-export async function loadConfigMap(deps: QueryDeps, user: HostUser): Promise<MicropubConfig> {
-  const config = await callHandler('get_config', () => deps.handler.getConfig(user));
-  const map = typeof config === 'object' && config !== null ? config : {};
+function withMediaEndpoint(deps: QueryDeps, config: unknown): MicropubConfig {
+  const map = typeof config === 'object' && config !== null ? (config as MicropubConfig) : {};
   return { ...map, 'media-endpoint': map['media-endpoint'] || deps.mediaEndpoint };
+}
+
+export async function loadConfigMap(deps: QueryDeps, user: HostUser): Promise<MicropubConfig> {
+  return withMediaEndpoint(deps, await callHandler('get_config', () => deps.handler.getConfig(user)));
+}
+
+/**
+ * True for JSON data that can never change: plain objects and arrays, frozen
+ * all the way down, with data properties only and no `toJSON`.
+ */
+export function isFrozenJson(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return true;
+  if (typeof value !== 'object' || depth > 32 || !Object.isFrozen(value)) return false;
+  if (!Array.isArray(value)) {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+  }
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
+    if (key === 'toJSON' || !('value' in descriptor)) return false;
+    if (!isFrozenJson(descriptor.value, depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * `q=config` as JSON text. When the handler hands back the same deeply frozen
+ * object it did before (the in-memory handler always does), the text made
+ * then is sent again: such an object cannot have changed. Any other config is
+ * serialised on every request.
+ */
+export function createConfigText(deps: QueryDeps): (user: HostUser) => Promise<string> {
+  const texts = new WeakMap<object, string>();
+  return async (user) => {
+    const config = await callHandler('get_config', () => deps.handler.getConfig(user));
+    const cacheable = typeof config === 'object' && config !== null;
+    const known = cacheable ? texts.get(config) : undefined;
+    if (known !== undefined) return known;
+    const text = JSON.stringify(withMediaEndpoint(deps, config));
+    if (cacheable && isFrozenJson(config)) texts.set(config, text);
+    return text;
+  };
 }
 
 /** Runs every query but `source` (which needs a scope); returns the JSON body. */

@@ -10,7 +10,7 @@ import { readParam } from '../core/params.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from './actions.js';
 import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request.js';
-import { runConfigQuery, runSourceQuery } from './queries.js';
+import { createConfigText, runConfigQuery, runSourceQuery } from './queries.js';
 import { notImplementedHandler } from './responses.js';
 import { InvalidRequestError } from '../core/errors.js';
 
@@ -39,6 +39,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
 
   app.setErrorHandler(notImplementedHandler);
+  const configText = createConfigText(deps);
 
   app.get('/micropub/', async (request, reply) => {
     const auth = await bearer.authenticate(request);
@@ -49,6 +50,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
       bearer.assertScope(auth, 'update');
       return reply.send(await runSourceQuery(deps, request.query, auth.user, request));
     }
+    if (q === 'config') return reply.type('application/json; charset=utf-8').send(await configText(auth.user));
     return reply.send(await runConfigQuery(deps, q, request.query, auth.user));
   });
 

@@ -180,6 +180,86 @@ describe('GET /indieweb/micropub/?q=config (handler-supplied values)', () => {
   });
 });
 
+describe('GET /indieweb/micropub/?q=config answers what the handler returns now', () => {
+  /** A mounted app whose handler answers get_config with whatever `current()` gives at the time. */
+  function appWithLiveConfig(current: () => unknown): Promise<MicropubTestApp> {
+    const { handler } = createSpyHandler({ getConfig: async () => current() as MicropubConfig });
+    return mountedApp({ handler });
+  }
+
+  it('200 follows a handler that changes the same object in place between requests', async () => {
+    const config: { categories: string[]; 'syndicate-to'?: unknown[] } = { categories: ['a'] };
+    const t = await appWithLiveConfig(() => config);
+    try {
+      const token = await t.token('');
+      expect((await micropubGet(t.app, token, { q: 'config' })).json()).toEqual({ 'media-endpoint': MEDIA_ENDPOINT, categories: ['a'] });
+      config.categories.push('b');
+      config['syndicate-to'] = [{ uid: 'https://social.example/', name: 'Social' }];
+      expect((await micropubGet(t.app, token, { q: 'config' })).json()).toEqual({
+        'media-endpoint': MEDIA_ENDPOINT,
+        categories: ['a', 'b'],
+        'syndicate-to': [{ uid: 'https://social.example/', name: 'Social' }],
+      });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('200 follows a frozen object whose inner list still changes', async () => {
+    const categories = ['a'];
+    const config = Object.freeze({ categories });
+    const t = await appWithLiveConfig(() => config);
+    try {
+      const token = await t.token('');
+      expect((await micropubGet(t.app, token, { q: 'config' })).json()).toEqual({ 'media-endpoint': MEDIA_ENDPOINT, categories: ['a'] });
+      categories.push('b');
+      expect((await micropubGet(t.app, token, { q: 'config' })).json()).toEqual({ 'media-endpoint': MEDIA_ENDPOINT, categories: ['a', 'b'] });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('200 follows a frozen object with a getter or a toJSON', async () => {
+    let n = 0;
+    const withGetter = Object.freeze(Object.defineProperty({}, 'categories', { enumerable: true, get: () => [`c${++n}`] }));
+    const withToJson = Object.freeze({ channels: Object.freeze({ toJSON: () => [{ uid: `u${++n}`, name: 'N' }] }) });
+    let current: unknown = withGetter;
+    const t = await appWithLiveConfig(() => current);
+    try {
+      const token = await t.token('');
+      const first = (await micropubGet(t.app, token, { q: 'config' })).json() as { categories: string[] };
+      const second = (await micropubGet(t.app, token, { q: 'config' })).json() as { categories: string[] };
+      expect(first.categories).not.toEqual(second.categories);
+      current = withToJson;
+      const third = (await micropubGet(t.app, token, { q: 'config' })).json() as { channels: { uid: string }[] };
+      const fourth = (await micropubGet(t.app, token, { q: 'config' })).json() as { channels: { uid: string }[] };
+      expect(third.channels[0]?.uid).not.toBe(fourth.channels[0]?.uid);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('200 with a JSON content type and the same answer for a deeply frozen config, each time', async () => {
+    const config = Object.freeze({ categories: Object.freeze(['a', 'b']), channels: Object.freeze([Object.freeze({ uid: 'notes', name: 'Notes' })]) });
+    let current: unknown = config;
+    const t = await appWithLiveConfig(() => current);
+    try {
+      const token = await t.token('');
+      for (let i = 0; i < 3; i++) {
+        const response = await micropubGet(t.app, token, { q: 'config' });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(response.json()).toEqual({ 'media-endpoint': MEDIA_ENDPOINT, categories: ['a', 'b'], channels: [{ uid: 'notes', name: 'Notes' }] });
+      }
+      // a new object is a new answer
+      current = Object.freeze({ categories: Object.freeze(['z']) });
+      expect((await micropubGet(t.app, token, { q: 'config' })).json()).toEqual({ 'media-endpoint': MEDIA_ENDPOINT, categories: ['z'] });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('GET /indieweb/micropub/?q=syndicate-to (handler-supplied values)', () => {
   const targets = [
     { uid: 'https://social.example/@alice', name: 'alice on social', service: { name: 'Social', url: 'https://social.example/', photo: 'https://social.example/logo.png' }, checked: true },
