@@ -163,7 +163,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     findUser: (id) => accounts.findUser(id),
     clock,
     // a host's accounts can change where our database does not see it: nothing is remembered then
-    ...(options.accounts === undefined ? { changeStamp: () => options.database.changeStamp() } : {}),
+    // (PostgreSQL has no change stamp: nothing is remembered there either)
+    ...(options.accounts === undefined && options.database.dialect === 'sqlite' ? { changeStamp: () => options.database.changeStamp() } : {}),
   });
   const authCodes = createAuthCodesRepository(db);
 

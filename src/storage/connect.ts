@@ -1,5 +1,4 @@
-import { closeSync, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -43,66 +42,8 @@ export function createDatabase(location: DatabaseLocation): DatabaseHandle {
   database.pragma('synchronous = NORMAL');
   let writes = 0;
   const dataVersion = database.prepare('PRAGMA data_version').pluck();
-  const wal = walCommitCounter(database, location.filename);
-  const commits = wal?.read ?? (() => String(dataVersion.get()));
-  const changeStamp = () => `${commits()}:${writes}`;
-  const driver = withStatementCache(database, () => writes++, () => wal?.close());
-  return wrap(new Kysely<Database>({ dialect: new SqliteDialect({ database: driver }) }), 'sqlite', changeStamp);
-}
-
-/** The WAL-index header: two copies of 48 bytes at the start of the `-shm` file (sqlite.org/walformat.html). */
-const WAL_INDEX_HEADER_BYTES = 96;
-/** `iVersion` of the WAL-index header (WALINDEX_MAX_VERSION, unchanged since SQLite 3.7.0). */
-const WAL_INDEX_VERSION = 3_007_000;
-
-/**
- * A counter that moves whenever any connection commits to a database in WAL
- * mode, read without a transaction: every commit rewrites the WAL-index
- * header (its change counter, last frame and checksums; the salts when the
- * WAL restarts) in the `-shm` file before the committing call returns, and
- * SQLite's own `PRAGMA data_version` is derived from the same header. One
- * `pread` instead of the pragma's read transaction with its file locks, which
- * was a tenth of the CPU of a bearer request. Null when the database is not in
- * WAL mode with a `-shm` file (in memory, exclusive locking): callers then use
- * the pragma.
- */
-function walCommitCounter(database: SqliteDatabase.Database, filename: string): { read: () => string; close: () => void } | null {
-  if (filename === ':memory:' || database.pragma('journal_mode', { simple: true }) !== 'wal') return null;
-  if (database.pragma('locking_mode', { simple: true }) !== 'normal') return null;
-  // a read makes sure the shared-memory file exists and holds a header
-  database.prepare('PRAGMA data_version').get();
-  const seen = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
-  const current = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
-  let fd: number;
-  try {
-    // SQLite names the file after the database's real path (symbolic links resolved)
-    fd = openSync(`${realpathSync(filename)}-shm`, 'r');
-  } catch {
-    return null;
-  }
-  // only a file that is what SQLite maps: an initialised header of the one version there is (native byte order)
-  const headerRead = readSync(fd, seen, 0, WAL_INDEX_HEADER_BYTES, 0);
-  const version = os.endianness() === 'LE' ? seen.readUInt32LE(0) : seen.readUInt32BE(0);
-  if (headerRead !== WAL_INDEX_HEADER_BYTES || version !== WAL_INDEX_VERSION || seen[12] !== 1) {
-    closeSync(fd);
-    return null;
-  }
-  let generation = 0;
-  const read = () => {
-    // a short or failed read counts as a change: the stamp may change too often, never too rarely
-    let bytes = 0;
-    try {
-      bytes = readSync(fd, current, 0, WAL_INDEX_HEADER_BYTES, 0);
-    } catch {
-      bytes = -1;
-    }
-    if (bytes !== WAL_INDEX_HEADER_BYTES || !current.equals(seen)) {
-      generation++;
-      current.copy(seen);
-    }
-    return String(generation);
-  };
-  return { read, close: () => closeSync(fd) };
+  const changeStamp = () => `${String(dataVersion.get())}:${writes}`;
+  return wrap(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database, () => writes++) }) }), 'sqlite', changeStamp);
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -112,13 +53,10 @@ const STATEMENT_CACHE_SIZE = 500;
  * for a fresh statement on every query, and preparing was a tenth of the CPU
  * of a bearer-token request. Safe because the driver is synchronous.
  */
-function withStatementCache(database: SqliteDatabase.Database, onWrite: () => void, onClose: () => void) {
+function withStatementCache(database: SqliteDatabase.Database, onWrite: () => void) {
   const cache = new Map<string, SqliteDatabase.Statement>();
   return {
-    close: () => {
-      onClose();
-      database.close();
-    },
+    close: () => database.close(),
     prepare(sqlText: string) {
       let statement = cache.get(sqlText);
       // a statement still streaming rows (Kysely's .stream()) cannot run again: use a fresh one
