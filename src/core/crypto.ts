@@ -5,9 +5,13 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-/** A short random identifier for rows that are shown to people (token ids, user ids). */
-export function randomId(): string {
-  return randomBytes(9).toString('base64url');
+/** A random identifier for rows that are shown to people or typed (token, user and webmention ids). */
+export function randomId(bytes = 9): string {
+  // never a leading "-": ids are typed as command-line arguments, where they would read as options
+  for (;;) {
+    const id = randomBytes(bytes).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 export function sha256Base64Url(value: string): string {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Clock } from '../core/clock.js';
-import { randomId, randomToken } from '../core/crypto.js';
+import { randomId } from '../core/crypto.js';
 import { InvalidRequestError, NotFoundError } from '../core/errors.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
 import type { WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
@@ -92,7 +92,7 @@ export function createWebmentionService(deps: {
       if (!(await deps.ownHosts()).has(bareHost(target.hostname))) throw new InvalidRequestError('target is not on this site');
 
       const at = now();
-      const { record, created } = await webmentions.upsert({ id: randomToken(18), source: sourceValue!, target: targetValue!, targetKey, now: at });
+      const { record, created } = await webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, now: at });
       if (record.status !== 'spam') {
         await jobs.enqueue({ id: randomId(), kind: VERIFY_JOB, ref: record.id, now: at });
         deps.onEnqueued?.();
