@@ -5,7 +5,7 @@
  * @see SPEC.md "Webmention endpoints" rule 3
  * @module
  */
-import { Agent, request as undiciRequest } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
 import ipaddr from 'ipaddr.js';
 import { ForbiddenAddressError, guardedLookup, isPublicAddress } from './address-guard.js';
 
@@ -69,11 +69,17 @@ export function createOutbound(options: OutboundOptions) {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const userAgent = options.userAgent ?? USER_AGENT;
-  const dispatcher = new Agent({
-    connect: { lookup: guardedLookup(options.allowPrivateNetworks) as never, timeout: timeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  // undici loads on the first fetch, not at start
+  let client: Promise<{ dispatcher: Agent; request: typeof undiciRequest }> | null = null;
+  const loadClient = () =>
+    (client ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      dispatcher: new Agent({
+        connect: { lookup: guardedLookup(options.allowPrivateNetworks) as never, timeout: timeoutMs },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      }),
+    })));
 
   async function fetchUrl(target: string, request: OutboundRequest = {}): Promise<OutboundResponse> {
     const signal = AbortSignal.timeout(timeoutMs);
@@ -92,6 +98,7 @@ export function createOutbound(options: OutboundOptions) {
       assertFetchable(url, options.allowPrivateNetworks);
       const body = form === undefined || method !== 'POST' ? undefined : new URLSearchParams(form).toString();
       let response: Awaited<ReturnType<typeof undiciRequest>>;
+      const { dispatcher, request: undiciRequest } = await loadClient();
       try {
         response = await undiciRequest(url, {
           method,
@@ -153,7 +160,7 @@ export function createOutbound(options: OutboundOptions) {
   return {
     fetch: fetchUrl,
     async close(): Promise<void> {
-      await dispatcher.close();
+      if (client !== null) await (await client).dispatcher.close();
     },
   };
 }

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { DatabaseLocation } from '../config/config.js';
 import type { Database } from './schema.js';
 
@@ -29,7 +30,9 @@ export interface DatabaseHandle {
  */
 export function createDatabase(location: DatabaseLocation): DatabaseHandle {
   if (location.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: location.url, max: 10, connectionTimeoutMillis: 5_000 });
+    // pg is CommonJS: required here, so SQLite users never load it
+    const { Pool } = createRequire(import.meta.url)('pg') as typeof pg;
+    const pool = new Pool({ connectionString: location.url, max: 10, connectionTimeoutMillis: 5_000 });
     // an idle client that loses its server must not crash the process
     pool.on('error', () => {});
     return wrap(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', () => null);
