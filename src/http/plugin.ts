@@ -59,7 +59,7 @@ import type { DatabaseHandle } from '../storage/connect.js';
 import { createTokensRepository } from '../storage/repositories/tokens.js';
 import { createUsersRepository } from '../storage/repositories/users.js';
 import './augment.js';
-import { registerBodyParsers } from './body-parsers.js';
+import { deferJsonErrors, registerBodyParsers } from './body-parsers.js';
 import type { IndieWebContext } from './context.js';
 import { defaultErrorHandler } from './error-handler.js';
 
@@ -292,6 +292,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
         resource.setErrorHandler(notImplementedHandler);
         // any other body type reaches the routes unread, which answer 401/403/400 in the spec's order
         resource.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+        deferJsonErrors(resource, { bodyLimit: config.maxBodyBytes });
         await resource.register(micropubRoutes);
         await resource.register(mediaRoutes);
       });

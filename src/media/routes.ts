@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
+import { UnreadableJsonBody } from '../http/body-parsers.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { callHandler } from '../micropub/call-handler.js';
 
@@ -41,6 +42,7 @@ export async function mediaRoutes(app: FastifyInstance): Promise<void> {
 
     const auth = await bearer.authenticate(request);
     bearer.assertScope(auth, 'media');
+    if (request.body instanceof UnreadableJsonBody) throw new InvalidRequestError('request body is not valid UTF-8 JSON');
     const action = readParam(request.body, 'action');
     if (action !== 'delete') throw new InvalidRequestError('not a multipart upload and not action=delete');
     const deleteMedia = handler.deleteMedia?.bind(handler);

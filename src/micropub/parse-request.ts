@@ -5,6 +5,7 @@
  */
 import type { MicropubProperties, NewEntry } from '../contracts/micropub-types.js';
 import { InvalidRequestError } from '../core/errors.js';
+import { UnreadableJsonBody } from '../http/body-parsers.js';
 import { assertPropertyMap } from './properties.js';
 
 export type BodyType = 'form' | 'json' | 'multipart';
@@ -52,6 +53,7 @@ export function parseFormPost(fields: Readonly<Record<string, unknown>>, bodyTyp
 
 /** A JSON body: an object, either an action (`action`, `url`, operations) or `{ type, properties }`. */
 export function parseJsonPost(body: unknown): MicropubPost {
+  if (body instanceof UnreadableJsonBody) throw new InvalidRequestError('request body is not valid UTF-8 JSON', { cause: body.cause });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequestError('the JSON body must be an object');
   const object = body as Record<string, unknown>;
   if ('action' in object) {

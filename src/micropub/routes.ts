@@ -57,9 +57,9 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   app.post('/micropub/', async (request, reply) => {
     const bodyType = bodyTypeOf(request);
     if (bodyType === 'multipart') return createFromMultipart(request, reply);
-    // spec: a body that is not a JSON object is refused before scope and dispatch
-    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost((request.body ?? {}) as Record<string, unknown>);
+    // spec: the token first (401), then a body that is not a JSON object (400), before scope and dispatch
     const auth = await bearer.authenticate(request);
+    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost((request.body ?? {}) as Record<string, unknown>);
 
     if (post.kind === 'create') {
       bearer.assertScope(auth, 'create');

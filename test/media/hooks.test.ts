@@ -222,6 +222,20 @@ describe.each(BACKENDS)('GET and POST /indieweb/media/ with the built-in handler
     expect(await t.stored()).not.toContain(keyOf(url));
   });
 
+  it('unparseable JSON: 401 without a token, 403 without media scope, 400 with both', async () => {
+    const post = (authorization: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: MEDIA, headers: { ...authorization, 'content-type': 'application/json' }, payload: '{"action":"delete",' });
+    const anonymous = await post({});
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.body).toBe('authentication error');
+    const noScope = await post({ authorization: `Bearer ${await t.token('create')}` });
+    expect(noScope.statusCode).toBe(403);
+    expect(noScope.body).toBe('authorization error');
+    const allowed = await post({ authorization: `Bearer ${token}` });
+    expect(allowed.statusCode).toBe(400);
+    expect(allowed.json()).toEqual(INVALID_REQUEST);
+  });
+
   it('400 invalid_request for action=delete of media already deleted', async () => {
     const url = await uploaded(t, token, randomPng(), 'twice.png', 'image/png');
     expect((await mediaPostForm(t.app, token, { action: 'delete', url })).statusCode).toBe(204);

@@ -297,6 +297,26 @@ describe('POST /indieweb/micropub/ (create, JSON)', () => {
   });
 
   it.each([
+    ['unparseable JSON', '{'],
+    ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d])],
+    ['an array', '[1]'],
+  ])('401 authentication error for %s without a token or with an unknown one: the token is checked first', async (_label, raw) => {
+    for (const credential of [null, 'not-a-token']) {
+      const response = await postJson(t.app, credential, raw, { raw: true });
+      expect(response.statusCode).toBe(401);
+      expect(response.body).toBe('authentication error');
+      expect(response.headers['www-authenticate']).toBe('Bearer');
+    }
+    expect(spy.calls).toEqual([]);
+  });
+
+  it('401 for a form body that would be refused, without a token', async () => {
+    const response = await postForm(t.app, null, { h: 'Not A Type', content: 'x' });
+    expect(response.statusCode).toBe(401);
+    expect(response.body).toBe('authentication error');
+  });
+
+  it.each([
     ['type is not an array', { type: 'h-entry', properties: { content: ['x'] } }],
     ['properties is not an object', { type: ['h-entry'], properties: ['content'] }],
     ['a property is not an array', { type: ['h-entry'], properties: { content: 'x' } }],
