@@ -40,6 +40,13 @@ export interface MicropubHandler {
   getMedia?(url: string, user: HostUser): Promise<MediaObject | null>;
   /** `delete_media` (optional). */
   deleteMedia?(url: string, user: HostUser): Promise<void>;
+  /**
+   * Hosts besides the request's (and the base URL's) where this user's entries
+   * live, such as a static site's (optional, beyond SPEC.md): update, delete
+   * and undelete then accept absolute URLs on them too. Without it, only the
+   * request's host is accepted, as the spec says.
+   */
+  entryHosts?(user: HostUser): readonly string[];
 }
 
 /** Options a handler factory receives when loaded from `INDIEWEB_MICROPUB_HANDLER`. */

@@ -136,6 +136,7 @@ function withMediaHooks(handler: MicropubHandler, hooks: ReturnType<typeof creat
     undeleteEntry: (url, user) => handler.undeleteEntry(url, user),
     getConfig: (user) => handler.getConfig(user),
     ...(handler.listEntries === undefined ? {} : { listEntries: (user, page) => handler.listEntries!(user, page) }),
+    ...(handler.entryHosts === undefined ? {} : { entryHosts: (user) => handler.entryHosts!(user) }),
     ...hooks,
   };
 }

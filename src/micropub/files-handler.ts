@@ -557,6 +557,15 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
       return { items: listed.map((item) => ({ url: urls.get(item.properties) ?? String(item.properties.url?.[0] ?? ''), ...item })), total };
     },
 
+    /** The site's host: a static site's posts live there, not on indiestack's host. */
+    entryHosts(user: HostUser): readonly string[] {
+      try {
+        return [new URL(siteUrlOf(user)).host];
+      } catch {
+        return [];
+      }
+    },
+
     gitStatus: () => git.status(),
 
     async idle(): Promise<void> {

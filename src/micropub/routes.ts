@@ -30,11 +30,11 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   const micropub = ctx.micropub;
   const deps = { handler: micropub.handler, mediaEndpoint: micropub.mediaEndpoint, urlPolicy: micropub.urlPolicy };
 
-  /** Hosts an action URL may name: the request's, the base URL's, and the user's own sites (a static site's posts live there). */
+  /** Hosts an action URL may name: the request's, the base URL's, and those the handler names for the user (a static site's). */
   const hostsOf = (request: FastifyRequest, user: HostUser) => [
     request.host.toLowerCase(),
     new URL(ctx.config.baseUrl).host.toLowerCase(),
-    ...user.me.map((url) => new URL(url).host.toLowerCase()),
+    ...(micropub.handler.entryHosts?.(user) ?? []).map((host) => host.toLowerCase()),
   ];
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
 

@@ -73,6 +73,40 @@ describe('POST /indieweb/micropub/ with INDIEWEB_MICROPUB_HANDLER=files', () => 
   });
 });
 
+describe('the files handler with its default site URL (the profile URL)', () => {
+  let t: TestApp;
+  let token: string;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-files-site-'));
+
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_FILES_CONTENT_DIR: dir, INDIEWEB_FILES_GIT: 'off' } });
+    await addAlice(t);
+    const alice = (await t.app.indieweb.users!.findByName('alice'))!;
+    ({ token } = await t.app.indieweb.tokens.issue({ userId: alice.id, clientId: CLIENT_ID, me: alice.me[0]!, scope: 'create update delete undelete', expiresIn: 3600 }));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('201 puts the post on the site’s host, and update and delete accept that URL', async () => {
+    const location = (await postForm(t.app, token, { h: 'entry', content: 'On my own site', 'mp-slug': 'own-site' })).headers.location as string;
+    expect(new URL(location).host).toBe('alice.example');
+    expect((await postJson(t.app, token, { action: 'update', url: location, replace: { content: ['Edited'] } })).statusCode).toBe(204);
+    expect((await micropubGet(t.app, token, { q: 'source', url: location })).json()).toMatchObject({ properties: { content: ['Edited'] } });
+    expect((await postForm(t.app, token, { action: 'delete', url: location })).statusCode).toBe(204);
+  });
+
+  it('400 invalid_request for the same path on another host', async () => {
+    const location = (await postForm(t.app, token, { h: 'entry', content: 'Stays', 'mp-slug': 'stays' })).headers.location as string;
+    const elsewhere = new URL(new URL(location).pathname, 'https://evil.example/').href;
+    const response = await postForm(t.app, token, { action: 'delete', url: elsewhere });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'invalid_request' });
+    expect((await micropubGet(t.app, token, { q: 'source', url: location })).statusCode).toBe(200);
+  });
+});
+
 describe('INDIEWEB_FILES_* settings', () => {
   it('default to YAML files under DATA_DIR/sites/{user}, the profile URL as site, and git commits', () => {
     const config = loadConfig({ env: { INDIEWEB_DATA_DIR: '/srv/indiestack' } });

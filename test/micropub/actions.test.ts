@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HandlerValueError } from '../../src/contracts/handler-errors.js';
 import type { UpdateOperations } from '../../src/contracts/micropub-types.js';
+import { ME } from '../helpers/indieauth.js';
 import {
   BASE_URL,
   callsOf,
@@ -483,6 +484,8 @@ describe('POST /indieweb/micropub/ actions: rules for url', () => {
       ['protocol-relative', '//evil.example/x'],
       ['with a data: scheme', 'data:text/plain,x'],
       ['with an ftp: scheme on the same host', 'ftp://indiestack.test/x'],
+      // the token's own profile host is still another host than the request's
+      ['on the host of the user’s profile URL', new URL('/posts/x', ME).href],
     ])('400 invalid_request before the handler for a url %s', async (_label, url) => {
       const response = await postJson(t.app, token, bodyOf(action, url));
       expect(response.statusCode).toBe(400);
