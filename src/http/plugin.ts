@@ -44,7 +44,7 @@ import type { Accounts } from '../contracts/accounts.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createTokenService } from '../indieauth/token-service.js';
 import { createAuthorizationService } from '../indieauth/authorize.js';
-import { createBearerGuard } from '../indieauth/bearer.js';
+import { carriesCredential, createBearerGuard } from '../indieauth/bearer.js';
 import { createClientPolicy } from '../indieauth/client-policy.js';
 import { createExchangeService } from '../indieauth/exchange.js';
 import { indieauthRoutes } from '../indieauth/routes.js';
@@ -263,6 +263,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
             bearer.assertScope(auth, receiveOptions.scope);
             return auth.user;
           },
+          hasCredential: (fields) => carriesCredential({ headers: request.headers, body: fields }, { trustProxy: config.trustProxy }),
         }),
     },
     webmention,

@@ -65,6 +65,15 @@ export function extractBearerToken(request: BearerRequestParts, options: { trust
   return token;
 }
 
+/** Whether a request carries a credential at all (well-formed or not) in a header or a body field. */
+export function carriesCredential(request: BearerRequestParts, options: { trustProxy: boolean }): boolean {
+  if (request.headers.authorization !== undefined) return true;
+  if (options.trustProxy && request.headers['x-forwarded-authorization'] !== undefined) return true;
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  return (body as Record<string, unknown>).Authorization !== undefined || (body as Record<string, unknown>).access_token !== undefined;
+}
+
 export type BearerGuard = ReturnType<typeof createBearerGuard>;
 
 export function createBearerGuard(deps: { tokens: TokenService; clientPolicy: ClientPolicy; trustProxy: boolean }) {

@@ -2,15 +2,26 @@
  * One multipart request through the upload pipeline: fields collected, the
  * caller authorised before the first file is read, files stored as they
  * stream in, and everything stored removed again if anything fails.
+ *
+ * The token may also come as a body field after the files (SPEC.md
+ * "Authentication" 1 puts no order on fields). When a file part arrives and
+ * no credential has been seen yet, the files are written to a private
+ * temporary directory under the same limits, the caller is authorised once
+ * the body has ended, and only then are the files sniffed and stored.
  * @module
  */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline as streamPipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
 import type { MediaConfig } from '../config/config.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
 import type { MediaRecord } from '../storage/repositories/media.js';
 import { readParts } from './multipart.js';
-import { UploadBudget, type UploadPipeline } from './upload.js';
+import { UploadBudget, type IncomingFile, type UploadPipeline } from './upload.js';
 
 export interface ReceivedMultipart {
   /** Text fields; repeated names give arrays (like a parsed form). */
@@ -29,6 +40,36 @@ export interface ReceiveOptions {
   readonly acceptsFile: (name: string) => boolean;
   /** Authenticates and checks scope from the fields seen so far; runs before any file is stored. */
   readonly authorize: (fields: Readonly<Record<string, string | string[]>>) => Promise<HostUser>;
+  /** Whether the request (its headers, or the fields seen so far) carries a credential at all. */
+  readonly hasCredential: (fields: Readonly<Record<string, string | string[]>>) => boolean;
+}
+
+/** A file part written aside until the caller is known. */
+interface SpooledFile {
+  readonly name: string;
+  readonly filename: string;
+  readonly mimetype: string;
+  readonly file: string;
+}
+
+/** Limits were counted while spooling: the stored copy is not counted twice. */
+const UNLIMITED = { maxUploadBytes: null, maxUploadCount: null, maxUploadTotalBytes: null };
+
+/** Writes a part's bytes to `file`, counting them against the request's limits as they come. */
+async function spool(content: AsyncIterable<Uint8Array>, file: string, budget: UploadBudget): Promise<void> {
+  budget.countFile();
+  let size = 0;
+  await streamPipeline(
+    content,
+    async function* (chunks: AsyncIterable<Uint8Array>) {
+      for await (const chunk of chunks) {
+        size += chunk.byteLength;
+        budget.countBytes(chunk.byteLength, size);
+        yield chunk;
+      }
+    },
+    createWriteStream(file, { mode: 0o600 }),
+  );
 }
 
 export async function receiveMultipart(request: FastifyRequest, options: ReceiveOptions): Promise<ReceivedMultipart> {
@@ -39,7 +80,17 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   const fields: Record<string, string | string[]> = {};
   const files = new Map<string, MediaRecord[]>();
   const stored: MediaRecord[] = [];
+  const spooled: SpooledFile[] = [];
+  let spoolDir: string | null = null;
   let user: HostUser | null = null;
+
+  async function store(name: string, file: IncomingFile, owner: HostUser, counted: UploadBudget): Promise<void> {
+    if (!options.acceptsFile(name)) throw new InvalidRequestError(`unexpected file part ${name}`);
+    const record = await options.pipeline.store(file, owner, counted);
+    stored.push(record);
+    files.set(name, [...(files.get(name) ?? []), record]);
+  }
+
   try {
     for await (const part of readParts(request.raw, { fileBytes: limits.maxUploadBytes, files: limits.maxUploadCount, fieldBytes: options.fieldBytes })) {
       const name = part.name.endsWith('[]') ? part.name.slice(0, -2) : part.name;
@@ -48,16 +99,26 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
         fields[part.name] = existing === undefined ? part.value : [...(Array.isArray(existing) ? existing : [existing]), part.value];
         continue;
       }
-      user ??= await options.authorize(fields);
-      if (!options.acceptsFile(name)) throw new InvalidRequestError(`unexpected file part ${part.name}`);
-      const record = await options.pipeline.store({ filename: part.filename, mimetype: part.mimetype, content: part.stream }, user, budget);
-      stored.push(record);
-      files.set(name, [...(files.get(name) ?? []), record]);
+      if (user === null && spoolDir === null && options.hasCredential(fields)) user = await options.authorize(fields);
+      if (user !== null) {
+        await store(name, { filename: part.filename, mimetype: part.mimetype, content: part.stream }, user, budget);
+        continue;
+      }
+      // no credential yet: it may still come as a field after the files
+      spoolDir ??= await mkdtemp(path.join(os.tmpdir(), 'indiestack-upload-'));
+      const file = path.join(spoolDir, String(spooled.length));
+      spooled.push({ name, filename: part.filename, mimetype: part.mimetype, file });
+      await spool(part.stream, file, budget);
     }
     user ??= await options.authorize(fields);
+    for (const file of spooled) {
+      await store(file.name, { filename: file.filename, mimetype: file.mimetype, content: createReadStream(file.file) }, user, new UploadBudget(UNLIMITED));
+    }
   } catch (error) {
     await options.pipeline.discard(stored);
     throw error;
+  } finally {
+    if (spoolDir !== null) await rm(spoolDir, { recursive: true, force: true });
   }
   return { fields, files, stored, user };
 }

@@ -219,12 +219,49 @@ describe.each(BACKENDS)('POST /indieweb/media/ upload (%s storage)', (backend) =
     expect(response.body).toBe('authentication error');
   });
 
-  it('401 authentication error when the token comes in a field after the file part (the file is not stored)', async () => {
+  it.each([
+    ['Authorization', (value: string) => `Bearer ${value}`],
+    ['access_token', (value: string) => value],
+  ])('201 when the token comes in a %s field after the file part; the file is stored once, byte for byte', async (field, valueOf) => {
     const rows = await t.rows();
-    const response = await postMultipart(t.app, null, [filePart(randomPng()), { name: 'access_token', value: token }]);
+    const content = randomPng(70_000);
+    const response = await postMultipart(t.app, null, [filePart(content), { name: field, value: valueOf(token) }]);
+    expect(response.statusCode).toBe(201);
+    expect(await t.rows()).toBe(rows + 1);
+    const location = response.headers.location as string;
+    const bytes =
+      backend === 'local' ? (await t.app.inject({ method: 'GET', url: new URL(location).pathname })).rawPayload : Buffer.from(await (await fetch(location)).arrayBuffer());
+    expect(Buffer.compare(bytes, content)).toBe(0);
+  });
+
+  it('401 authentication error when no token comes before or after the file part, and nothing is stored', async () => {
+    const rows = await t.rows();
+    const stored = await t.stored();
+    const response = await postMultipart(t.app, null, [filePart(randomPng()), { name: 'note', value: 'no token here' }]);
     expect(response.statusCode).toBe(401);
+    expect(response.body).toBe('authentication error');
+    expect(await t.rows()).toBe(rows);
+    expect(await t.stored()).toEqual(stored);
+  });
+
+  it('401 for an unknown token after the file part; 403 for a token without media scope after it; nothing stored', async () => {
+    const rows = await t.rows();
+    const unknown = await postMultipart(t.app, null, [filePart(randomPng()), { name: 'access_token', value: 'not-a-token' }]);
+    expect(unknown.statusCode).toBe(401);
+    const noScope = await postMultipart(t.app, null, [filePart(randomPng()), { name: 'access_token', value: await t.token('create') }]);
+    expect(noScope.statusCode).toBe(403);
+    expect(noScope.body).toBe('authorization error');
     expect(await t.rows()).toBe(rows);
   });
+
+  it('415 invalid_request for HTML renamed .png even when the token comes after it: the checks run once the caller is known', async () => {
+    const rows = await t.rows();
+    const response = await postMultipart(t.app, null, [filePart(FILES.html, 'page.png', 'image/png'), { name: 'access_token', value: token }]);
+    expect(response.statusCode).toBe(415);
+    expect(response.json()).toEqual(INVALID_REQUEST);
+    expect(await t.rows()).toBe(rows);
+  });
+
 
   it.each(['create', 'create update delete undelete', 'mediaXYZ', ''])('403 authorization error for a token with scope %j (no media), and nothing is stored', async (scope) => {
     const rows = await t.rows();
