@@ -16,12 +16,30 @@ export function readParam(source: unknown, name: string, maxLength = MAX_PARAM_L
   return value;
 }
 
-/** Appends parameters to a URL's query with exactly one `?`, keeping what is there verbatim. */
+/** The decoded name of one `name=value` segment of a query; null when it cannot be decoded. */
+function segmentName(segment: string): string | null {
+  const eq = segment.indexOf('=');
+  try {
+    return decodeURIComponent((eq === -1 ? segment : segment.slice(0, eq)).replaceAll('+', ' '));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Merges parameters into a URL's query with exactly one `?`: the URL's own
+ * parameters stay verbatim, except those of the same names, which the new
+ * values replace (a client reading `code` finds only ours).
+ */
 export function appendQuery(url: string, params: Readonly<Record<string, string>>): string {
   const hash = url.indexOf('#');
   const base = hash === -1 ? url : url.slice(0, hash);
   const added = new URLSearchParams(params).toString();
-  if (added === '') return base;
-  if (!base.includes('?')) return `${base}?${added}`;
-  return base.endsWith('?') || base.endsWith('&') ? `${base}${added}` : `${base}&${added}`;
+  const question = base.indexOf('?');
+  if (question === -1) return added === '' ? base : `${base}?${added}`;
+  const kept = base
+    .slice(question + 1)
+    .split('&')
+    .filter((segment) => segment !== '' && !Object.hasOwn(params, segmentName(segment) ?? ''));
+  return `${base.slice(0, question)}?${[...kept, ...(added === '' ? [] : [added])].join('&')}`;
 }

@@ -194,6 +194,20 @@ describe('POST /indieweb/auth/consent/', () => {
     expect(url.searchParams.get('iss')).toBe('http://indiestack.test/');
   });
 
+  it('302 replaces code, state, me or iss already in the redirect_uri, so the client finds only ours', async () => {
+    const page = await getAuthorization(t, jar, authorizationParams({ redirect_uri: 'https://app.example/callback?code=old&state=old&keep=1&me=x&iss=y' }));
+    const response = await decide(t, jar, page, 'approve');
+    expect(response.statusCode).toBe(302);
+    const location = response.headers.location as string;
+    expect(location.startsWith('https://app.example/callback?keep=1&code=')).toBe(true);
+    const url = new URL(location);
+    expect(url.searchParams.getAll('code')).toHaveLength(1);
+    expect(url.searchParams.get('code')).not.toBe('old');
+    expect(url.searchParams.getAll('state')).toEqual(['state-123']);
+    expect(url.searchParams.getAll('me')).toEqual(['https://Alice.example/']);
+    expect(url.searchParams.getAll('iss')).toEqual(['http://indiestack.test/']);
+  });
+
   it('302 to redirect_uri with error=access_denied and state on denial, merged the same way', async () => {
     const before = await countCodes(t);
     const page = await getAuthorization(t, jar, authorizationParams({ redirect_uri: 'https://app.example/callback?from=app' }));
