@@ -66,8 +66,10 @@ export function createWebmentionService(deps: {
       try {
         await processor.process(record);
       } catch (error) {
-        if (error instanceof TransientProcessingError) throw new RetryLaterError(error.message, { cause: error });
-        throw error;
+        if (!(error instanceof TransientProcessingError)) throw error;
+        // spec: a processing failure makes the mention failed (verified_at cleared) at once; the retry may verify it again
+        await webmentions.markStatus(record.id, 'failed', `${error.message} (will retry)`, now());
+        throw new RetryLaterError(error.message, { cause: error });
       }
     },
     async giveUp(job: JobRecord, reason: string) {

@@ -65,8 +65,11 @@ describe('indiestack webmention (moderation CLI) on a database shared with a run
     ids.spam = await mention('spam', AUTHORED);
     await t.app.indieweb.webmention.markSpam(ids.spam);
     ids.victim = await mention('victim', AUTHORED);
-    // its source answers 503: the job waits for a retry, so the mention stays pending
-    ids.pending = await mention('pending', { status: 503, body: AUTHORED });
+    // accepted, and its verification job taken away, so it stays pending
+    source.set('/pending', AUTHORED);
+    t.clock.advance(1);
+    ids.pending = await accepted(t, source.url('/pending'), TARGET);
+    await t.database.db.deleteFrom('indieweb_job').where('ref', '=', ids.pending).execute();
     for (const [name, id] of Object.entries(ids)) before[name] = await recordOf(t, id);
     expect(Object.values(before).map((record) => record.status)).toEqual(['verified', 'verified', 'failed', 'spam', 'verified', 'pending']);
   });

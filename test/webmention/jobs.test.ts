@@ -35,13 +35,13 @@ describe('webmention jobs: transient failures', () => {
     await source.close();
   });
 
-  it('a 503 source is retried with backoff: pending, job kept, nothing runs before the backoff, verified once the source is back', async () => {
+  it('a 503 source is retried with backoff: failed at once (spec), job kept, nothing runs before the backoff, verified once the source is back', async () => {
     const path = fresh();
     source.set(path, { status: 503, body: 'busy' });
     const id = await accepted(t, source.url(path), TARGET);
 
     expect(await drain(t)).toBe(1);
-    expect((await statusOf(t, id)).status).toBe('pending');
+    expect(await statusOf(t, id)).toMatchObject({ status: 'failed', verified_at: null });
     const first = await jobOf(t, id);
     expect(first).toMatchObject({ attempts: 1, lockedUntil: null, runAt: new Date(t.clock.now().getTime() + backoffSeconds(1) * 1000).toISOString() });
     expect(first?.lastError).toMatch(/503/);
@@ -54,7 +54,7 @@ describe('webmention jobs: transient failures', () => {
     t.clock.advance(1);
     expect(await drain(t)).toBe(1);
     expect(source.hits(path)).toBe(2);
-    expect((await statusOf(t, id)).status).toBe('pending');
+    expect((await statusOf(t, id)).status).toBe('failed');
     expect(await jobOf(t, id)).toMatchObject({ attempts: 2 });
     expect(backoffSeconds(2)).toBeGreaterThan(backoffSeconds(1));
 
@@ -68,12 +68,12 @@ describe('webmention jobs: transient failures', () => {
     expect(source.hits(path)).toBe(3);
   });
 
-  it.each([500, 502, 504, 429, 408])('a %i answer is transient too: the mention stays pending and the job is rescheduled', async (status) => {
+  it.each([500, 502, 504, 429, 408])('a %i answer is transient too: the mention is failed and the job is rescheduled', async (status) => {
     const path = fresh();
     source.set(path, { status });
     const id = await accepted(t, source.url(path), TARGET);
     await drain(t);
-    expect((await statusOf(t, id)).status).toBe('pending');
+    expect((await statusOf(t, id)).status).toBe('failed');
     expect(await jobOf(t, id)).toMatchObject({ attempts: 1, lockedUntil: null });
     t.clock.advance(3600);
     source.set(path, linkingPage(TARGET));
@@ -81,14 +81,14 @@ describe('webmention jobs: transient failures', () => {
     expect((await statusOf(t, id)).status).toBe('verified');
   });
 
-  it('a refused connection is retried: pending while the source server is down, verified after it is back', async () => {
+  it('a refused connection is retried: failed while the source server is down, verified after it is back', async () => {
     const path = fresh();
     source.set(path, linkingPage(TARGET));
     const id = await accepted(t, source.url(path), TARGET);
     await source.stop();
     try {
       expect(await drain(t)).toBe(1);
-      expect((await statusOf(t, id)).status).toBe('pending');
+      expect((await statusOf(t, id)).status).toBe('failed');
       expect(await jobOf(t, id)).toMatchObject({ attempts: 1 });
       t.clock.advance(backoffSeconds(1) - 1);
       expect(await drain(t)).toBe(0);
@@ -106,7 +106,7 @@ describe('webmention jobs: transient failures', () => {
     source.set(path, { status: 503 });
     const id = await accepted(t, source.url(path), TARGET);
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      expect((await statusOf(t, id)).status).toBe('pending');
+      expect((await statusOf(t, id)).status).toBe(attempt === 1 ? 'pending' : 'failed');
       expect(await drain(t)).toBe(1);
       t.clock.advance(backoffSeconds(attempt));
     }
