@@ -6,7 +6,8 @@ import type { WebmentionEvents } from '../webmention/events.js';
 import type { WebmentionService } from '../webmention/service.js';
 import type { JobWorker } from '../webmention/worker.js';
 import type { LocalMediaStorage } from '../media/fs-storage.js';
-import type { ReceivedMultipart } from '../media/receive.js';
+import type { MultipartFields, ReceivedMultipart } from '../media/receive.js';
+import type { BearerAuth } from '../indieauth/bearer.js';
 import type { UploadPipeline } from '../media/upload.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
@@ -58,8 +59,16 @@ export interface IndieWebContext {
     readonly repository: MediaRepository;
     /** The built-in local storage, whose files indiestack serves; null with any other storage. */
     readonly localStorage: LocalMediaStorage | null;
-    /** Reads a multipart request: authenticates (with `scope`) before the first file, stores accepted file parts. */
-    receive(request: FastifyRequest, options: { acceptsFile: (name: string) => boolean; scope: string }): Promise<ReceivedMultipart>;
+    /**
+     * Reads a multipart request: authenticates before the first file (or at
+     * the end, when the token comes after the files), checks `scope` (a
+     * function of the fields gets them; null leaves the scope to the caller),
+     * stores accepted file parts.
+     */
+    receive(
+      request: FastifyRequest,
+      options: { acceptsFile: (name: string, fields: MultipartFields) => boolean; scope: string | ((fields: MultipartFields) => string | null) },
+    ): Promise<ReceivedMultipart & { readonly auth: BearerAuth }>;
   };
   readonly webmention: WebmentionService;
   readonly profiles: ProfileService;

@@ -44,7 +44,7 @@ import type { Accounts } from '../contracts/accounts.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { createTokenService } from '../indieauth/token-service.js';
 import { createAuthorizationService } from '../indieauth/authorize.js';
-import { carriesCredential, createBearerGuard } from '../indieauth/bearer.js';
+import { carriesCredential, createBearerGuard, type BearerAuth } from '../indieauth/bearer.js';
 import { createClientPolicy } from '../indieauth/client-policy.js';
 import { createExchangeService } from '../indieauth/exchange.js';
 import { indieauthRoutes } from '../indieauth/routes.js';
@@ -252,19 +252,25 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       pipeline,
       repository: mediaRepository,
       localStorage: isLocalStorage(storage) ? storage : null,
-      receive: (request: FastifyRequest, receiveOptions: { acceptsFile: (name: string) => boolean; scope: string }) =>
-        receiveMultipart(request, {
+      async receive(request: FastifyRequest, receiveOptions: Parameters<IndieWebContext['media']['receive']>[1]) {
+        let auth: BearerAuth | null = null;
+        const received = await receiveMultipart(request, {
           pipeline,
           limits: config.media,
           fieldBytes: config.maxBodyBytes,
           acceptsFile: receiveOptions.acceptsFile,
           authorize: async (fields) => {
-            const auth = await bearer.authenticate({ headers: request.headers, body: fields });
-            bearer.assertScope(auth, receiveOptions.scope);
-            return auth.user;
+            const authenticated = await bearer.authenticate({ headers: request.headers, body: fields });
+            const scope = typeof receiveOptions.scope === 'function' ? receiveOptions.scope(fields) : receiveOptions.scope;
+            if (scope !== null) bearer.assertScope(authenticated, scope);
+            auth = authenticated;
+            return authenticated.user;
           },
           hasCredential: (fields) => carriesCredential({ headers: request.headers, body: fields }, { trustProxy: config.trustProxy }),
-        }),
+        });
+        // receiveMultipart authorises before it returns
+        return { ...received, auth: auth! };
+      },
     },
     webmention,
     profiles: createProfileService({ profiles: createProfilesRepository(db), clock }),

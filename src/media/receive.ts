@@ -23,6 +23,9 @@ import type { MediaRecord } from '../storage/repositories/media.js';
 import { readParts } from './multipart.js';
 import { UploadBudget, type IncomingFile, type UploadPipeline } from './upload.js';
 
+/** Text fields of a multipart body; repeated names give arrays (like a parsed form). */
+export type MultipartFields = Readonly<Record<string, string | string[]>>;
+
 export interface ReceivedMultipart {
   /** Text fields; repeated names give arrays (like a parsed form). */
   readonly fields: Record<string, string | string[]>;
@@ -36,8 +39,8 @@ export interface ReceiveOptions {
   readonly pipeline: UploadPipeline;
   readonly limits: MediaConfig;
   readonly fieldBytes: number;
-  /** Which file part names are accepted; any other file part is 400. */
-  readonly acceptsFile: (name: string) => boolean;
+  /** Which file parts are accepted, given the fields seen so far; any other file part is 400. */
+  readonly acceptsFile: (name: string, fields: MultipartFields) => boolean;
   /** Authenticates and checks scope from the fields seen so far; runs before any file is stored. */
   readonly authorize: (fields: Readonly<Record<string, string | string[]>>) => Promise<HostUser>;
   /** Whether the request (its headers, or the fields seen so far) carries a credential at all. */
@@ -85,7 +88,7 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   let user: HostUser | null = null;
 
   async function store(name: string, file: IncomingFile, owner: HostUser, counted: UploadBudget): Promise<void> {
-    if (!options.acceptsFile(name)) throw new InvalidRequestError(`unexpected file part ${name}`);
+    if (!options.acceptsFile(name, fields)) throw new InvalidRequestError(`unexpected file part ${name}`);
     const record = await options.pipeline.store(file, owner, counted);
     stored.push(record);
     files.set(name, [...(files.get(name) ?? []), record]);

@@ -70,12 +70,23 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
     return runActionRequest(request, reply, post, auth);
   });
 
-  /** Multipart create: files named photo, video or audio go through the media pipeline (create scope, not media). */
+  /**
+   * Multipart create: files named photo, video or audio go through the media
+   * pipeline (create scope, not media). A multipart body without files may
+   * also carry an action, as a form body would.
+   */
   async function createFromMultipart(request: FastifyRequest, reply: FastifyReply) {
-    const received = await ctx.media.receive(request, { acceptsFile: (name) => UPLOAD_PROPERTIES.has(name), scope: 'create' });
+    const received = await ctx.media.receive(request, {
+      // an action never carries files; its scope is checked by the action itself
+      acceptsFile: (name, fields) => UPLOAD_PROPERTIES.has(name) && fields.action === undefined,
+      scope: (fields) => (fields.action === undefined ? 'create' : null),
+    });
     try {
       const post = parseFormPost(received.fields, 'multipart');
-      if (post.kind !== 'create') throw new InvalidRequestError('actions cannot carry files');
+      if (post.kind !== 'create') {
+        if (received.stored.length > 0) throw new InvalidRequestError('actions cannot carry files');
+        return await runActionRequest(request, reply, post, received.auth);
+      }
       const properties = { ...post.entry.properties };
       for (const [name, records] of received.files) {
         // spec: stored URLs come after the URL values already submitted

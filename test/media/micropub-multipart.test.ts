@@ -172,4 +172,39 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
     expect(await t.rows()).toBe(rows);
     expect(await t.stored()).toEqual(stored);
   });
+
+  it('400 invalid_request for an action whose file part comes before the action field, and nothing is stored', async () => {
+    const rows = await t.rows();
+    const stored = await t.stored();
+    const response = await postMultipart(t.app, await t.token('create delete'), [photo(), { name: 'action', value: 'delete' }, { name: 'url', value: 'http://indiestack.test/indieweb/entries/x' }], MICROPUB);
+    expect(response.statusCode).toBe(400);
+    expect(await t.rows()).toBe(rows);
+    expect(await t.stored()).toEqual(stored);
+  });
+
+  it('multipart without files carries actions like a form: 204 delete, 204 undelete, each with its own scope', async () => {
+    const created = await postMultipart(t.app, await t.token('create'), [{ name: 'h', value: 'entry' }, { name: 'content', value: 'to be deleted' }], MICROPUB);
+    expect(created.statusCode).toBe(201);
+    const url = created.headers.location as string;
+    const action = (name: string, token: string) => postMultipart(t.app, token, [{ name: 'action', value: name }, { name: 'url', value: url }], MICROPUB);
+
+    const noScope = await action('delete', await t.token('create undelete'));
+    expect(noScope.statusCode).toBe(403);
+    expect(noScope.body).toBe('authorization error');
+    expect((await action('delete', await t.token('delete'))).statusCode).toBe(204);
+    expect((await t.app.inject({ method: 'GET', url: `${MICROPUB}?q=source&url=${encodeURIComponent(url)}`, headers: { authorization: `Bearer ${reader}` } })).statusCode).toBe(400);
+    expect((await action('undelete', await t.token('undelete'))).statusCode).toBe(204);
+    expect((await source(url)).properties.content).toEqual(['to be deleted']);
+  });
+
+  it('400 invalid_request for an update sent as multipart (update is JSON only); 400 for an unknown action; 401 without a token', async () => {
+    const url = 'http://indiestack.test/indieweb/entries/x';
+    const update = await postMultipart(t.app, await t.token('update'), [{ name: 'action', value: 'update' }, { name: 'url', value: url }, { name: 'replace[content]', value: 'x' }], MICROPUB);
+    expect(update.statusCode).toBe(400);
+    expect(update.json()).toEqual(INVALID_REQUEST);
+    const unknown = await postMultipart(t.app, await t.token('delete'), [{ name: 'action', value: 'explode' }, { name: 'url', value: url }], MICROPUB);
+    expect(unknown.statusCode).toBe(400);
+    const anonymous = await postMultipart(t.app, null, [{ name: 'action', value: 'delete' }, { name: 'url', value: url }], MICROPUB);
+    expect(anonymous.statusCode).toBe(401);
+  });
 });
