@@ -8,6 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { HostUser } from '../contracts/accounts.js';
 import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
@@ -27,11 +28,29 @@ export async function mediaRoutes(app: FastifyInstance): Promise<void> {
   const { handler, urlPolicy } = ctx.micropub;
   const media = ctx.media;
 
+  /** `action=delete` from a form, JSON or file-less multipart body; the caller holds a token with media scope. */
+  async function deleteAction(request: FastifyRequest, body: unknown, user: HostUser) {
+    const action = readParam(body, 'action');
+    if (action !== 'delete') throw new InvalidRequestError('not a multipart upload and not action=delete');
+    const deleteMedia = handler.deleteMedia?.bind(handler);
+    if (deleteMedia === undefined) throw new NotImplementedError('the handler cannot delete media');
+    const url = readParam(body, 'url');
+    if (url === undefined || url === '') throw new InvalidRequestError('url is required');
+    await urlPolicy(url, 'media', request);
+    await callHandler('delete_media', () => deleteMedia(url, user));
+    request.log.info({ userId: user.id }, 'media deleted');
+  }
+
   app.post('/media/', async (request, reply) => {
     if (isMultipart(request)) {
-      const received = await media.receive(request, { acceptsFile: (name) => name === 'file', scope: 'media' });
+      // an action never carries a file
+      const received = await media.receive(request, { acceptsFile: (name, fields) => name === 'file' && fields.action === undefined, scope: 'media' });
+      if (received.stored.length === 0 && received.fields.action !== undefined) {
+        await deleteAction(request, received.fields, received.user);
+        return reply.code(204).send();
+      }
       const files = received.files.get('file') ?? [];
-      if (files.length !== 1 || received.stored.length !== 1) {
+      if (files.length !== 1 || received.stored.length !== 1 || received.fields.action !== undefined) {
         await media.pipeline.discard(received.stored);
         throw new InvalidRequestError('exactly one file part named file is needed');
       }
@@ -43,15 +62,7 @@ export async function mediaRoutes(app: FastifyInstance): Promise<void> {
     const auth = await bearer.authenticate(request);
     bearer.assertScope(auth, 'media');
     if (request.body instanceof UnreadableJsonBody) throw new InvalidRequestError('request body is not valid UTF-8 JSON');
-    const action = readParam(request.body, 'action');
-    if (action !== 'delete') throw new InvalidRequestError('not a multipart upload and not action=delete');
-    const deleteMedia = handler.deleteMedia?.bind(handler);
-    if (deleteMedia === undefined) throw new NotImplementedError('the handler cannot delete media');
-    const url = readParam(request.body, 'url');
-    if (url === undefined || url === '') throw new InvalidRequestError('url is required');
-    await urlPolicy(url, 'media', request);
-    await callHandler('delete_media', () => deleteMedia(url, auth.user));
-    request.log.info({ userId: auth.user.id }, 'media deleted');
+    await deleteAction(request, request.body, auth.user);
     return reply.code(204).send();
   });
 

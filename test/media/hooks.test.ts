@@ -23,6 +23,8 @@ import {
   mediaPostForm,
   mountedMediaApp,
   NOT_IMPLEMENTED,
+  filePart,
+  postMultipart,
   randomPng,
   type S3Fixture,
   standaloneMediaApp,
@@ -220,6 +222,32 @@ describe.each(BACKENDS)('GET and POST /indieweb/media/ with the built-in handler
     });
     expect(response.statusCode).toBe(204);
     expect(await t.stored()).not.toContain(keyOf(url));
+  });
+
+  it('204 for action=delete sent as multipart without a file (FormData); 403 without media scope', async () => {
+    const url = await uploaded(t, token, randomPng(), 'formdata.png', 'image/png');
+    const fields = [{ name: 'action', value: 'delete' }, { name: 'url', value: url }];
+    const noScope = await postMultipart(t.app, await t.token('create delete'), fields);
+    expect(noScope.statusCode).toBe(403);
+    expect(await t.stored()).toContain(keyOf(url));
+    const response = await postMultipart(t.app, token, fields);
+    expect(response.statusCode).toBe(204);
+    expect(await t.stored()).not.toContain(keyOf(url));
+  });
+
+  it('400 invalid_request for action=delete that also carries a file, before or after the action field; nothing stored or deleted', async () => {
+    const url = await uploaded(t, token, randomPng(), 'keeper.png', 'image/png');
+    const rows = await t.rows();
+    for (const parts of [
+      [{ name: 'action', value: 'delete' }, { name: 'url', value: url }, filePart(randomPng())],
+      [filePart(randomPng()), { name: 'action', value: 'delete' }, { name: 'url', value: url }],
+    ]) {
+      const response = await postMultipart(t.app, token, parts);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual(INVALID_REQUEST);
+    }
+    expect(await t.rows()).toBe(rows);
+    expect(await t.stored()).toContain(keyOf(url));
   });
 
   it('unparseable JSON: 401 without a token, 403 without media scope, 400 with both', async () => {
