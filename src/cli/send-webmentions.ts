@@ -49,6 +49,8 @@ function progressLine(event: SendProgress): string {
 export function registerSendWebmentionsCommand(program: Command, io: CliIo, run: (work: () => Promise<void>) => Promise<void>): void {
   program
     .command('send-webmentions')
+    // the spec's name for the command
+    .alias('send_webmentions')
     .description("send Webmentions from a page to the pages it links to (or to the given targets); exits 1 when any failed")
     .argument('<source>', 'URL of the page that mentions the targets')
     .option('--target <url...>', 'target URLs (default: the links in the source page, inside its first h-entry when it has one)')

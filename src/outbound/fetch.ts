@@ -24,9 +24,11 @@ export interface OutboundOptions {
 export interface OutboundRequest {
   readonly method?: 'GET' | 'POST' | 'HEAD';
   readonly headers?: Readonly<Record<string, string>>;
-  /** A form payload (POST); kept across 307/308 (and 301/302) redirects. */
+  /** A form payload (POST); kept across every redirect, 303 included (SPEC.md "Webmention endpoints" rule 3). */
   readonly form?: Readonly<Record<string, string>>;
   readonly maxRedirects?: number;
+  /** A body longer than the limit is cut there (and `truncated` set) instead of failing the fetch. */
+  readonly truncate?: boolean;
 }
 
 export interface OutboundResponse {
@@ -36,6 +38,8 @@ export interface OutboundResponse {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: Buffer;
   readonly redirects: number;
+  /** True when `truncate` cut the body at the size limit. */
+  readonly truncated?: boolean;
 }
 
 /** Why a fetch failed; `transient` failures are worth retrying. */
@@ -89,8 +93,8 @@ export function createOutbound(options: OutboundOptions) {
     } catch (error) {
       throw new OutboundError(`not a URL: ${target}`, false, { cause: error });
     }
-    let method = request.method ?? 'GET';
-    let form = request.form;
+    const method = request.method ?? 'GET';
+    const form = request.form;
     // the spec's limit is a ceiling: callers may ask for fewer hops, never more
     const maxRedirects = Math.min(request.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
     let headers = request.headers ?? {};
@@ -131,29 +135,30 @@ export function createOutbound(options: OutboundOptions) {
         // caller headers (credentials among them) never follow a redirect to another origin
         if (next.origin !== url.origin) headers = {};
         url = next;
-        // 303 (and a GET all along) continue as GET; 307/308 and 301/302 keep the POST and its payload
-        if (response.statusCode === 303) {
-          method = method === 'HEAD' ? 'HEAD' : 'GET';
-          form = undefined;
-        }
+        // spec: a POST keeps its method and form payload across every redirect, 303 included
         continue;
       }
       const chunks: Buffer[] = [];
       let size = 0;
+      let truncated = false;
       try {
         for await (const chunk of response.body) {
-          size += (chunk as Buffer).length;
-          if (size > maxBytes) {
+          const bytes = chunk as Buffer;
+          if (size + bytes.length > maxBytes) {
             response.body.destroy();
-            throw new OutboundError(`response larger than ${maxBytes} bytes`, false);
+            if (request.truncate !== true) throw new OutboundError(`response larger than ${maxBytes} bytes`, false);
+            chunks.push(bytes.subarray(0, maxBytes - size));
+            truncated = true;
+            break;
           }
-          chunks.push(chunk as Buffer);
+          size += bytes.length;
+          chunks.push(bytes);
         }
       } catch (error) {
         if (error instanceof OutboundError) throw error;
         throw new OutboundError(`reading ${url.host} failed: ${(error as Error).message}`, true, { cause: error });
       }
-      return { url: url.href, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), redirects };
+      return { url: url.href, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), redirects, ...(truncated ? { truncated } : {}) };
     }
   }
 

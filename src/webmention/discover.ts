@@ -92,13 +92,41 @@ function headerValues(response: OutboundResponse, name: string): string[] {
   return Array.isArray(value) ? value : [value];
 }
 
+/**
+ * A `Link` header's link-values, split at the commas outside `<…>` and quoted
+ * strings. Each is parsed on its own: given the whole header, the parser reads
+ * a parameter without a value (`crossorigin`) into the next link-value.
+ */
+export function linkValues(header: string): string[] {
+  const values: string[] = [];
+  let start = 0;
+  let inUri = false;
+  let inQuote = false;
+  for (let i = 0; i < header.length; i++) {
+    const c = header[i];
+    if (inQuote) {
+      if (c === '\\') i++;
+      else if (c === '"') inQuote = false;
+    } else if (inUri) {
+      if (c === '>') inUri = false;
+    } else if (c === '<') inUri = true;
+    else if (c === '"') inQuote = true;
+    else if (c === ',') {
+      values.push(header.slice(start, i));
+      start = i + 1;
+    }
+  }
+  values.push(header.slice(start));
+  return values.map((value) => value.trim()).filter((value) => value !== '');
+}
+
 function endpointFromLinkHeaders(response: OutboundResponse): string | null {
-  for (const header of headerValues(response, 'link')) {
+  for (const value of headerValues(response, 'link').flatMap(linkValues)) {
     let parsed: LinkHeader;
     try {
-      parsed = LinkHeader.parse(header);
+      parsed = LinkHeader.parse(value);
     } catch {
-      // one malformed Link header does not hide the others or the HTML
+      // one malformed link-value does not hide the others or the HTML
       continue;
     }
     for (const ref of parsed.refs) {
@@ -136,7 +164,8 @@ function endpointFromHtml(response: OutboundResponse): string | null {
  * too many redirects, a non-http redirect, timeout) or answers with a 5xx.
  */
 export async function discoverEndpoint(outbound: Outbound, targetUrl: string): Promise<DiscoveredEndpoint> {
-  const response = await outbound.fetch(targetUrl, { method: 'GET' });
+  // a large page still counts: its Link header, or the endpoint in its first megabyte
+  const response = await outbound.fetch(targetUrl, { method: 'GET', truncate: true });
   if (response.status >= 500) throw new OutboundError(`target answered ${response.status}`, true);
   const endpoint = endpointFromLinkHeaders(response) ?? endpointFromHtml(response);
   return { endpoint, finalUrl: response.url };

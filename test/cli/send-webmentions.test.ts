@@ -189,6 +189,13 @@ describe.skipIf(!registered)('indiestack send-webmentions (built bin)', () => {
     expect(result).toMatchObject({ code: 0, stdout: `no-endpoint ${none}\n1 target: 0 sent, 1 no-endpoint, 0 failed\n`, stderr: '' });
   });
 
+  it('answers to the spec\'s name send_webmentions too', async () => {
+    const sent = server.url('/pages/html-link-absolute');
+    const result = await runCli(['send_webmentions', SOURCE, '--target', sent], { cwd, env });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe(`sent ${sent} → ${server.url('/webmention/201?case=html-link-absolute')} (201)\n1 target: 1 sent, 0 no-endpoint, 0 failed\n`);
+  });
+
   it('exit 1 refusing a loopback target without INDIEWEB_ALLOW_PRIVATE_NETWORKS', async () => {
     const target = server.url('/pages/html-a-absolute');
     const result = await runCli(['send-webmentions', SOURCE, '--target', target], { cwd });

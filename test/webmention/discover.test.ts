@@ -67,6 +67,12 @@ describe('discoverEndpoint', () => {
     },
   );
 
+  it.each(['header', 'head'])('finds the endpoint of a 2 MiB page that advertises it in its %s (the body is cut at the limit, not refused)', async (where) => {
+    const endpoint = server.url(`/webmention/202?case=large-${where}`);
+    const discovered = await discoverEndpoint(outbound, server.url(`/large?bytes=${2 * 1024 * 1024}&in=${where}&endpoint=${encodeURIComponent(endpoint)}`));
+    expect(discovered.endpoint).toBe(endpoint);
+  });
+
   it('fails, retryably, when the target answers 5xx', async () => {
     const failure = discoverEndpoint(outbound, server.url('/status/503'));
     await expect(failure).rejects.toMatchObject({ name: 'OutboundError', transient: true, message: 'target answered 503' });

@@ -65,7 +65,8 @@ describe('sendWebmentions', () => {
       expect(server.received.map((r) => r.path)).toEqual(['/pages/endpoint?case=link-header-page-relative']);
     });
 
-    it.each([307, 308])('sent: keeps the POST and its payload when the endpoint redirects with %i', async (code) => {
+    // spec: POST delivery keeps the form payload across redirects — no exception for 303
+    it.each([301, 302, 303, 307, 308])('sent: keeps the POST and its payload when the endpoint redirects with %i', async (code) => {
       const target = advertising(`/moved/${code}`);
       const [result] = await send([target]);
       expect(result).toEqual({ target, status: 'sent', endpoint: server.url(`/moved/${code}`), httpStatus: 201 });
