@@ -133,7 +133,8 @@ export function createExchangeService(deps: {
       const { codeHash, record, user } = await check(request);
       const issued = await transact(async (repositories) => {
         if (!(await repositories.authCodes.consume(codeHash, clock.now().toISOString()))) throw new InvalidGrantError('code already used');
-        const grantId = options.withRefresh === true ? randomId() : null;
+        // IndieAuth: an empty scope grants no access worth keeping: no refresh token for it
+        const grantId = options.withRefresh === true && record.scope !== '' ? randomId() : null;
         const access = await tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope, expiresIn: tokenLifetime, grantId }, repositories.tokens);
         const refreshToken = grantId === null ? null : await issueRefresh(repositories, { grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope });
         return { ...access, refreshToken };
@@ -166,6 +167,8 @@ export function createExchangeService(deps: {
         const granted = scopeNames(record.scope);
         const scope = requested === undefined ? record.scope : normalizeScope(requested);
         if (!scopeNames(scope).every((name) => granted.includes(name))) throw new InvalidScopeError('scope wider than the grant');
+        // IndieAuth 5.3.3: empty scopes are invalid; no access token for them
+        if (scope === '') throw new InvalidScopeError('empty scope');
         if (owner === null || !owner.isActive || owner.id !== record.userId) throw new InvalidGrantError('owner inactive');
         const access = await tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope, expiresIn: tokenLifetime, grantId: record.grantId }, repositories.tokens);
         const refreshToken = await issueRefresh(repositories, { grantId: record.grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope });

@@ -14,7 +14,6 @@ export function serverMetadata(baseUrl: string) {
     authorization_endpoint: `${base}/indieweb/auth/`,
     token_endpoint: `${base}/indieweb/token/`,
     introspection_endpoint: `${base}/indieweb/token/introspect`,
-    introspection_endpoint_auth_methods_supported: ['Bearer'],
     revocation_endpoint: `${base}/indieweb/token/revoke`,
     revocation_endpoint_auth_methods_supported: ['none'],
     userinfo_endpoint: `${base}/indieweb/userinfo`,

@@ -17,8 +17,8 @@ export function prefersJson(request: FastifyRequest): boolean {
 }
 
 /** A form-encoded (or, on request, JSON) body with an explicit content type. */
-export function sendFields(request: FastifyRequest, reply: FastifyReply, status: number, fields: Readonly<Record<string, string | number>>): FastifyReply {
-  if (prefersJson(request)) return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(fields));
+export function sendFields(request: FastifyRequest | 'json', reply: FastifyReply, status: number, fields: Readonly<Record<string, string | number>>): FastifyReply {
+  if (request === 'json' || prefersJson(request)) return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(fields));
   const body = new URLSearchParams(Object.entries(fields).map(([key, value]): [string, string] => [key, String(value)])).toString();
   return reply.code(status).header('content-type', `${FORM}; charset=utf-8`).send(body);
 }
@@ -43,29 +43,38 @@ export function authorizationErrorHandler(error: unknown, request: FastifyReques
   return sendText(reply, status, 'invalid_request');
 }
 
-/** Back-channel answers (token endpoint, code verification): `error=…`, form-encoded or JSON. */
-function backChannelError(codeFor: (error: unknown) => string) {
+/**
+ * Back-channel answers (token endpoint, code verification): `error=…`,
+ * form-encoded or JSON as the client prefers; always JSON with `json`
+ * (the OAuth endpoints beyond SPEC.md: refresh, introspection, revocation).
+ */
+function backChannelError(codeFor: (error: unknown) => string, options: { json?: boolean } = {}) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const status = statusOf(error);
     logRejection(request, error, status);
     reply.header('cache-control', 'no-store');
     if (status >= 500) return sendText(reply, 500, '');
     if (status === 401) return sendResourceAuthError(reply, 401);
-    return sendFields(request, reply, status, { error: codeFor(error) });
+    return sendFields(options.json === true ? 'json' : request, reply, status, { error: codeFor(error) });
   };
 }
 
-/** POST /token/: validator and client_id problems are `invalid_request`, code problems `invalid_grant`. */
-export const tokenErrorHandler = backChannelError((error) => {
+const tokenErrorCode = (error: unknown) => {
   if (!isIndieWebError(error)) return 'invalid_request';
   if (error.code === 'invalid_grant' || error.code === 'unsupported_grant_type' || error.code === 'invalid_scope') return error.code;
   return 'invalid_request';
-});
+};
+
+/** POST /token/: validator and client_id problems are `invalid_request`, code problems `invalid_grant`. */
+export const tokenErrorHandler = backChannelError(tokenErrorCode);
+
+/** The same codes, always as JSON (RFC 6749 5.2): refresh, introspection and revocation. */
+export const oauthErrorHandler = backChannelError(tokenErrorCode, { json: true });
 
 /** POST /auth/ (code verification): like the token endpoint, but a refused client is `invalid_client`. */
 export const codeVerificationErrorHandler = backChannelError((error) => {
   if (!isIndieWebError(error)) return 'invalid_request';
-  if (error.code === 'invalid_grant' || error.code === 'invalid_client') return error.code;
+  if (error.code === 'invalid_grant' || error.code === 'invalid_client' || error.code === 'unsupported_grant_type') return error.code;
   return 'invalid_request';
 });
 
@@ -84,6 +93,21 @@ export function sendResourceAuthError(reply: FastifyReply, status: 401 | 403, co
       .send('authentication error');
   }
   return sendText(reply, 403, code === 'invalid_client' ? 'invalid_client' : 'authorization error');
+}
+
+/**
+ * The RFC 6750 answer of the endpoints beyond SPEC.md (userinfo,
+ * introspection): a JSON body and a `WWW-Authenticate` header naming the
+ * error; a request that presented no token at all gets no error code.
+ */
+export function sendOAuthBearerError(reply: FastifyReply, status: 401 | 403, error: 'invalid_token' | 'insufficient_scope' | 'invalid_client' | null, scope?: string): FastifyReply {
+  const challenge = error === null || error === 'invalid_client' ? 'Bearer' : `Bearer error="${error}"${scope === undefined ? '' : `, scope="${scope}"`}`;
+  return reply
+    .code(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('www-authenticate', challenge)
+    .send(JSON.stringify({ error: error ?? 'invalid_request' }));
 }
 
 /** Maps a bearer-guard error to its answer, or returns null when the error is not one. */

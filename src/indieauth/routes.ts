@@ -10,7 +10,7 @@ import type { HostUser } from '../contracts/accounts.js';
 import { constantTimeEqual } from '../core/crypto.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
-import { InvalidRequestError } from '../core/errors.js';
+import { InvalidRequestError, isIndieWebError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
 import { isValidCsrf, csrfTokenFor } from '../http/csrf.js';
 import { html, sendPage } from '../http/html.js';
@@ -26,7 +26,8 @@ import {
   codeVerificationErrorHandler,
   replyToBearerError,
   sendFields,
-  sendResourceAuthError,
+  oauthErrorHandler,
+  sendOAuthBearerError,
   tokenErrorHandler,
 } from './responses.js';
 import { remainingLifetime } from './token-service.js';
@@ -144,6 +145,8 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
   await app.register(async (back) => {
     back.setErrorHandler(codeVerificationErrorHandler);
     back.post('/auth/', async (request, reply) => {
+      const grantType = readParam(request.body, 'grant_type');
+      if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
       const redeemed = await exchange.verify(parseCodeRedemption(request.body));
       request.log.info({ clientId: redeemed.code.clientId }, 'authorization code verified');
       reply.header('cache-control', 'no-store');
@@ -161,9 +164,14 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       if (readParam(request.body, 'action') === 'revoke') return revokeAndAnswer(request, reply);
       const grantType = readParam(request.body, 'grant_type');
       if (grantType === 'refresh_token') {
-        const refreshed = await exchange.refresh(request.body);
-        request.log.info({ clientId: refreshed.record.clientId, userId: refreshed.record.userId }, 'token refreshed');
-        return sendTokenResponse(request, reply, refreshed, refreshed.refreshToken);
+        // beyond SPEC.md: the refresh grant answers JSON, as IndieAuth and OAuth say, success and error alike
+        try {
+          const refreshed = await exchange.refresh(request.body);
+          request.log.info({ clientId: refreshed.record.clientId, userId: refreshed.record.userId }, 'token refreshed');
+          return await sendTokenResponse(request, reply, refreshed, refreshed.refreshToken, { json: true });
+        } catch (error) {
+          return oauthErrorHandler(error, request, reply);
+        }
       }
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
       // a refresh token only for a modern client: it names the grant type and asks for JSON (SPEC's form answer keeps its four fields)
@@ -172,14 +180,20 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       return sendTokenResponse(request, reply, issued, issued.refreshToken);
     });
 
-    async function sendTokenResponse(request: FastifyRequest, reply: FastifyReply, issued: { token: string; record: TokenRecord; user: HostUser }, refreshToken: string | null) {
+    async function sendTokenResponse(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      issued: { token: string; record: TokenRecord; user: HostUser },
+      refreshToken: string | null,
+      options: { json?: boolean } = {},
+    ) {
       const { record } = issued;
       const expiresIn = remainingLifetime(record, ctx.clock.now());
       const fields: Record<string, string | number> = { access_token: issued.token, scope: record.scope, me: record.me };
       if (expiresIn !== null) fields.expires_in = expiresIn;
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       // DESIGN: JSON (200, with token_type) only for a client that prefers it; SPEC's 201 form otherwise
-      if (!prefersJson(request)) return sendFields(request, reply, 201, refreshToken === null ? fields : { ...fields, refresh_token: refreshToken });
+      if (options.json !== true && !prefersJson(request)) return sendFields(request, reply, 201, refreshToken === null ? fields : { ...fields, refresh_token: refreshToken });
       const profile = await profileFor(issued.user, record.scope);
       return reply
         .code(200)
@@ -189,31 +203,48 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
 
     async function revokeAndAnswer(request: FastifyRequest, reply: FastifyReply) {
       const token = readParam(request.body, 'token');
-      // RFC 7009: the answer is 200 whether or not the token was valid
-      if (token !== undefined && token !== '') await exchange.revoke(token);
+      // RFC 7009: token is required; the answer is 200 whether or not it was valid
+      if (token === undefined || token === '') throw new InvalidRequestError('token is required');
+      await exchange.revoke(token);
       request.log.info('token revocation requested');
       return reply.code(200).header('cache-control', 'no-store').header('content-type', 'text/plain; charset=utf-8').send('');
     }
 
-    back.post('/token/revoke', revokeAndAnswer);
+    back.post('/token/revoke', async (request, reply) => {
+      try {
+        return await revokeAndAnswer(request, reply);
+      } catch (error) {
+        return oauthErrorHandler(error, request, reply);
+      }
+    });
 
     back.post('/token/introspect', async (request, reply) => {
+      try {
+        return await introspect(request, reply);
+      } catch (error) {
+        return oauthErrorHandler(error, request, reply);
+      }
+    });
+
+    async function introspect(request: FastifyRequest, reply: FastifyReply) {
       reply.header('cache-control', 'no-store');
       const inactive = () => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"active":false}');
       const caller = /^Bearer[ \t]+(\S+)$/i.exec(typeof request.headers.authorization === 'string' ? request.headers.authorization : '')?.[1];
       const secret = ctx.config.introspectionSecret;
       const isResourceServer = caller !== undefined && secret !== null && constantTimeEqual(caller, secret);
       const callerToken = caller === undefined || isResourceServer ? null : await ctx.tokens.validate(caller);
-      if (!isResourceServer && callerToken === null) return sendResourceAuthError(reply, 401);
+      // RFC 7662 2.3 / RFC 6750: a JSON error, with the error named only when a credential was presented
+      if (!isResourceServer && callerToken === null) return sendOAuthBearerError(reply, 401, caller === undefined ? null : 'invalid_token');
       const token = readParam(request.body, 'token');
-      if (token === undefined || token === '') return inactive();
+      // RFC 7662 2.1: token is required
+      if (token === undefined || token === '') throw new InvalidRequestError('token is required');
       const valid = await ctx.tokens.validate(token);
       // a caller that is not a resource server may only learn about tokens of its own owner
       if (valid === null || (!isResourceServer && valid.user.id !== callerToken?.user.id)) return inactive();
       const body: Record<string, unknown> = { active: true, me: valid.token.me, client_id: valid.token.clientId, scope: valid.token.scope, iat: Math.floor(Date.parse(valid.token.createdAt) / 1000) };
       if (valid.token.expiresAt !== null) body.exp = Math.floor(Date.parse(valid.token.expiresAt) / 1000);
       return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
-    });
+    }
 
     back.get('/userinfo', async (request, reply) => {
       try {
@@ -222,8 +253,13 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
         reply.header('cache-control', 'no-store');
         return reply.send(await profileFor(auth.user, auth.scope));
       } catch (error) {
-        const answered = replyToBearerError(error, reply);
-        if (answered !== null) return answered;
+        // RFC 6750 answers: this endpoint is IndieAuth's, not SPEC.md's resource format
+        if (isIndieWebError(error) && error.code === 'authentication_error') {
+          const presented = request.headers.authorization !== undefined || (ctx.config.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
+          return sendOAuthBearerError(reply, 401, presented ? 'invalid_token' : null);
+        }
+        if (isIndieWebError(error) && error.code === 'insufficient_scope') return sendOAuthBearerError(reply, 403, 'insufficient_scope', 'profile');
+        if (isIndieWebError(error) && error.code === 'invalid_client') return sendOAuthBearerError(reply, 403, 'invalid_client');
         throw error;
       }
     });

@@ -29,7 +29,6 @@ describe('IndieAuth server metadata', () => {
         authorization_endpoint: 'http://indiestack.test/indieweb/auth/',
         token_endpoint: 'http://indiestack.test/indieweb/token/',
         introspection_endpoint: 'http://indiestack.test/indieweb/token/introspect',
-        introspection_endpoint_auth_methods_supported: ['Bearer'],
         revocation_endpoint: 'http://indiestack.test/indieweb/token/revoke',
         revocation_endpoint_auth_methods_supported: ['none'],
         userinfo_endpoint: 'http://indiestack.test/indieweb/userinfo',
@@ -117,6 +116,35 @@ describe('revocation, introspection, refresh tokens, profile', () => {
     expect(wide.json()).toEqual({ error: 'invalid_scope' });
   });
 
+  it('the refresh grant answers JSON even to a client that does not ask for it', async () => {
+    const first = await grant();
+    const refreshed = await postToken(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT_ID });
+    expect(refreshed.statusCode).toBe(200);
+    expect(refreshed.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(refreshed.json()).toMatchObject({ token_type: 'Bearer', scope: 'create update', me: ME });
+    const refused = await postToken(t, { grant_type: 'refresh_token', refresh_token: 'nope', client_id: CLIENT_ID });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(refused.json()).toEqual({ error: 'invalid_grant' });
+  });
+
+  it('400 invalid_scope for a refresh asking for an empty scope; the refresh token stays usable', async () => {
+    const first = await grant();
+    const empty = await jsonToken(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT_ID, scope: '' });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json()).toEqual({ error: 'invalid_scope' });
+    const again = await jsonToken(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT_ID });
+    expect(again.statusCode).toBe(200);
+  });
+
+  it('no refresh token for a code issued without scope', async () => {
+    const code = await obtainCode(t, jar, { scope: undefined, code_challenge: S256_CHALLENGE, code_challenge_method: 'S256' });
+    const response = await jsonToken(t, { grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ scope: '' });
+    expect(response.json()).not.toHaveProperty('refresh_token');
+  });
+
   it('400 invalid_grant for an unknown or expired refresh token, or one of another client', async () => {
     const first = await grant();
     expect((await jsonToken(t, { grant_type: 'refresh_token', refresh_token: 'nope', client_id: CLIENT_ID })).json()).toEqual({ error: 'invalid_grant' });
@@ -127,13 +155,23 @@ describe('revocation, introspection, refresh tokens, profile', () => {
 
   it('200 from the revocation endpoint whether or not the token was valid; the token is then refused on Micropub and media', async () => {
     const issued = await grant();
-    for (const token of [issued.access_token, 'not-a-token', '']) {
+    for (const token of [issued.access_token, 'not-a-token']) {
       const response = await t.app.inject({ method: 'POST', url: '/indieweb/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${token}` });
       expect(response.statusCode).toBe(200);
     }
     expect((await micropub(issued.access_token)).statusCode).toBe(401);
     const media = await t.app.inject({ method: 'GET', url: '/indieweb/media/?q=source', headers: { authorization: `Bearer ${issued.access_token}` } });
     expect(media.statusCode).toBe(401);
+  });
+
+  it('400 invalid_request (JSON) from the revocation endpoint without a token; action=revoke without one is 400 too', async () => {
+    for (const payload of ['', 'token=']) {
+      const response = await t.app.inject({ method: 'POST', url: '/indieweb/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.json()).toEqual({ error: 'invalid_request' });
+    }
+    expect((await postToken(t, { action: 'revoke' })).statusCode).toBe(400);
   });
 
   it('revoking a refresh token revokes its grant; action=revoke on the token endpoint works for older clients', async () => {
@@ -174,10 +212,26 @@ describe('revocation, introspection, refresh tokens, profile', () => {
       expect((await introspect('resource-server-secret-of-enough-length', issued.access_token)).json()).toEqual({ active: false });
     });
 
-    it('401 without an authorized caller', async () => {
+    it('401 JSON without an authorized caller; the header names invalid_token only when a credential was sent', async () => {
       const issued = await grant();
-      expect((await introspect(undefined, issued.access_token)).statusCode).toBe(401);
-      expect((await introspect('wrong-secret', issued.access_token)).statusCode).toBe(401);
+      const anonymous = await introspect(undefined, issued.access_token);
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toBe('Bearer');
+      expect(anonymous.headers['content-type']).toBe('application/json; charset=utf-8');
+      const wrong = await introspect('wrong-secret', issued.access_token);
+      expect(wrong.statusCode).toBe(401);
+      expect(wrong.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+      expect(wrong.json()).toEqual({ error: 'invalid_token' });
+    });
+
+    it('400 invalid_request (JSON) without a token, or with two', async () => {
+      const secret = { authorization: 'Bearer resource-server-secret-of-enough-length', 'content-type': 'application/x-www-form-urlencoded' };
+      for (const payload of ['', 'token=', 'token=a&token=b']) {
+        const response = await t.app.inject({ method: 'POST', url: '/indieweb/token/introspect', headers: secret, payload });
+        expect(response.statusCode).toBe(400);
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(response.json()).toEqual({ error: 'invalid_request' });
+      }
     });
   });
 
@@ -192,10 +246,19 @@ describe('revocation, introspection, refresh tokens, profile', () => {
       expect(info.json()).toEqual(withEmail.profile);
     });
 
-    it('403 from userinfo without the profile scope, 401 without a token', async () => {
+    it('403 insufficient_scope from userinfo without the profile scope; 401 invalid_token for a bad token, 401 without one', async () => {
       const issued = await grant('create');
-      expect((await t.app.inject({ method: 'GET', url: '/indieweb/userinfo', headers: { authorization: `Bearer ${issued.access_token}` } })).statusCode).toBe(403);
-      expect((await t.app.inject({ method: 'GET', url: '/indieweb/userinfo' })).statusCode).toBe(401);
+      const noScope = await t.app.inject({ method: 'GET', url: '/indieweb/userinfo', headers: { authorization: `Bearer ${issued.access_token}` } });
+      expect(noScope.statusCode).toBe(403);
+      expect(noScope.json()).toEqual({ error: 'insufficient_scope' });
+      expect(noScope.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="profile"');
+      const bad = await t.app.inject({ method: 'GET', url: '/indieweb/userinfo', headers: { authorization: 'Bearer not-a-token' } });
+      expect(bad.statusCode).toBe(401);
+      expect(bad.json()).toEqual({ error: 'invalid_token' });
+      expect(bad.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+      const anonymous = await t.app.inject({ method: 'GET', url: '/indieweb/userinfo' });
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toBe('Bearer');
     });
 
     it('code verification answers profile in JSON for a profile-scoped code', async () => {
@@ -207,6 +270,23 @@ describe('revocation, introspection, refresh tokens, profile', () => {
         payload: new URLSearchParams({ code, client_id: CLIENT_ID }).toString(),
       });
       expect(response.json()).toEqual({ me: ME, profile: { name: 'Alice', url: ME, photo: 'https://alice.example/me.jpg' } });
+    });
+
+    it('code verification refuses another grant_type (400 unsupported_grant_type) and leaves the code usable; authorization_code is fine', async () => {
+      const code = await obtainCode(t, jar, { scope: 'profile' });
+      const verify = (extra: Record<string, string>) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/indieweb/auth/',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ code, client_id: CLIENT_ID, ...extra }).toString(),
+        });
+      const bogus = await verify({ grant_type: 'bogus' });
+      expect(bogus.statusCode).toBe(400);
+      expect(formBody(bogus)).toEqual({ error: 'unsupported_grant_type' });
+      const fine = await verify({ grant_type: 'authorization_code' });
+      expect(fine.statusCode).toBe(200);
+      expect(formBody(fine)).toEqual({ me: ME });
     });
   });
 });

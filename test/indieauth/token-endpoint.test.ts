@@ -472,7 +472,11 @@ describe('POST /indieweb/token/', () => {
   describe('grant_type', () => {
     it('400 unsupported_grant_type for a grant_type other than authorization_code and refresh_token; the code stays usable', async () => {
       const code = await obtainCode(t, jar);
-      expectTokenError(await redeem(t, code, { grant_type: 'refresh_token' }), 400, 'invalid_request');
+      // the refresh grant answers JSON (OAuth), whatever the client accepts
+      const refresh = await redeem(t, code, { grant_type: 'refresh_token' });
+      expect(refresh.statusCode).toBe(400);
+      expect(refresh.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(refresh.json()).toEqual({ error: 'invalid_request' });
       for (const grantType of ['client_credentials', 'password', '']) {
         const response = await redeem(t, code, { grant_type: grantType });
         expect(response.statusCode).toBe(400);
