@@ -7,11 +7,8 @@
  * @module
  */
 import LinkHeader from 'http-link-header';
-import { parse, type DefaultTreeAdapterMap } from 'parse5';
+import { attribute, elements, parseHtmlDocument } from './html.js';
 import { OutboundError, type Outbound, type OutboundResponse } from '../outbound/fetch.js';
-
-export type HtmlNode = DefaultTreeAdapterMap['node'];
-export type HtmlElement = DefaultTreeAdapterMap['element'];
 
 export interface DiscoveredEndpoint {
   /** The absolute http(s) endpoint URL, query string kept; null when the target advertises none. */
@@ -21,27 +18,6 @@ export interface DiscoveredEndpoint {
 }
 
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
-
-function isElement(node: HtmlNode): node is HtmlElement {
-  return 'tagName' in node;
-}
-
-/**
- * Every element in document order. Template contents are skipped: parse5
- * keeps them out of `childNodes`, and they are inert in a browser too.
- */
-export function* documentElements(root: HtmlNode): Generator<HtmlElement> {
-  const stack: HtmlNode[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (isElement(node)) yield node;
-    if ('childNodes' in node) for (let i = node.childNodes.length - 1; i >= 0; i--) stack.push(node.childNodes[i]!);
-  }
-}
-
-export function attributeOf(element: HtmlElement, name: string): string | undefined {
-  return element.attrs.find((attr) => attr.name === name)?.value;
-}
 
 /** True when a space-separated `rel` value holds the token, compared case-insensitively. */
 export function hasRelToken(rel: string, token: string): boolean {
@@ -60,11 +36,6 @@ export function resolveHttpUrl(value: string, base: string): string | null {
     return null;
   }
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-}
-
-/** Parses a whole document as a crawler sees it: scripting off, so `<noscript>` content is markup. */
-export function parseHtmlDocument(html: string): DefaultTreeAdapterMap['document'] {
-  return parse(html, { scriptingEnabled: false });
 }
 
 /** The body as text, in the charset the response declares when Node knows it, else UTF-8. */
@@ -140,10 +111,10 @@ function endpointFromLinkHeaders(response: OutboundResponse): string | null {
 
 function endpointFromHtml(response: OutboundResponse): string | null {
   if (!isHtmlResponse(response)) return null;
-  for (const element of documentElements(parseHtmlDocument(responseText(response)))) {
+  for (const element of elements(parseHtmlDocument(responseText(response)), { templates: false })) {
     if (element.tagName !== 'link' && element.tagName !== 'a') continue;
-    const rel = attributeOf(element, 'rel');
-    const href = attributeOf(element, 'href');
+    const rel = attribute(element, 'rel');
+    const href = attribute(element, 'href');
     if (rel === undefined || href === undefined || !hasRelToken(rel, 'webmention')) continue;
     // spec: an empty href resolves to the target page itself
     const endpoint = resolveHttpUrl(href, response.url);

@@ -6,35 +6,42 @@
 import { parse, serialize, type DefaultTreeAdapterMap } from 'parse5';
 
 export type HtmlNode = DefaultTreeAdapterMap['node'];
-type Node = HtmlNode;
-type Element = DefaultTreeAdapterMap['element'];
+export type HtmlElement = DefaultTreeAdapterMap['element'];
 
 export function parseHtml(html: string): HtmlNode {
   return parse(html);
 }
 
-function isElement(node: Node): node is Element {
+/** Parses a whole document as a crawler sees it: scripting off, so `<noscript>` content is markup. */
+export function parseHtmlDocument(html: string): DefaultTreeAdapterMap['document'] {
+  return parse(html, { scriptingEnabled: false });
+}
+
+function isElement(node: HtmlNode): node is HtmlElement {
   return 'tagName' in node;
 }
 
-/** Every element in document order (template contents included). */
-export function* elements(root: Node): Generator<Element> {
-  const stack: Node[] = [root];
+/**
+ * Every element in document order. parse5 keeps `<template>` contents out of
+ * `childNodes`: they are walked only with `templates: true` (receiving reads
+ * every link; discovery, like a browser, treats them as inert).
+ */
+export function* elements(root: HtmlNode, options: { templates: boolean } = { templates: true }): Generator<HtmlElement> {
+  const stack: HtmlNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (isElement(node)) yield node;
-    const children = 'childNodes' in node ? node.childNodes : [];
-    const content = isElement(node) && node.tagName === 'template' ? [(node as unknown as { content: Node }).content] : [];
-    stack.push(...[...children, ...content].reverse());
+    if (options.templates && isElement(node) && node.tagName === 'template') stack.push((node as unknown as { content: HtmlNode }).content);
+    if ('childNodes' in node) for (let i = node.childNodes.length - 1; i >= 0; i--) stack.push(node.childNodes[i]!);
   }
 }
 
-export function attribute(element: Element, name: string): string | undefined {
+export function attribute(element: HtmlElement, name: string): string | undefined {
   return element.attrs.find((attr) => attr.name === name)?.value;
 }
 
 /** Every `href` attribute value, in document order. */
-export function hrefs(root: Node): string[] {
+export function hrefs(root: HtmlNode): string[] {
   const found: string[] = [];
   for (const element of elements(root)) {
     const href = attribute(element, 'href');
@@ -44,7 +51,7 @@ export function hrefs(root: Node): string[] {
 }
 
 /** The outer HTML of the element with this id, or null. */
-export function elementHtmlById(root: Node, id: string): string | null {
+export function elementHtmlById(root: HtmlNode, id: string): string | null {
   for (const element of elements(root)) {
     if (attribute(element, 'id') === id) {
       const wrapper = { nodeName: '#document-fragment', childNodes: [element] } as unknown as DefaultTreeAdapterMap['documentFragment'];

@@ -7,7 +7,8 @@
  * @module
  */
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
-import { attributeOf, discoverEndpoint, documentElements, isHtmlResponse, parseHtmlDocument, resolveHttpUrl, responseText, type HtmlElement, type HtmlNode } from './discover.js';
+import { discoverEndpoint, isHtmlResponse, resolveHttpUrl, responseText } from './discover.js';
+import { attribute, elements, parseHtmlDocument, type HtmlElement, type HtmlNode } from './html.js';
 
 export const SEND_STATUSES = ['sent', 'no-endpoint', 'failed'] as const;
 export type SendStatus = (typeof SEND_STATUSES)[number];
@@ -57,7 +58,7 @@ function withoutFragment(value: string): string {
 }
 
 function hasClass(element: HtmlElement, name: string): boolean {
-  return (attributeOf(element, 'class') ?? '').split(/[\t\n\f\r ]+/).includes(name);
+  return (attribute(element, 'class') ?? '').split(/[\t\n\f\r ]+/).includes(name);
 }
 
 function reason(error: unknown): string {
@@ -79,7 +80,7 @@ export async function findTargets(outbound: Outbound, source: string): Promise<s
   if (!isHtmlResponse(response)) return [];
   const document = parseHtmlDocument(responseText(response));
   let root: HtmlNode = document;
-  for (const element of documentElements(document)) {
+  for (const element of elements(document, { templates: false })) {
     if (hasClass(element, 'h-entry')) {
       root = element;
       break;
@@ -87,9 +88,9 @@ export async function findTargets(outbound: Outbound, source: string): Promise<s
   }
   const self = new Set([withoutFragment(source), withoutFragment(response.url)]);
   const targets = new Set<string>();
-  for (const element of documentElements(root)) {
+  for (const element of elements(root, { templates: false })) {
     if (element.tagName !== 'a') continue;
-    const href = attributeOf(element, 'href');
+    const href = attribute(element, 'href');
     const resolved = href === undefined ? null : resolveHttpUrl(href, response.url);
     if (resolved === null) continue;
     const target = withoutFragment(resolved);
