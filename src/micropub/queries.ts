@@ -31,7 +31,7 @@ function withMediaEndpoint(deps: QueryDeps, config: unknown): MicropubConfig {
   return { ...map, 'media-endpoint': map['media-endpoint'] || deps.mediaEndpoint };
 }
 
-export async function loadConfigMap(deps: QueryDeps, user: HostUser): Promise<MicropubConfig> {
+async function loadConfigMap(deps: QueryDeps, user: HostUser): Promise<MicropubConfig> {
   return withMediaEndpoint(deps, await callHandler('get_config', () => deps.handler.getConfig(user)));
 }
 
@@ -72,11 +72,9 @@ export function createConfigText(deps: QueryDeps): (user: HostUser) => Promise<s
   };
 }
 
-/** Runs every query but `source` (which needs a scope); returns the JSON body. */
+/** Runs every query but `config` (see {@link createConfigText}) and `source` (which needs a scope); returns the JSON body. */
 export async function runConfigQuery(deps: QueryDeps, q: string, query: unknown, user: HostUser): Promise<Record<string, unknown>> {
   switch (q) {
-    case 'config':
-      return { ...(await loadConfigMap(deps, user)) };
     case 'syndicate-to':
       return { 'syndicate-to': listOf((await loadConfigMap(deps, user))['syndicate-to']) };
     case 'media-endpoint':

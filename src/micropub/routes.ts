@@ -30,10 +30,11 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   const micropub = ctx.micropub;
   const deps = { handler: micropub.handler, mediaEndpoint: micropub.mediaEndpoint, urlPolicy: micropub.urlPolicy };
 
+  const baseHost = new URL(ctx.config.baseUrl).host.toLowerCase();
   /** Hosts an action URL may name: the request's, the base URL's, and those the handler names for the user (a static site's). */
   const hostsOf = (request: FastifyRequest, user: HostUser) => [
     request.host.toLowerCase(),
-    new URL(ctx.config.baseUrl).host.toLowerCase(),
+    baseHost,
     ...(micropub.handler.entryHosts?.(user) ?? []).map((host) => host.toLowerCase()),
   ];
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
