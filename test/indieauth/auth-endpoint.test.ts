@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, CookieJar, form, hiddenField, type TestApp } from '../helpers/app.js';
@@ -332,7 +335,7 @@ describe('POST /indieweb/auth/ (code verification)', () => {
 });
 
 describe('the authorization endpoint with a client policy', () => {
-  it('400 invalid_client at GET, at the consent submission and at code verification when the allow-list refuses the client', async () => {
+  it('400 invalid_client at GET and at the consent submission when the allow-list refuses the client', async () => {
     const t = await buildTestApp({ env: { INDIEWEB_ALLOWED_CLIENT_IDS: 'https://allowed.example/, https://app.example/' } });
     try {
       const jar = await addAlice(t);
@@ -349,6 +352,49 @@ describe('the authorization endpoint with a client policy', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('the authorization endpoint with a client validator module', () => {
+  // the validator refuses while the flag is set: a client can be allowed at one step and refused at the next
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-validator-'));
+  const validator = path.join(dir, 'validator.mjs');
+  writeFileSync(validator, 'export default (clientId) => !globalThis.__indiestackRefuse?.has(clientId);\n');
+  const refusing = new Set<string>();
+  (globalThis as { __indiestackRefuse?: Set<string> }).__indiestackRefuse = refusing;
+  let t: TestApp;
+  let jar: CookieJar;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { INDIEWEB_CLIENT_ID_VALIDATOR: validator } });
+    jar = await addAlice(t);
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('400 invalid_client at GET, at the consent submission and at code verification once the validator refuses the client', async () => {
+    refusing.clear();
+    const page = await getAuthorization(t, jar, authorizationParams());
+    expect(page.statusCode).toBe(200);
+    const code = await obtainCode(t, jar);
+
+    refusing.add(CLIENT_ID);
+    const refused = await getAuthorization(t, jar, authorizationParams());
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toBe('invalid_client');
+    const before = await countCodes(t);
+    const consent = await decide(t, jar, page, 'approve');
+    expect(consent.statusCode).toBe(400);
+    expect(consent.body).toBe('invalid_client');
+    expect(await countCodes(t)).toBe(before);
+    const verification = await t.app.inject({ method: 'POST', url: '/indieweb/auth/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ code, client_id: CLIENT_ID }) });
+    expect(verification.statusCode).toBe(400);
+    expect(formBody(verification)).toEqual({ error: 'invalid_client' });
+
+    refusing.clear();
+    const allowed = await t.app.inject({ method: 'POST', url: '/indieweb/auth/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ code, client_id: CLIENT_ID }) });
+    expect(formBody(allowed)).toEqual({ me: ME });
   });
 });
 

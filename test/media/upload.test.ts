@@ -3,6 +3,9 @@
  * shape, sniffing and the allow-list (415), and the bearer checks.
  * @see SPEC.md "Media endpoint", "Errors" (Micropub and media), "Limits"
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BACKENDS,
@@ -368,5 +371,75 @@ describe('POST /indieweb/media/ multipart encoding', () => {
     const { body, contentType, fileOffsets } = multipart([{ name: 'a', value: '1' }, filePart(FILES.png)]);
     expect(contentType).toMatch(/^multipart\/form-data; boundary=/);
     expect(body.subarray(fileOffsets[0]!, fileOffsets[0]! + FILES.png.length).equals(FILES.png)).toBe(true);
+  });
+});
+
+describe('/indieweb/media/ credentials beyond a missing or unknown token', () => {
+  const requests = (t: MediaApp, token: string, url: string) => ({
+    upload: () => upload(t.app, token, randomPng()),
+    source: () => t.app.inject({ method: 'GET', url: `${MEDIA}?q=source`, headers: { authorization: `Bearer ${token}` } }),
+    delete: () => mediaPostForm(t.app, token, { action: 'delete', url }),
+  });
+
+  it('401 authentication error for an expired token and for an inactive owner, on upload, listing and delete; nothing changes', async () => {
+    const t = await standaloneMediaApp('local', null);
+    try {
+      const url = (await upload(t.app, await t.token('media'), randomPng())).headers.location as string;
+      const rows = await t.rows();
+      const expiring = await t.token('media');
+      t.clock.advance(3601);
+      for (const send of Object.values(requests(t, expiring, url))) {
+        const response = await send();
+        expect(response.statusCode).toBe(401);
+        expect(response.body).toBe('authentication error');
+      }
+      const fresh = await t.token('media');
+      await t.app.indieweb.users!.setActive('alice', false);
+      for (const send of Object.values(requests(t, fresh, url))) expect((await send()).statusCode).toBe(401);
+      expect(await t.rows()).toBe(rows);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('403 invalid_client when INDIEWEB_ALLOWED_CLIENT_IDS does not list the token’s client, on upload, listing and delete', async () => {
+    const t = await standaloneMediaApp('local', null, { INDIEWEB_ALLOWED_CLIENT_IDS: 'https://other-app.example/' });
+    try {
+      const token = await t.token('media');
+      for (const send of Object.values(requests(t, token, 'http://indiestack.test/indieweb/media/x.png'))) {
+        const response = await send();
+        expect(response.statusCode).toBe(403);
+        expect(response.body).toBe('invalid_client');
+      }
+      expect(await t.rows()).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('/indieweb/media/ with an INDIEWEB_MICROPUB_URL_POLICY that cannot run', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-media-policy-'));
+  writeFileSync(path.join(dir, 'policy.mjs'), 'export const notAFunction = 42;\n');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['cannot be imported', '/nonexistent/indiestack-policy.mjs'],
+    ['is not callable', `${path.join(dir, 'policy.mjs')}#notAFunction`],
+  ])('500 with an empty body for q=source&url= and action=delete when the policy %s; nothing is deleted', async (_label, specifier) => {
+    const t = await standaloneMediaApp('local', null, { INDIEWEB_MICROPUB_URL_POLICY: specifier });
+    try {
+      const token = await t.token('media');
+      const url = (await upload(t.app, token, randomPng())).headers.location as string;
+      const metadata = await t.app.inject({ method: 'GET', url: `${MEDIA}?q=source&url=${encodeURIComponent(url)}`, headers: { authorization: `Bearer ${token}` } });
+      expect(metadata.statusCode).toBe(500);
+      expect(metadata.body).toBe('');
+      const deletion = await mediaPostForm(t.app, token, { action: 'delete', url });
+      expect(deletion.statusCode).toBe(500);
+      expect(deletion.body).toBe('');
+      expect(await t.rows()).toBe(1);
+    } finally {
+      await t.close();
+    }
   });
 });

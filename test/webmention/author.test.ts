@@ -70,9 +70,12 @@ describe('webmention fixtures: verification, type, author and content', () => {
     source.set(servedAt, html);
     if (expected.via !== undefined) source.redirect(expected.via, servedAt, 301);
     const submitted = source.url(expected.via ?? servedAt);
+    const requestsBefore = source.requests.length;
 
     const id = await accepted(t, submitted, expected.target!);
     await drain(t);
+    // spec: remote author-page fetching is unsupported: only the source itself (and its redirect) is requested
+    expect(source.requests.slice(requestsBefore).map((request) => request.path)).toEqual(expected.via === undefined ? [servedAt] : [expected.via, servedAt]);
     const status = await statusOf(t, id);
     const record = await recordOf(t, id);
 
