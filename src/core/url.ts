@@ -29,6 +29,17 @@ export function parseStrictHttpUrl(value: string): URL | null {
   return url;
 }
 
+/** `value` resolved against `base` (or taken as absolute without one), when the result is an http(s) URL. */
+export function resolveHttpUrl(value: string, base?: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value, base);
+  } catch {
+    return null;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+}
+
 export function isStrictHttpUrl(value: string): boolean {
   return parseStrictHttpUrl(value) !== null;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Clock } from '../core/clock.js';
+import { resolveHttpUrl } from '../core/url.js';
 import type { Outbound } from '../outbound/fetch.js';
 
 export interface ClientInfo {
@@ -28,13 +29,7 @@ function text(value: unknown): string | null {
 
 function absolute(value: unknown, base: string): string | null {
   const raw = text(value);
-  if (raw === null) return null;
-  try {
-    const url = new URL(raw, base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-  } catch {
-    return null;
-  }
+  return raw === null ? null : resolveHttpUrl(raw, base);
 }
 
 /** Reads a fetched client page; null when it says nothing usable about the client. */

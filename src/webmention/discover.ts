@@ -7,6 +7,7 @@
  * @module
  */
 import LinkHeader from 'http-link-header';
+import { resolveHttpUrl } from '../core/url.js';
 import { attribute, elements, parseHtmlDocument } from './html.js';
 import { OutboundError, type Outbound, type OutboundResponse } from '../outbound/fetch.js';
 
@@ -27,16 +28,6 @@ export function hasRelToken(rel: string, token: string): boolean {
     .includes(token);
 }
 
-/** `value` resolved against `base`, when the result is an http(s) URL. */
-export function resolveHttpUrl(value: string, base: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value, base);
-  } catch {
-    return null;
-  }
-  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-}
 
 /** The body as text, in the charset the response declares when Node knows it, else UTF-8. */
 export function responseText(response: OutboundResponse): string {

@@ -7,7 +7,8 @@
  * @module
  */
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
-import { discoverEndpoint, isHtmlResponse, resolveHttpUrl, responseText } from './discover.js';
+import { resolveHttpUrl } from '../core/url.js';
+import { discoverEndpoint, isHtmlResponse, responseText } from './discover.js';
 import { attribute, elements, parseHtmlDocument, type HtmlElement, type HtmlNode } from './html.js';
 
 export const SEND_STATUSES = ['sent', 'no-endpoint', 'failed'] as const;
@@ -42,14 +43,6 @@ export interface SendWebmentionsOptions {
   readonly onProgress?: (event: SendProgress) => void;
 }
 
-function parseHttpUrl(value: string): URL | null {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
-  }
-}
 
 function withoutFragment(value: string): string {
   const url = new URL(value);
@@ -100,7 +93,7 @@ export async function findTargets(outbound: Outbound, source: string): Promise<s
 }
 
 async function sendOne(outbound: Outbound, source: string, target: string): Promise<SendResult> {
-  if (parseHttpUrl(target) === null) return { target, status: 'failed', error: 'not an absolute http(s) URL' };
+  if (resolveHttpUrl(target) === null) return { target, status: 'failed', error: 'not an absolute http(s) URL' };
   let endpoint: string | null;
   try {
     ({ endpoint } = await discoverEndpoint(outbound, target));
@@ -146,7 +139,7 @@ export async function sendWebmentions(options: SendWebmentionsOptions): Promise<
       // a progress display must not break the batch
     }
   };
-  const sourceIsHttp = parseHttpUrl(source) !== null;
+  const sourceIsHttp = resolveHttpUrl(source) !== null;
   let targets: string[];
   if (options.targets !== undefined) {
     targets = [...new Set(options.targets)];
