@@ -26,7 +26,8 @@ export interface BearerRequestParts {
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
-function fromHeader(value: string | string[] | undefined): string | undefined | null {
+/** The token of an `Authorization: Bearer …` header value: undefined when absent, null when malformed. */
+export function tokenFromAuthorizationHeader(value: string | string[] | undefined): string | undefined | null {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) return null;
   const match = BEARER.exec(value);
@@ -52,8 +53,8 @@ function fromBody(body: unknown): string | undefined | null {
  * they carry the same token.
  */
 export function extractBearerToken(request: BearerRequestParts, options: { trustProxy: boolean }): string {
-  let header = fromHeader(request.headers.authorization);
-  if (header === undefined && options.trustProxy) header = fromHeader(request.headers['x-forwarded-authorization']);
+  let header = tokenFromAuthorizationHeader(request.headers.authorization);
+  if (header === undefined && options.trustProxy) header = tokenFromAuthorizationHeader(request.headers['x-forwarded-authorization']);
   const body = fromBody(request.body);
   if (header === null || body === null) {
     if (header === null) throw new AuthenticationError('malformed Authorization header');

@@ -19,6 +19,7 @@ import type { AuthorizationRequest } from './authorize.js';
 import { hostOf, ownProfileUrl } from './authorize.js';
 import { consentBody, notYourProfileBody, unpublishedRedirectBody } from './consent-page.js';
 import type { ClientInfo } from './client-info.js';
+import { tokenFromAuthorizationHeader } from './bearer.js';
 import { parseCodeRedemption } from './exchange.js';
 import {
   authorizationErrorHandler,
@@ -229,7 +230,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     async function introspect(request: FastifyRequest, reply: FastifyReply) {
       reply.header('cache-control', 'no-store');
       const inactive = () => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"active":false}');
-      const caller = /^Bearer[ \t]+(\S+)$/i.exec(typeof request.headers.authorization === 'string' ? request.headers.authorization : '')?.[1];
+      const caller = tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined;
       const secret = ctx.config.introspectionSecret;
       const isResourceServer = caller !== undefined && secret !== null && constantTimeEqual(caller, secret);
       const callerToken = caller === undefined || isResourceServer ? null : await ctx.tokens.validate(caller);
