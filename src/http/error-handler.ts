@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError } from '../core/errors.js';
+import { sendText } from './reply.js';
 
 /** The HTTP status a thrown value stands for: ours, a client error Fastify raised, or 500. */
 export function statusOf(error: unknown): number {
@@ -17,9 +18,9 @@ export function defaultErrorHandler(error: unknown, request: FastifyRequest, rep
   const status = statusOf(error);
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed');
-    return reply.code(500).header('content-type', 'text/plain; charset=utf-8').send('');
+    return sendText(reply, 500, '');
   }
   request.log.info({ status, reason: (error as Error).message }, 'request rejected');
   const code = isIndieWebError(error) ? error.code : 'invalid_request';
-  return reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(code);
+  return sendText(reply, status, code);
 }

@@ -7,6 +7,7 @@ import accepts from 'accepts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError, MalformedClientError } from '../core/errors.js';
 import { statusOf } from '../http/error-handler.js';
+import { sendText } from '../http/reply.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
@@ -23,9 +24,6 @@ export function sendFields(request: FastifyRequest | 'json', reply: FastifyReply
   return reply.code(status).header('content-type', `${FORM}; charset=utf-8`).send(body);
 }
 
-function sendText(reply: FastifyReply, status: number, text: string): FastifyReply {
-  return reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(text);
-}
 
 function logRejection(request: FastifyRequest, error: unknown, status: number): void {
   if (status >= 500) request.log.error({ err: error }, 'request failed');

@@ -15,6 +15,7 @@ import { readParam } from '../core/params.js';
 import { UnreadableJsonBody } from '../http/body-parsers.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { callHandler } from '../micropub/call-handler.js';
+import { sendText } from '../http/reply.js';
 
 const FILE_NAME = /^[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
 
@@ -97,10 +98,10 @@ export async function mediaRoutes(app: FastifyInstance): Promise<void> {
     app.get<{ Params: { name: string } }>('/media/:name', async (request, reply) => {
       const { name } = request.params;
       const record = FILE_NAME.test(name) ? await media.repository.findByKey(`indieweb/media/${name}`) : null;
-      if (record === null) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('not found');
+      if (record === null) return sendText(reply, 404, 'not found');
       const path = local.pathOf(record.storageKey);
       const info = await stat(path).catch(() => null);
-      if (info === null) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('not found');
+      if (info === null) return sendText(reply, 404, 'not found');
       return reply
         .header('content-type', record.mediaType)
         .header('content-length', info.size)

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError } from '../core/errors.js';
 import { statusOf } from '../http/error-handler.js';
 import { replyToBearerError } from '../indieauth/responses.js';
+import { sendText } from '../http/reply.js';
 
 /**
  * 401/403 as the bearer guard says; 400, 413, 415 `invalid_request` and 501
@@ -17,7 +18,7 @@ export function resourceErrorHandler(error: unknown, request: FastifyRequest, re
   const status = statusOf(error);
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed');
-    return reply.code(status === 501 ? 501 : 500).header('content-type', 'text/plain; charset=utf-8').send('');
+    return sendText(reply, status === 501 ? 501 : 500, '');
   }
   request.log.info({ status, reason: (error as Error).message }, 'request rejected');
   const answered = replyToBearerError(error, reply);

@@ -8,6 +8,7 @@ import { html, SafeHtml, sendPage } from '../http/html.js';
 import { metadataUrl } from '../indieauth/metadata.js';
 import { prefersJson } from '../indieauth/responses.js';
 import { linkTags, renderHCard } from './template-helpers.js';
+import { sendText } from '../http/reply.js';
 
 export async function profileRoutes(app: FastifyInstance): Promise<void> {
   const ctx = app.indieweb;
@@ -16,7 +17,7 @@ export async function profileRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { name: string } }>('/profile/:name/', async (request, reply) => {
     const account = await users.findByName(request.params.name);
-    if (account === null || !account.isActive) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('not found');
+    if (account === null || !account.isActive) return sendText(reply, 404, 'not found');
     const profile = await ctx.profiles.get({ id: account.id, name: account.name, me: account.me, isActive: account.isActive });
     reply.header('link', `<${metadataUrl(ctx.config.baseUrl)}>; rel="indieauth-metadata"`);
     if (prefersJson(request)) {

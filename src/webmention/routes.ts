@@ -11,6 +11,7 @@ import { html, sendPage } from '../http/html.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { prefersJson } from '../indieauth/responses.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+import { sendText } from '../http/reply.js';
 
 export const READ_API_DEFAULT_LIMIT = 20;
 export const READ_API_MAX_LIMIT = 100;
@@ -50,9 +51,6 @@ function jf2(record: WebmentionRecord) {
   };
 }
 
-function sendText(reply: FastifyReply, status: number, text: string) {
-  return reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(text);
-}
 
 export async function webmentionRoutes(app: FastifyInstance): Promise<void> {
   const service = app.indieweb.webmention;
