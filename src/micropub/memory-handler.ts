@@ -120,7 +120,8 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
       entries.set(url, stored);
       byOwner.set(user.id, appendTo(byOwner.get(user.id), stored));
       adjustLive(user.id, 1);
-      return toEntry(stored);
+      // the store holds its own copy; the caller's objects go back to it instead of a second copy
+      return { url, type: entry.type, properties: entry.properties };
     },
 
     async getEntry(url: string, user: HostUser): Promise<MicropubEntry | null> {
