@@ -66,6 +66,8 @@ export interface MountedAppOptions {
   readonly handler?: MicropubHandler;
   readonly urlPolicy?: UrlPolicy;
   readonly env?: Record<string, string>;
+  /** Where the host's log lines go (JSON, one per line); no logging without it. */
+  readonly log?: { write(line: string): void };
 }
 
 /** The plugin mounted in a bare Fastify host with the built-in accounts and the given handler. */
@@ -73,7 +75,7 @@ export async function mountedApp(options: MountedAppOptions = {}): Promise<Micro
   const database: TestDatabase = await openTestDatabase('sqlite');
   const config = loadConfig({ env: { INDIEWEB_BASE_URL: BASE_URL, ...options.env } });
   const clock = createManualClock(new Date());
-  const app = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
+  const app = Fastify({ routerOptions: { ignoreTrailingSlash: true }, ...(options.log === undefined ? {} : { logger: { level: 'info', stream: options.log } }) });
   await app.register(indieweb, {
     database,
     config,
