@@ -161,6 +161,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   });
   const tokens = createTokenService({
     tokens: createTokensRepository(db),
+    refreshTokens: createRefreshTokensRepository(db),
+    transact: createTransactor(db),
     findUser: (id) => accounts.findUser(id),
     clock,
     // a host's accounts can change where our database does not see it: nothing is remembered then
