@@ -242,7 +242,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       bearer,
       clientPolicy,
       clientInfo: createClientInfoFetcher({ outbound: clientOutbound, clock }),
-      config: { issuer: `${config.baseUrl}/` },
+      // RFC 9207: the iss of every authorization response is exactly the metadata's issuer
+      config: { issuer: serverMetadata(config.baseUrl).issuer },
     },
     micropub: {
       handler,
