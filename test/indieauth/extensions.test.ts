@@ -28,6 +28,7 @@ describe('IndieAuth server metadata', () => {
         issuer: 'http://indiestack.test/',
         authorization_endpoint: 'http://indiestack.test/indieweb/auth/',
         token_endpoint: 'http://indiestack.test/indieweb/token/',
+        token_endpoint_auth_methods_supported: ['none'],
         introspection_endpoint: 'http://indiestack.test/indieweb/token/introspect',
         revocation_endpoint: 'http://indiestack.test/indieweb/token/revoke',
         revocation_endpoint_auth_methods_supported: ['none'],
@@ -36,6 +37,7 @@ describe('IndieAuth server metadata', () => {
         scopes_supported: ['create', 'update', 'delete', 'undelete', 'media', 'profile', 'email'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
         response_types_supported: ['code'],
+        response_modes_supported: ['query'],
         authorization_response_iss_parameter_supported: true,
       });
     }
