@@ -37,7 +37,9 @@ export async function withServices<T>(io: CliIo, work: (services: CliServices) =
         tokens: createTokensRepository(database.db),
         refreshTokens: createRefreshTokensRepository(database.db),
         transact: createTransactor(database.db),
-        findUser: findStandaloneUser(usersRepository), clock: systemClock }),
+        findUser: findStandaloneUser(usersRepository),
+        clock: systemClock,
+      }),
     });
   } finally {
     await database.close();
