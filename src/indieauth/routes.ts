@@ -20,7 +20,7 @@ import type { AuthorizationRequest } from './authorize.js';
 import { hostOf, ownProfileUrl } from './authorize.js';
 import { consentBody, notYourProfileBody } from './consent-page.js';
 import type { ClientInfo } from './client-info.js';
-import { tokenFromAuthorizationHeader } from './bearer.js';
+import { basicCredentialsFromHeader, tokenFromAuthorizationHeader } from './bearer.js';
 import { parseCodeRedemption } from './exchange.js';
 import {
   authorizationErrorHandler,
@@ -29,6 +29,7 @@ import {
   replyToBearerError,
   sendFields,
   oauthErrorHandler,
+  sendInvalidClientBasic,
   sendOAuthBearerError,
   tokenErrorHandler,
 } from './responses.js';
@@ -239,9 +240,12 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     async function introspect(request: FastifyRequest, reply: FastifyReply) {
       reply.header('cache-control', 'no-store');
       const inactive = () => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"active":false}');
-      const caller = tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined;
       const secret = ctx.config.introspectionSecret;
-      const isResourceServer = caller !== undefined && secret !== null && constantTimeEqual(caller, secret);
+      // RFC 7662 2.1: a resource server may also authenticate as a confidential client (client_secret_basic, the secret as its password)
+      const basic = basicCredentialsFromHeader(request.headers.authorization);
+      if (basic !== undefined && (basic === null || secret === null || !constantTimeEqual(basic.secret, secret))) return sendInvalidClientBasic(reply);
+      const caller = basic === undefined ? (tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined) : undefined;
+      const isResourceServer = basic !== undefined || (caller !== undefined && secret !== null && constantTimeEqual(caller, secret));
       const callerToken = caller === undefined || isResourceServer ? null : await ctx.tokens.validate(caller);
       // RFC 7662 2.3 / RFC 6750: a JSON error, with the error named only when a credential was presented
       if (!isResourceServer && callerToken === null) return sendOAuthBearerError(reply, 401, caller === undefined ? null : 'invalid_token');
