@@ -46,11 +46,19 @@ export interface Grant {
   readonly refreshable: boolean;
 }
 
-/** Revokes a grant in both token tables; returns how many tokens were still unrevoked. */
+/**
+ * Revokes a grant in both token tables; returns how many tokens were still
+ * unrevoked. Call it inside a transaction. The refresh tokens are revoked a
+ * second time, last: a refresh committing while the first statement waited
+ * for its row (PostgreSQL, read committed) inserted a new refresh token that
+ * statement could not see; a later statement sees it. A refresh starting
+ * after the first statement finds its refresh token revoked and issues nothing.
+ */
 export async function revokeGrantWith(repositories: Pick<Repositories, 'tokens' | 'refreshTokens'>, grantId: string, now: string): Promise<number> {
   const refresh = await repositories.refreshTokens.revokeGrant(grantId, now);
   const access = await repositories.tokens.revokeGrant(grantId, now);
-  return refresh + access;
+  const late = await repositories.refreshTokens.revokeGrant(grantId, now);
+  return refresh + access + late;
 }
 
 export interface IssuedToken {

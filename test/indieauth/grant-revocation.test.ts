@@ -123,6 +123,16 @@ for (const dialect of DIALECTS) {
       await expectEnded(grant);
     });
 
+    it('a refresh racing the revocation of its grant leaves nothing usable (20 races)', async () => {
+      for (let round = 0; round < 20; round++) {
+        const grant = await jsonGrant(t, jar);
+        const [refreshed] = await Promise.all([refresh(t, grant.refresh_token), revokeAtEndpoint(t, grant.access_token)]);
+        await expectEnded(grant);
+        if (refreshed.statusCode === 200) await expectEnded(refreshed.json() as { access_token: string; refresh_token: string });
+        else expect(refreshed.json()).toEqual({ error: 'invalid_grant' });
+      }
+    });
+
     it('revoking one grant leaves another grant of the same app working', async () => {
       const ended = await jsonGrant(t, jar);
       const kept = await jsonGrant(t, jar);
