@@ -16,7 +16,8 @@ import type { RefreshTokensRepository } from '../storage/repositories/refresh-to
 import type { Repositories, Transactor } from '../storage/unit-of-work.js';
 import type { ClientPolicy } from './client-policy.js';
 import { isPkceValue, verifyPkce } from './pkce.js';
-import { revokeGrantWith, type IssuedToken, type TokenService } from './token-service.js';
+import { revokeGrantWith } from './grants.js';
+import type { IssuedToken, TokenService } from './token-service.js';
 
 export interface CodeRedemption {
   readonly code: string;
