@@ -110,6 +110,16 @@ describe('client information discovery on the consent screen', () => {
     expect(unreachable.statusCode).toBe(400);
   });
 
+  it('tries a page that could not be read again after 30 s, so a client that fixes its page is not refused for long', async () => {
+    const params = authorizationParams({ client_id: clientId('/late'), redirect_uri: foreignRedirect('/late-cb') });
+    expect((await getAuthorization(t, jar, params)).statusCode).toBe(400);
+    // a page of <head> links only, its <body> empty, is read too
+    pages.set('/late', { type: 'text/html', body: `<!doctype html><html><head><link rel="redirect_uri" href="${foreignRedirect('/late-cb')}"></head><body></body></html>` });
+    expect((await getAuthorization(t, jar, params)).statusCode).toBe(400);
+    t.clock.advance(31);
+    expect((await getAuthorization(t, jar, params)).statusCode).toBe(200);
+  });
+
   it('caches a client page per Cache-Control', async () => {
     pages.set('/cached', { type: 'text/html', body: '<div class="h-app"><span class="p-name">Cached</span></div>', cacheControl: 'max-age=60' });
     for (let n = 0; n < 3; n++) await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/cached'), redirect_uri: clientId('/cb') }));
