@@ -179,21 +179,21 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
 
   // --- connected apps ------------------------------------------------------
 
+  // every row is a grant (one authorization: its access tokens and refresh token together), alive while any of them is
   app.get('/admin/apps/', async (request, reply) => {
     const admin = await signedIn(request, reply);
     if (admin === null) return reply;
-    const now = ctx.clock.now().toISOString();
-    const tokens = (await ctx.tokens.list({ userId: admin.user.id })).filter((t) => t.revokedAt === null && (t.expiresAt === null || t.expiresAt > now));
-    const clients = new Map<string, typeof tokens>();
-    for (const token of tokens) clients.set(token.clientId, [...(clients.get(token.clientId) ?? []), token]);
+    const grants = await ctx.tokens.listGrants({ userId: admin.user.id });
+    const clients = new Map<string, typeof grants>();
+    for (const grant of grants) clients.set(grant.clientId, [...(clients.get(grant.clientId) ?? []), grant]);
     const body =
       clients.size === 0
         ? html`<p>No app has access to your site.</p>`
         : html`${[...clients].map(
             ([clientId, list]) => html`<section class="client"><h2><code>${clientId}</code></h2>
 <table><thead><tr><th>Scopes</th><th>Issued</th><th>Expires</th><th>Last used</th><th></th></tr></thead><tbody>${list.map(
-              (token) => html`<tr><td>${token.scope === '' ? 'sign-in only' : token.scope}</td><td>${token.createdAt}</td><td>${token.expiresAt ?? 'never'}</td><td>${token.lastUsedAt ?? '—'}</td>
-<td><form method="post" action="${ADMIN}/apps/revoke">${csrfInput(admin)}<input type="hidden" name="token_id" value="${token.id}"><button type="submit">Revoke</button></form></td></tr>`,
+              (grant) => html`<tr><td>${grant.scope === '' ? 'sign-in only' : grant.scope}</td><td>${grant.createdAt}</td><td>${grant.expiresAt ?? 'never'}</td><td>${grant.lastUsedAt ?? '—'}</td>
+<td><form method="post" action="${ADMIN}/apps/revoke">${csrfInput(admin)}<input type="hidden" name="grant_id" value="${grant.grantId}"><button type="submit">Revoke</button></form></td></tr>`,
             )}</tbody></table>
 <form method="post" action="${ADMIN}/apps/revoke-client">${csrfInput(admin)}<input type="hidden" name="client_id" value="${clientId}"><button type="submit">Revoke all access of this app</button></form></section>`,
           )}`;
@@ -203,20 +203,17 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
   app.post('/admin/apps/revoke', async (request, reply) => {
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
-    const id = readParam(request.body, 'token_id') ?? '';
-    const token = (await ctx.tokens.list({ userId: admin.user.id })).find((t) => t.id === id);
-    if (token !== undefined) await ctx.tokens.revoke(token.id);
-    request.log.info({ userId: admin.user.id }, 'token revoked from admin');
+    // only the signed-in user's own grants: an id of another user's grant revokes nothing
+    const revoked = await ctx.tokens.revokeGrants(admin.user.id, { grantId: readParam(request.body, 'grant_id') ?? '' });
+    request.log.info({ userId: admin.user.id, revoked }, 'grant revoked from admin');
     return back(reply, '/apps/', 'revoked');
   });
 
   app.post('/admin/apps/revoke-client', async (request, reply) => {
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
-    const clientId = readParam(request.body, 'client_id') ?? '';
-    for (const token of await ctx.tokens.list({ userId: admin.user.id })) {
-      if (token.clientId === clientId && token.revokedAt === null) await ctx.tokens.revoke(token.id);
-    }
+    const revoked = await ctx.tokens.revokeGrants(admin.user.id, { clientId: readParam(request.body, 'client_id') ?? '' });
+    request.log.info({ userId: admin.user.id, revoked }, 'app access revoked from admin');
     return back(reply, '/apps/', 'revoked');
   });
 

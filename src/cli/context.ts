@@ -5,7 +5,9 @@ import { systemClock } from '../core/clock.js';
 import { openDatabase } from '../storage/open.js';
 import { createTokenService, type TokenService } from '../indieauth/token-service.js';
 import type { DatabaseHandle } from '../storage/connect.js';
+import { createRefreshTokensRepository } from '../storage/repositories/refresh-tokens.js';
 import { createTokensRepository } from '../storage/repositories/tokens.js';
+import { createTransactor } from '../storage/unit-of-work.js';
 import { createUsersRepository } from '../storage/repositories/users.js';
 import type { CliIo } from './io.js';
 import { findStandaloneUser } from '../accounts/standalone-accounts.js';
@@ -31,7 +33,13 @@ export async function withServices<T>(io: CliIo, work: (services: CliServices) =
       config,
       database,
       users: createUserService({ users: usersRepository, clock: systemClock }),
-      tokens: createTokenService({ tokens: createTokensRepository(database.db), findUser: findStandaloneUser(usersRepository), clock: systemClock }),
+      tokens: createTokenService({
+        tokens: createTokensRepository(database.db),
+        refreshTokens: createRefreshTokensRepository(database.db),
+        transact: createTransactor(database.db),
+        findUser: findStandaloneUser(usersRepository),
+        clock: systemClock,
+      }),
     });
   } finally {
     await database.close();

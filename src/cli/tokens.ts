@@ -49,11 +49,12 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
 
   token
     .command('list')
-    .description('list access tokens (never the tokens themselves)')
+    .description('list access tokens, or with --grants the live grants (never the tokens themselves)')
     .option('--user <name>', 'only the tokens of this user')
-    .action((options: { user?: string }) =>
+    .option('--grants', 'one line per grant (an authorization: its access and refresh tokens), only those still alive')
+    .action((options: { user?: string; grants?: boolean }) =>
       run(async () => {
-        const { rows, names } = await withServices(io, async ({ users, tokens }) => {
+        const { rows, grants, names } = await withServices(io, async ({ users, tokens }) => {
           const all = await users.list();
           let userId: string | undefined;
           if (options.user !== undefined) {
@@ -61,8 +62,22 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
             if (owner === undefined) throw new NotFoundError(`no user named "${options.user}"`);
             userId = owner.id;
           }
-          return { rows: await tokens.list(userId === undefined ? {} : { userId }), names: new Map(all.map((u) => [u.id, u.name])) };
+          const filter = userId === undefined ? {} : { userId };
+          return {
+            rows: options.grants === true ? [] : await tokens.list(filter),
+            grants: options.grants === true ? await tokens.listGrants(filter) : [],
+            names: new Map(all.map((u) => [u.id, u.name])),
+          };
         });
+        if (options.grants === true) {
+          io.stdout.write(
+            formatTable(
+              ['GRANT', 'USER', 'CLIENT', 'SCOPE', 'ISSUED', 'EXPIRES', 'LAST USED', 'REFRESH'],
+              grants.map((g) => [g.grantId, names.get(g.userId) ?? g.userId, g.clientId, g.scope, g.createdAt, g.expiresAt ?? 'never', g.lastUsedAt ?? '-', g.refreshable ? 'yes' : 'no']),
+            ),
+          );
+          return;
+        }
         const now = new Date().toISOString();
         const status = (t: (typeof rows)[number]) => (t.revokedAt !== null ? 'revoked' : t.expiresAt !== null && t.expiresAt <= now ? 'expired' : 'valid');
         io.stdout.write(
@@ -76,8 +91,8 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
 
   token
     .command('revoke')
-    .description('revoke an access token by its id (see token list)')
-    .argument('<id>', 'token id')
+    .description("revoke a token by its id, or a grant by its id (see token list): the token's whole grant goes, refresh tokens included")
+    .argument('<id>', 'token id or grant id')
     .action((id: string) =>
       run(async () => {
         await withServices(io, ({ tokens }) => tokens.revoke(id));

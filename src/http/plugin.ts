@@ -161,6 +161,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   });
   const tokens = createTokenService({
     tokens: createTokensRepository(db),
+    refreshTokens: createRefreshTokensRepository(db),
+    transact: createTransactor(db),
     findUser: (id) => accounts.findUser(id),
     clock,
     // a host's accounts can change where our database does not see it: nothing is remembered then
@@ -240,7 +242,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       bearer,
       clientPolicy,
       clientInfo: createClientInfoFetcher({ outbound: clientOutbound, clock }),
-      config: { issuer: `${config.baseUrl}/` },
+      // RFC 9207: the iss of every authorization response is exactly the metadata's issuer
+      config: { issuer: serverMetadata(config.baseUrl).issuer },
     },
     micropub: {
       handler,

@@ -34,6 +34,34 @@ export function tokenFromAuthorizationHeader(value: string | string[] | undefine
   return match === null ? null : (match[1] ?? null);
 }
 
+const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
+
+/** One form-encoded half of Basic client credentials (RFC 6749 2.3.1); null when malformed. */
+function formDecode(value: string): string | null {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The client credentials of an `Authorization: Basic …` header value
+ * (RFC 6749 2.3.1, RFC 7617): undefined when the header is absent or of
+ * another scheme, null when it is Basic but malformed.
+ */
+export function basicCredentialsFromHeader(value: string | string[] | undefined): { clientId: string; secret: string } | undefined | null {
+  if (value === undefined || Array.isArray(value) || !/^Basic(?:[ \t]|$)/i.test(value)) return undefined;
+  const encoded = BASIC.exec(value)?.[1];
+  if (encoded === undefined) return null;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1) return null;
+  const clientId = formDecode(decoded.slice(0, colon));
+  const secret = formDecode(decoded.slice(colon + 1));
+  return clientId === null || secret === null ? null : { clientId, secret };
+}
+
 function fromBody(body: unknown): string | undefined | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const fields = body as Record<string, unknown>;

@@ -20,6 +20,8 @@ export interface ClientInfo {
 const DEFAULT_TTL_S = 300;
 const MAX_TTL_S = 86_400;
 const MAX_ENTRIES = 500;
+/** A page that could not be read is tried again soon: a cross-host redirect_uri is refused meanwhile. */
+const FAILURE_TTL_S = 30;
 
 function text(value: unknown): string | null {
   if (typeof value === 'string') return value;
@@ -47,7 +49,8 @@ export async function readClientInfo(clientId: string, body: string, contentType
     return { name: text(document.client_name), logo: absolute(document.logo_uri, finalUrl), url: absolute(document.client_uri, finalUrl), redirectUris: uris };
   }
   const { mf2 } = await import('microformats-parser');
-  const parsed = mf2(body, { baseUrl: finalUrl });
+  // the parser refuses a document whose <body> holds no element (a page of <head> links only): one empty element keeps those readable
+  const parsed = mf2(`${body}<i></i>`, { baseUrl: finalUrl });
   const app = parsed.items.find((item) => item.type?.some((type) => type === 'h-app' || type === 'h-x-app'));
   const redirectUris = (parsed.rels.redirect_uri ?? []).map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null);
   return {
@@ -88,6 +91,7 @@ export function createClientInfoFetcher(deps: { outbound: Outbound; clock: Clock
       } catch {
         info = null;
       }
+      if (info === null) ttl = Math.min(ttl, FAILURE_TTL_S);
       if (ttl > 0) {
         if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
         cache.set(clientId, { info, until: now + ttl * 1000 });

@@ -46,7 +46,7 @@ ${options.notice ?? ''}
 <dt>You will be sent back to</dt><dd><code>${request.redirectUri}</code>${
     redirectHost !== clientHost
       ? html`<p class="warning" role="alert">This address is on ${redirectHost}, not on the app's own site ${clientHost}.${
-          client !== null && client.redirectUris.includes(request.redirectUri) ? ' The app publishes it as its own.' : ' Approve only if you trust it.'
+          client !== null && client.redirectUris.includes(request.redirectUri) ? ' The app publishes it as its own.' : ''
         }</p>`
       : ''
   }</dd>
@@ -80,14 +80,5 @@ export function notYourProfileBody(options: { request: AuthorizationRequest; use
 ${hiddenFields(request)}
 <button type="submit" name="decision" value="deny">Back to the app</button>
 </form>
-</main>`;
-}
-
-/** Shown when redirect_uri leaves the client's host and the client's own page does not publish it. */
-export function unpublishedRedirectBody(request: AuthorizationRequest): SafeHtml {
-  return html`<main>
-<h1>Sign-in refused</h1>
-<p class="error" role="alert">The app <code>${request.clientId}</code> wants to send you back to <code>${request.redirectUri}</code>, on another site, and its own page does not list that address. This is how sign-in links are abused, so nothing was issued.</p>
-<p>If this is your app, publish the address as a <code>redirect_uri</code> (link or client metadata) on <code>${request.clientId}</code>.</p>
 </main>`;
 }

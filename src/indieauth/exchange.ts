@@ -16,6 +16,7 @@ import type { RefreshTokensRepository } from '../storage/repositories/refresh-to
 import type { Repositories, Transactor } from '../storage/unit-of-work.js';
 import type { ClientPolicy } from './client-policy.js';
 import { isPkceValue, verifyPkce } from './pkce.js';
+import { revokeGrantWith } from './grants.js';
 import type { IssuedToken, TokenService } from './token-service.js';
 
 export interface CodeRedemption {
@@ -55,6 +56,9 @@ export interface Redeemed {
 /** Raised inside the refresh transaction so it rolls back; the grant is then revoked outside it. */
 class ReplayedRefreshTokenError extends Error {}
 
+/** Raised when a code is presented after it was redeemed; the grant issued from it is then revoked. */
+class ReplayedCodeError extends Error {}
+
 export class InvalidScopeError extends IndieWebError {
   readonly code = 'invalid_scope';
   readonly status = 400;
@@ -79,10 +83,21 @@ export function createExchangeService(deps: {
     await transact(async (repositories) => {
       const record = await repositories.refreshTokens.findByHash(sha256Base64Url(presented));
       if (record === null) return;
-      const now = clock.now().toISOString();
-      await repositories.refreshTokens.revokeGrant(record.grantId, now);
-      await repositories.tokens.revokeGrant(record.grantId, now);
+      await revokeGrantWith(repositories, record.grantId, clock.now().toISOString());
     });
+  };
+
+  /**
+   * RFC 6749 4.1.2: a code used twice means it leaked; every token issued
+   * from it goes. Codes are kept (marked used) until a day past expiry for this.
+   */
+  const revokeGrantOfCode = async (codeHash: string): Promise<InvalidGrantError> => {
+    await transact(async (repositories) => {
+      const record = await repositories.authCodes.findByHash(codeHash);
+      if (record?.grantId === null || record?.grantId === undefined) return;
+      await revokeGrantWith(repositories, record.grantId, clock.now().toISOString());
+    });
+    return new InvalidGrantError('code already used; the grant issued from it is revoked');
   };
 
   async function issueRefresh(repositories: Repositories, grant: { grantId: string; userId: string; clientId: string; me: string; scope: string }): Promise<string> {
@@ -104,7 +119,8 @@ export function createExchangeService(deps: {
     const codeHash = sha256Base64Url(request.code);
     const record = await authCodes.findByHash(codeHash);
     const now = clock.now().toISOString();
-    if (record === null || record.consumedAt !== null || record.expiresAt <= now) throw new InvalidGrantError('unknown, used or expired code');
+    if (record !== null && record.consumedAt !== null) throw await revokeGrantOfCode(codeHash);
+    if (record === null || record.expiresAt <= now) throw new InvalidGrantError('unknown or expired code');
     if (!sameUrlIgnoringSchemeHostCase(record.clientId, request.clientId)) throw new InvalidGrantError('client_id differs from the code');
     if (request.redirectUri !== undefined && !sameUrlIgnoringSchemeHostCase(record.redirectUri, request.redirectUri)) {
       throw new InvalidGrantError('redirect_uri differs from the code');
@@ -131,13 +147,19 @@ export function createExchangeService(deps: {
      */
     async exchange(request: CodeRedemption, options: { withRefresh?: boolean } = {}): Promise<IssuedToken & { user: HostUser; refreshToken: string | null }> {
       const { codeHash, record, user } = await check(request);
+      // every token issued from this code (refreshes included) shares one grant, which the code remembers
+      const grantId = randomId();
       const issued = await transact(async (repositories) => {
-        if (!(await repositories.authCodes.consume(codeHash, clock.now().toISOString()))) throw new InvalidGrantError('code already used');
-        // IndieAuth: an empty scope grants no access worth keeping: no refresh token for it
-        const grantId = options.withRefresh === true && record.scope !== '' ? randomId() : null;
+        if (!(await repositories.authCodes.consume(codeHash, clock.now().toISOString(), grantId))) throw new ReplayedCodeError('code already used');
         const access = await tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope, expiresIn: tokenLifetime, grantId }, repositories.tokens);
-        const refreshToken = grantId === null ? null : await issueRefresh(repositories, { grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope });
+        // IndieAuth: an empty scope grants no access worth keeping: no refresh token for it
+        const withRefresh = options.withRefresh === true && record.scope !== '';
+        const refreshToken = withRefresh ? await issueRefresh(repositories, { grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope }) : null;
         return { ...access, refreshToken };
+      }).catch(async (error: unknown) => {
+        // lost a race with another redemption of the same code: that is a replay too (after this rollback)
+        if (error instanceof ReplayedCodeError) throw await revokeGrantOfCode(codeHash);
+        throw error;
       });
       return { ...issued, user };
     },
@@ -184,30 +206,23 @@ export function createExchangeService(deps: {
     },
 
     /**
-     * Revocation (RFC 7009): an access token is revoked; a refresh token
-     * revokes its whole grant. Unknown values are fine: nothing to do.
+     * Revocation (RFC 7009): an access token or a refresh token revokes its
+     * whole grant, in both tables (RFC 7009 2.1 allows either direction).
+     * Unknown values are fine: nothing to do.
      */
     async revoke(token: string): Promise<void> {
       const now = clock.now().toISOString();
       await transact(async (repositories) => {
         const hash = sha256Base64Url(token);
-        const access = await repositories.tokens.findByHash(hash);
-        if (access !== null) {
-          await repositories.tokens.revoke(access.id, now);
-          return;
-        }
-        const refresh = await repositories.refreshTokens.findByHash(hash);
-        if (refresh !== null) {
-          await repositories.refreshTokens.revokeGrant(refresh.grantId, now);
-          await repositories.tokens.revokeGrant(refresh.grantId, now);
-        }
+        const grantId = (await repositories.tokens.findByHash(hash))?.grantId ?? (await repositories.refreshTokens.findByHash(hash))?.grantId;
+        if (grantId !== undefined) await revokeGrantWith(repositories, grantId, now);
       });
     },
 
     /** Code → `me` (authentication only). The code is consumed. */
     async verify(request: CodeRedemption): Promise<Redeemed> {
       const { codeHash, record, user } = await check(request);
-      if (!(await authCodes.consume(codeHash, clock.now().toISOString()))) throw new InvalidGrantError('code already used');
+      if (!(await authCodes.consume(codeHash, clock.now().toISOString()))) throw await revokeGrantOfCode(codeHash);
       return { code: record, user };
     },
   };

@@ -13,6 +13,8 @@ export function serverMetadata(baseUrl: string) {
     issuer: `${base}/`,
     authorization_endpoint: `${base}/indieweb/auth/`,
     token_endpoint: `${base}/indieweb/token/`,
+    // RFC 8414: without it a client must assume client_secret_basic; clients here are public
+    token_endpoint_auth_methods_supported: ['none'],
     introspection_endpoint: `${base}/indieweb/token/introspect`,
     revocation_endpoint: `${base}/indieweb/token/revoke`,
     revocation_endpoint_auth_methods_supported: ['none'],
@@ -21,6 +23,8 @@ export function serverMetadata(baseUrl: string) {
     scopes_supported: [...SCOPES_SUPPORTED],
     grant_types_supported: ['authorization_code', 'refresh_token'],
     response_types_supported: ['code'],
+    // RFC 8414's default is query and fragment; only the query is ever used
+    response_modes_supported: ['query'],
     authorization_response_iss_parameter_supported: true,
   };
 }

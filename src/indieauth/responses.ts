@@ -108,6 +108,19 @@ export function sendOAuthBearerError(reply: FastifyReply, status: 401 | 403, err
     .send(JSON.stringify({ error: error ?? 'invalid_request' }));
 }
 
+/**
+ * RFC 6749 5.2: a client that tried to authenticate with `Authorization:
+ * Basic` and failed gets 401 `invalid_client` with a Basic challenge.
+ */
+export function sendInvalidClientBasic(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(401)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('www-authenticate', 'Basic realm="indiestack"')
+    .send(JSON.stringify({ error: 'invalid_client' }));
+}
+
 /** Maps a bearer-guard error to its answer, or returns null when the error is not one. */
 export function replyToBearerError(error: unknown, reply: FastifyReply): FastifyReply | null {
   if (!isIndieWebError(error)) return null;

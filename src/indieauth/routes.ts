@@ -15,11 +15,12 @@ import { appendQuery, readParam } from '../core/params.js';
 import { isValidCsrf, csrfTokenFor } from '../http/csrf.js';
 import { html, sendPage } from '../http/html.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
+import { sendText } from '../http/reply.js';
 import type { AuthorizationRequest } from './authorize.js';
 import { hostOf, ownProfileUrl } from './authorize.js';
-import { consentBody, notYourProfileBody, unpublishedRedirectBody } from './consent-page.js';
+import { consentBody, notYourProfileBody } from './consent-page.js';
 import type { ClientInfo } from './client-info.js';
-import { tokenFromAuthorizationHeader } from './bearer.js';
+import { basicCredentialsFromHeader, tokenFromAuthorizationHeader } from './bearer.js';
 import { parseCodeRedemption } from './exchange.js';
 import {
   authorizationErrorHandler,
@@ -28,6 +29,7 @@ import {
   replyToBearerError,
   sendFields,
   oauthErrorHandler,
+  sendInvalidClientBasic,
   sendOAuthBearerError,
   tokenErrorHandler,
 } from './responses.js';
@@ -80,23 +82,27 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
   }
 
   /**
-   * A redirect_uri on another host than the client_id is accepted when the
-   * client's page publishes it; refused when the page was read and does not;
-   * only flagged when the page cannot be read (SPEC.md's behaviour).
+   * A redirect_uri on the client_id's host is always accepted; on another
+   * host only when the client's own page publishes it. A page that cannot be
+   * read publishes nothing, so the redirect is refused then too: nothing is
+   * ever sent to an address the client did not vouch for.
    */
   async function clientCheck(auth: AuthorizationRequest): Promise<{ info: ClientInfo | null; refused: boolean }> {
     const info = await ctx.indieauth.clientInfo.get(auth.clientId);
     const crossHost = hostOf(auth.redirectUri).toLowerCase() !== hostOf(auth.clientId).toLowerCase();
-    return { info, refused: crossHost && info !== null && !info.redirectUris.includes(auth.redirectUri) };
+    return { info, refused: crossHost && (info === null || !info.redirectUris.includes(auth.redirectUri)) };
+  }
+
+  /** The 400 for a redirect_uri the client does not vouch for: plain text, like SPEC.md's malformed redirect_uri, and no redirect. */
+  function refuseRedirect(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, info: ClientInfo | null) {
+    request.log.info({ clientId: auth.clientId, clientPageRead: info !== null }, 'authorization refused: cross-host redirect_uri not published by the client');
+    return sendText(reply, 400, 'invalid redirect_uri: on another host than client_id and not published by the client');
   }
 
   async function showConsent(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, user: HostUser, status = 200, expired = false) {
-    const csrf = csrfTokenFor(ctx, request, reply, user.id);
     const { info, refused } = await clientCheck(auth);
-    if (refused) {
-      request.log.info({ clientId: auth.clientId }, 'authorization refused: redirect_uri not published by the client');
-      return sendPage(reply, 400, { title: 'Sign-in refused', body: unpublishedRedirectBody(auth) });
-    }
+    if (refused) return refuseRedirect(request, reply, auth, info);
+    const csrf = csrfTokenFor(ctx, request, reply, user.id);
     if (ownProfileUrl(user, auth.me) === null) {
       request.log.info({ clientId: auth.clientId }, 'authorization refused: me is not the signed-in account');
       return sendPage(reply, 403, { title: 'Not your profile', body: notYourProfileBody({ request: auth, user, csrf }), formAction: formActionFor(auth) });
@@ -128,14 +134,18 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
         request.log.info('consent rejected: csrf token missing or expired');
         return showConsent(request, reply, auth, user, 403, true);
       }
+      // the submitted form is checked again as a new request: a forged redirect_uri gets no redirect, not even a denial
+      const checked = await clientCheck(auth);
+      if (checked.refused) return refuseRedirect(request, reply, auth, checked.info);
       const decision = readParam(request.body, 'decision');
       if (decision === 'deny') {
         request.log.info({ clientId: auth.clientId }, 'authorization denied');
-        return reply.redirect(appendQuery(auth.redirectUri, { error: 'access_denied', state: auth.state }), 302);
+        // RFC 9207: iss on error responses too
+        return reply.redirect(appendQuery(auth.redirectUri, { error: 'access_denied', state: auth.state, iss: config.issuer }), 302);
       }
       if (decision !== 'approve') throw new InvalidRequestError('decision must be approve or deny');
       const me = ownProfileUrl(user, auth.me);
-      if (me === null || (await clientCheck(auth)).refused) return showConsent(request, reply, auth, user);
+      if (me === null) return showConsent(request, reply, auth, user);
       const code = await authorization.issueCode(auth, user, me);
       request.log.info({ clientId: auth.clientId, userId: user.id, scope: auth.scope }, 'authorization code issued');
       return reply.redirect(appendQuery(auth.redirectUri, { code, state: auth.state, me, iss: config.issuer }), 302);
@@ -230,9 +240,12 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     async function introspect(request: FastifyRequest, reply: FastifyReply) {
       reply.header('cache-control', 'no-store');
       const inactive = () => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"active":false}');
-      const caller = tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined;
       const secret = ctx.config.introspectionSecret;
-      const isResourceServer = caller !== undefined && secret !== null && constantTimeEqual(caller, secret);
+      // RFC 7662 2.1: a resource server may also authenticate as a confidential client (client_secret_basic, the secret as its password)
+      const basic = basicCredentialsFromHeader(request.headers.authorization);
+      if (basic !== undefined && (basic === null || secret === null || !constantTimeEqual(basic.secret, secret))) return sendInvalidClientBasic(reply);
+      const caller = basic === undefined ? (tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined) : undefined;
+      const isResourceServer = basic !== undefined || (caller !== undefined && secret !== null && constantTimeEqual(caller, secret));
       const callerToken = caller === undefined || isResourceServer ? null : await ctx.tokens.validate(caller);
       // RFC 7662 2.3 / RFC 6750: a JSON error, with the error named only when a credential was presented
       if (!isResourceServer && callerToken === null) return sendOAuthBearerError(reply, 401, caller === undefined ? null : 'invalid_token');

@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../core/clock.js';
 import { createDatabase, type DatabaseHandle } from '../storage/connect.js';
 import { migrateToLatest } from '../storage/migrate.js';
+import { createRefreshTokensRepository } from '../storage/repositories/refresh-tokens.js';
 import { createTokensRepository } from '../storage/repositories/tokens.js';
+import { createTransactor } from '../storage/unit-of-work.js';
 import { createTokenService, type TokenService } from './token-service.js';
 
 const USER = { id: 'u1', name: 'alice', me: ['https://alice.example/'], isActive: true };
@@ -26,6 +28,8 @@ describe('token validation with a change stamp (SQLite)', () => {
     active = true;
     service = createTokenService({
       tokens: createTokensRepository(handle.db),
+      refreshTokens: createRefreshTokensRepository(handle.db),
+      transact: createTransactor(handle.db),
       findUser: (id) => (id === USER.id ? { ...USER, isActive: active } : null),
       clock: createManualClock(new Date()),
       changeStamp: () => {

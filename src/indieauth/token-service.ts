@@ -6,7 +6,10 @@ import { InvalidRequestError, MalformedClientError, NotFoundError } from '../cor
 import { normalizeScope } from '../core/scope.js';
 import { parseStrictHttpUrl } from '../core/url.js';
 import type { HostUser } from '../contracts/accounts.js';
+import type { RefreshTokensRepository } from '../storage/repositories/refresh-tokens.js';
 import type { TokenRecord, TokensRepository } from '../storage/repositories/tokens.js';
+import type { Transactor } from '../storage/unit-of-work.js';
+import { liveGrants, revokeGrantWith, type Grant } from './grants.js';
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
@@ -17,7 +20,7 @@ export interface IssueTokenInput {
   readonly scope: string;
   /** Seconds until expiry; null issues a token without expiry (personal access token). */
   readonly expiresIn: number | null;
-  /** The grant the token belongs to, when it comes with a refresh token. */
+  /** The grant the token belongs to (shared with its refresh token); absent: a grant of its own. */
   readonly grantId?: string | null;
 }
 
@@ -44,6 +47,9 @@ export interface TokenServiceDeps {
    */
   readonly changeStamp?: () => string | null;
   readonly tokens: TokensRepository;
+  /** Refresh tokens: a grant is revoked in both tables at once. */
+  readonly refreshTokens: RefreshTokensRepository;
+  readonly transact: Transactor;
   /** The owner of a token: our accounts in standalone mode, the host's in plugin mode. */
   readonly findUser: (id: string) => Promise<HostUser | null> | HostUser | null;
   readonly clock: Clock;
@@ -76,7 +82,12 @@ function stampAfterThisTurn(read: () => string | null): () => Promise<string | n
 }
 
 export function createTokenService(deps: TokenServiceDeps) {
-  const { tokens, findUser, clock } = deps;
+  const { tokens, refreshTokens, transact, findUser, clock } = deps;
+
+  async function listGrants(filter: { userId?: string }): Promise<Grant[]> {
+    const [access, refresh] = await Promise.all([tokens.list(filter), refreshTokens.list(filter)]);
+    return liveGrants(access, refresh, clock.now().toISOString());
+  }
   const validated = new Map<string, { readonly valid: ValidToken; readonly stamp: string; readonly lastUsedMs: number }>();
   const changeStamp = deps.changeStamp === undefined ? null : stampAfterThisTurn(deps.changeStamp);
 
@@ -88,8 +99,9 @@ export function createTokenService(deps: TokenServiceDeps) {
       }
       const now = clock.now();
       const token = randomToken();
+      const id = randomId();
       const record: TokenRecord = {
-        id: randomId(),
+        id,
         userId: input.userId,
         clientId: input.clientId,
         me: input.me,
@@ -98,7 +110,7 @@ export function createTokenService(deps: TokenServiceDeps) {
         expiresAt: input.expiresIn === null ? null : addSeconds(now, input.expiresIn).toISOString(),
         lastUsedAt: null,
         revokedAt: null,
-        grantId: input.grantId ?? null,
+        grantId: input.grantId ?? id,
       };
       await repository.insert({ ...record, tokenHash: sha256Base64Url(token) });
       return { token, record };
@@ -143,21 +155,41 @@ export function createTokenService(deps: TokenServiceDeps) {
       return valid;
     },
 
+    /** Access tokens, newest first, live or not. */
     list: (filter: { userId?: string } = {}) => tokens.list(filter),
 
-    /** Revokes the token itself (by its value), and its whole grant when it has one. False when unknown. */
-    async revokeByToken(token: string): Promise<TokenRecord | null> {
-      const record = await tokens.findByHash(sha256Base64Url(token));
-      if (record === null) return null;
+    /** The grants still alive (an access or refresh token usable), newest first. */
+    listGrants: (filter: { userId?: string } = {}) => listGrants(filter),
+
+    /**
+     * Revokes the whole grant of an access token (found by its id), or the
+     * grant of that id: every access and refresh token of it, in one
+     * transaction. Returns the grant id.
+     */
+    async revoke(id: string): Promise<string> {
+      const found = await tokens.findById(id);
+      const grantId = found?.grantId ?? ((await tokens.hasGrant(id)) || (await refreshTokens.hasGrant(id)) ? id : null);
+      if (grantId === null) throw new NotFoundError(`no token with id "${id}"`);
       const now = clock.now().toISOString();
-      await tokens.revoke(record.id, now);
-      return record;
+      await transact((repositories) => revokeGrantWith(repositories, grantId, now));
+      return grantId;
     },
 
-    async revoke(id: string): Promise<void> {
-      const found = await tokens.findById(id);
-      if (found === null) throw new NotFoundError(`no token with id "${id}"`);
-      await tokens.revoke(id, clock.now().toISOString());
+    /**
+     * Revokes grants of one user, all of them or those of one client, in one
+     * transaction; another user's grants are never touched. Returns how many
+     * grants were revoked.
+     */
+    async revokeGrants(userId: string, which: { grantId?: string; clientId?: string }): Promise<number> {
+      const grants = (await listGrants({ userId })).filter(
+        (grant) => (which.grantId === undefined || grant.grantId === which.grantId) && (which.clientId === undefined || grant.clientId === which.clientId),
+      );
+      if (grants.length === 0) return 0;
+      const now = clock.now().toISOString();
+      await transact(async (repositories) => {
+        for (const grant of grants) await revokeGrantWith(repositories, grant.grantId, now);
+      });
+      return grants.length;
     },
   };
 }

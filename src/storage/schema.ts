@@ -35,6 +35,8 @@ export interface AuthCodeTable {
   created_at: string;
   expires_at: string;
   consumed_at: string | null;
+  /** The grant issued from the code once redeemed at the token endpoint (0006). */
+  grant_id: string | null;
 }
 
 export interface TokenTable {

@@ -107,7 +107,7 @@ describe('admin pages: sign-in, headers and CSRF', () => {
   const POSTS: ReadonlyArray<readonly [string, (s: { tokenId: string; mentionId: string; mediaId: string }) => { path: string; fields: Record<string, string> }]> = [
     ['profile/', () => ({ path: '/profile/', fields: { name: 'Mallory', url: 'https://mallory.example/' } })],
     ['profile/json', () => ({ path: '/profile/json', fields: { h_card: '{"name":["Mallory"]}' } })],
-    ['apps/revoke', (s) => ({ path: '/apps/revoke', fields: { token_id: s.tokenId } })],
+    ['apps/revoke', (s) => ({ path: '/apps/revoke', fields: { grant_id: s.tokenId } })],
     ['apps/revoke-client', () => ({ path: '/apps/revoke-client', fields: { client_id: APP } })],
     ['webmentions/ID/spam', (s) => ({ path: `/webmentions/${s.mentionId}/spam`, fields: {} })],
     ['webmentions/ID/delete', (s) => ({ path: `/webmentions/${s.mentionId}/delete`, fields: {} })],
@@ -357,7 +357,7 @@ describe('admin connected apps', () => {
     expect(other).toBeDefined();
     const rows = app.split('<tr>').slice(2);
     expect(rows).toHaveLength(2);
-    const row = (id: string) => rows.find((r) => r.includes(`name="token_id" value="${id}"`))!;
+    const row = (id: string) => rows.find((r) => r.includes(`name="grant_id" value="${id}"`))!;
     const expiresAt = new Date(Date.parse(issuedAt) + 86_400_000).toISOString();
     expect(row(first.id)).toContain(`<td>create update</td><td>${issuedAt}</td><td>${expiresAt}</td><td>${usedAt}</td>`);
     expect(row(second.id)).toContain(`<td>media</td><td>${issuedAt}</td><td>never</td><td>—</td>`);
@@ -370,7 +370,7 @@ describe('admin connected apps', () => {
   it('303 ?done=revoked for revoking one token: it gets 401 while another of the same client still works', async () => {
     const one = await issueToken(t, alice.user, { clientId: 'https://one.example/' });
     const two = await issueToken(t, alice.user, { clientId: 'https://one.example/', scope: 'media' });
-    expectDone(await appsPost('/apps/revoke', { token_id: one.id }), '/apps/', 'revoked');
+    expectDone(await appsPost('/apps/revoke', { grant_id: one.id }), '/apps/', 'revoked');
     expect((await verifyToken(t, one.token)).statusCode).toBe(401);
     const still = await verifyToken(t, two.token);
     expect(still.statusCode).toBe(200);
@@ -396,9 +396,9 @@ describe('admin connected apps', () => {
   it("303 but nothing revoked for another user's token id or client", async () => {
     const bobs = await issueToken(t, bob.user, { clientId: 'https://bob-app.example/' });
     const before = await snapshot(t);
-    expect((await appsPost('/apps/revoke', { token_id: bobs.id })).statusCode).toBe(303);
+    expect((await appsPost('/apps/revoke', { grant_id: bobs.id })).statusCode).toBe(303);
     expect((await appsPost('/apps/revoke-client', { client_id: 'https://bob-app.example/' })).statusCode).toBe(303);
-    expect((await appsPost('/apps/revoke', { token_id: 'no-such-token' })).statusCode).toBe(303);
+    expect((await appsPost('/apps/revoke', { grant_id: 'no-such-token' })).statusCode).toBe(303);
     expect(await snapshot(t)).toEqual(before);
     expect((await verifyToken(t, bobs.token)).statusCode).toBe(200);
     expect((await getAdmin(t, bob.jar, '/apps/')).body).toContain(bobs.id);

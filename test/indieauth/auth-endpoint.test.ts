@@ -137,11 +137,12 @@ describe('GET /indieweb/auth/', () => {
       expect(response.body).not.toContain('class="warning"');
     });
 
-    it('flags a redirect_uri whose host differs from the client_id host', async () => {
+    it('400 plain text, no consent, for a redirect_uri on another host than the client_id that the (unreachable) client does not publish', async () => {
       const response = await getAuthorization(t, jar, authorizationParams({ redirect_uri: 'https://elsewhere.example/cb' }));
-      expect(response.statusCode).toBe(200);
-      expect(response.body).toContain('class="warning"');
-      expect(response.body).toContain('elsewhere.example');
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(response.body).toMatch(/^invalid redirect_uri/);
+      expect(response.body).not.toContain('Approve');
     });
 
     it('says so for an empty scope (sign-in only)', async () => {
@@ -211,12 +212,12 @@ describe('POST /indieweb/auth/consent/', () => {
     expect(url.searchParams.getAll('iss')).toEqual(['http://indiestack.test/']);
   });
 
-  it('302 to redirect_uri with error=access_denied and state on denial, merged the same way', async () => {
+  it('302 to redirect_uri with error=access_denied, state and iss on denial, merged the same way', async () => {
     const before = await countCodes(t);
     const page = await getAuthorization(t, jar, authorizationParams({ redirect_uri: 'https://app.example/callback?from=app' }));
     const response = await decide(t, jar, page, 'deny');
     expect(response.statusCode).toBe(302);
-    expect(response.headers.location).toBe('https://app.example/callback?from=app&error=access_denied&state=state-123');
+    expect(response.headers.location).toBe('https://app.example/callback?from=app&error=access_denied&state=state-123&iss=http%3A%2F%2Findiestack.test%2F');
     expect(await countCodes(t)).toBe(before);
   });
 
@@ -425,7 +426,7 @@ describe('GET /indieweb/auth/ with bad input', () => {
     expect(page.statusCode).toBe(200);
     const response = await decide(t, jar, page, 'deny');
     expect(response.statusCode).toBe(302);
-    expect(response.headers.location).toBe('https://app.example/callback?error=access_denied&state=a%0D%0ASet-Cookie%3A+evil%3D1');
+    expect(response.headers.location).toBe('https://app.example/callback?error=access_denied&state=a%0D%0ASet-Cookie%3A+evil%3D1&iss=http%3A%2F%2Findiestack.test%2F');
     expect(response.headers['set-cookie'] ?? '').not.toContain('evil');
   });
 

@@ -60,7 +60,8 @@ describe('client information discovery on the consent screen', () => {
     });
     const refused = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/h-app'), redirect_uri: foreignRedirect('/steal') }));
     expect(refused.statusCode).toBe(400);
-    expect(refused.body).toContain('Sign-in refused');
+    expect(refused.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(refused.body).toBe('invalid redirect_uri: on another host than client_id and not published by the client');
     const before = await t.database.db.selectFrom('indieweb_auth_code').select('code_hash').execute();
     const allowedPage = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/h-app'), redirect_uri: clientId('/own-callback') }));
     const forced = await decide(t, jar, allowedPage, 'approve', { redirect_uri: foreignRedirect('/steal') });
@@ -78,14 +79,45 @@ describe('client information discovery on the consent screen', () => {
     expect(page.body).toContain('Sign in to Second App');
   });
 
-  it('a JSON document naming another client_id is ignored; a page that cannot be read only flags the redirect (SPEC.md behaviour)', async () => {
-    pages.set('/liar', { type: 'application/json', body: JSON.stringify({ client_id: 'https://someone-else.example/', client_name: 'Liar', redirect_uris: [] }) });
+  it('a JSON document naming another client_id is ignored: its name is not shown and its redirect URIs do not count', async () => {
+    pages.set('/liar', { type: 'application/json', body: JSON.stringify({ client_id: 'https://someone-else.example/', client_name: 'Liar', redirect_uris: [foreignRedirect('/x')] }) });
+    const sameHost = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/liar'), redirect_uri: clientId('/x') }));
+    expect(sameHost.statusCode).toBe(200);
+    expect(sameHost.body).not.toContain('Liar');
     const liar = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/liar'), redirect_uri: foreignRedirect('/x') }));
-    expect(liar.statusCode).toBe(200);
-    expect(liar.body).not.toContain('Liar');
-    const missing = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/missing'), redirect_uri: foreignRedirect('/x') }));
-    expect(missing.statusCode).toBe(200);
-    expect(missing.body).toContain('class="warning"');
+    expect(liar.statusCode).toBe(400);
+  });
+
+  it('400 for a cross-host redirect_uri when the client page cannot be read (issue 23 #11); approval and denial forged to it redirect nowhere', async () => {
+    const before = await t.database.db.selectFrom('indieweb_auth_code').select('code_hash').execute();
+    // no page at /missing: 404, so the client publishes nothing
+    const missing = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/missing'), redirect_uri: 'https://evil.example/steal' }));
+    expect(missing.statusCode).toBe(400);
+    expect(missing.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(missing.body).toMatch(/^invalid redirect_uri/);
+    // the same host as the client_id needs no published list (SPEC.md's rules)
+    const ownHost = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/missing'), redirect_uri: clientId('/callback') }));
+    expect(ownHost.statusCode).toBe(200);
+    expect(ownHost.body).not.toContain('class="warning"');
+    for (const decision of ['approve', 'deny'] as const) {
+      const forged = await decide(t, jar, ownHost, decision, { redirect_uri: 'https://evil.example/steal' });
+      expect(forged.statusCode).toBe(400);
+      expect(forged.headers.location).toBeUndefined();
+    }
+    expect(await t.database.db.selectFrom('indieweb_auth_code').select('code_hash').execute()).toEqual(before);
+    // an unreachable client host is refused just the same
+    const unreachable = await getAuthorization(t, jar, authorizationParams({ client_id: 'http://127.0.0.1:1/', redirect_uri: 'https://evil.example/steal' }));
+    expect(unreachable.statusCode).toBe(400);
+  });
+
+  it('tries a page that could not be read again after 30 s, so a client that fixes its page is not refused for long', async () => {
+    const params = authorizationParams({ client_id: clientId('/late'), redirect_uri: foreignRedirect('/late-cb') });
+    expect((await getAuthorization(t, jar, params)).statusCode).toBe(400);
+    // a page of <head> links only, its <body> empty, is read too
+    pages.set('/late', { type: 'text/html', body: `<!doctype html><html><head><link rel="redirect_uri" href="${foreignRedirect('/late-cb')}"></head><body></body></html>` });
+    expect((await getAuthorization(t, jar, params)).statusCode).toBe(400);
+    t.clock.advance(31);
+    expect((await getAuthorization(t, jar, params)).statusCode).toBe(200);
   });
 
   it('caches a client page per Cache-Control', async () => {

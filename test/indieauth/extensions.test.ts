@@ -28,6 +28,7 @@ describe('IndieAuth server metadata', () => {
         issuer: 'http://indiestack.test/',
         authorization_endpoint: 'http://indiestack.test/indieweb/auth/',
         token_endpoint: 'http://indiestack.test/indieweb/token/',
+        token_endpoint_auth_methods_supported: ['none'],
         introspection_endpoint: 'http://indiestack.test/indieweb/token/introspect',
         revocation_endpoint: 'http://indiestack.test/indieweb/token/revoke',
         revocation_endpoint_auth_methods_supported: ['none'],
@@ -36,6 +37,7 @@ describe('IndieAuth server metadata', () => {
         scopes_supported: ['create', 'update', 'delete', 'undelete', 'media', 'profile', 'email'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
         response_types_supported: ['code'],
+        response_modes_supported: ['query'],
         authorization_response_iss_parameter_supported: true,
       });
     }
@@ -224,6 +226,26 @@ describe('revocation, introspection, refresh tokens, profile', () => {
       expect(wrong.json()).toEqual({ error: 'invalid_token' });
     });
 
+    it('a resource server may authenticate with client_secret_basic (RFC 7662 2.1); a wrong or malformed one is 401 invalid_client with a Basic challenge', async () => {
+      const issued = await grant();
+      const basic = (credentials: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/indieweb/token/introspect',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+          payload: `token=${encodeURIComponent(issued.access_token)}`,
+        });
+      const accepted = await basic('https%3A%2F%2Fresource.example%2F:resource-server-secret-of-enough-length');
+      expect(accepted.statusCode).toBe(200);
+      expect(accepted.json()).toMatchObject({ active: true, me: ME, client_id: CLIENT_ID });
+      for (const credentials of ['rs:wrong-secret', 'no-colon', 'rs:%zz']) {
+        const refused = await basic(credentials);
+        expect(refused.statusCode).toBe(401);
+        expect(refused.headers['www-authenticate']).toBe('Basic realm="indiestack"');
+        expect(refused.json()).toEqual({ error: 'invalid_client' });
+      }
+    });
+
     it('400 invalid_request (JSON) without a token, or with two', async () => {
       const secret = { authorization: 'Bearer resource-server-secret-of-enough-length', 'content-type': 'application/x-www-form-urlencoded' };
       for (const payload of ['', 'token=', 'token=a&token=b']) {
@@ -292,37 +314,90 @@ describe('revocation, introspection, refresh tokens, profile', () => {
 });
 
 describe('interoperability with oauth4webapi', () => {
-  it('discovers the server from its metadata and completes code + PKCE S256, refresh and revocation', async () => {
+  const SECRET = 'resource-server-secret-of-enough-length';
+  let t: TestApp;
+  let jar: CookieJar;
+  let base: string;
+  let as: oauth.AuthorizationServer;
+  const options = { [oauth.allowInsecureRequests]: true };
+  const client: oauth.Client = { client_id: CLIENT_ID };
+
+  beforeAll(async () => {
     const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const t = await buildTestApp({ env: { INDIEWEB_BASE_URL: base } });
+    base = `http://127.0.0.1:${port}`;
+    t = await buildTestApp({ env: { INDIEWEB_BASE_URL: base, INDIEWEB_INTROSPECTION_SECRET: SECRET } });
+    jar = await addAlice(t, { me: [`${base}/`] });
+    await t.app.listen({ host: '127.0.0.1', port });
+    const issuer = new URL(`${base}/`);
+    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: 'oauth2' }));
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** The front channel as the user's browser runs it; returns the redirect back to the client. */
+  async function authorize(decision: 'approve' | 'deny', state: string, challenge: string): Promise<URL> {
+    const consent = await getAuthorization(t, jar, authorizationParams({ me: `${base}/`, code_challenge: challenge, code_challenge_method: 'S256', scope: 'create profile', state }));
+    const redirect = await decide(t, jar, consent, decision);
+    expect(redirect.statusCode).toBe(302);
+    return new URL(redirect.headers.location as string);
+  }
+
+  it('the metadata tells a careful client what it needs (RFC 8414): public clients, query responses, iss on responses', () => {
+    expect(as.issuer).toBe(`${base}/`);
+    expect(as.token_endpoint_auth_methods_supported).toEqual(['none']);
+    expect(as.revocation_endpoint_auth_methods_supported).toEqual(['none']);
+    expect(as.response_modes_supported).toEqual(['query']);
+    expect(as.authorization_response_iss_parameter_supported).toBe(true);
+  });
+
+  it('discovers the server from its metadata and completes code + PKCE S256, refresh, introspection and revocation', async () => {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const callback = oauth.validateAuthResponse(as, client, await authorize('approve', 'interop', await oauth.calculatePKCECodeChallenge(verifier)), 'interop');
+    const tokenResponse = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), callback, REDIRECT_URI, verifier, options);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse);
+    expect(tokens.token_type).toBe('bearer');
+    expect(tokens.scope).toBe('create profile');
+    expect(typeof tokens.refresh_token).toBe('string');
+
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, options));
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+
+    // introspection (RFC 7662): a resource server authenticates as a confidential client with the introspection secret
+    const resourceServer: oauth.Client = { client_id: 'https://resource.example/' };
+    const introspect = async (token: string, secret = SECRET) =>
+      oauth.processIntrospectionResponse(as, resourceServer, await oauth.introspectionRequest(as, resourceServer, oauth.ClientSecretBasic(secret), token, options));
+    expect(await introspect(refreshed.access_token)).toMatchObject({ active: true, scope: 'create profile', client_id: CLIENT_ID, me: `${base}/` });
+    await expect(introspect(refreshed.access_token, 'not-the-secret')).rejects.toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    // RFC 7662 2.3 with RFC 6750: a rejected caller is a 401 challenge the library reports as such
+    const anonymous = oauth.introspectionRequest(as, client, oauth.None(), refreshed.access_token, options).then((response) => oauth.processIntrospectionResponse(as, client, response));
+    await expect(anonymous).rejects.toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), refreshed.access_token, options));
+    const after = await fetch(`${base}/indieweb/micropub/`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    expect(after.status).toBe(401);
+    expect(await introspect(refreshed.access_token)).toEqual({ active: false });
+    // revoking the access token revoked its grant: the refresh token is refused with invalid_grant (RFC 6749 5.2)
+    const refused = oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, options).then((response) => oauth.processRefreshTokenResponse(as, client, response));
+    await expect(refused).rejects.toMatchObject({ name: 'ResponseBodyError', error: 'invalid_grant', status: 400 });
+  });
+
+  it('reports a denial as access_denied, not as an invalid response (issue 17: iss on the error redirect, RFC 9207)', async () => {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const location = await authorize('deny', 'interop-deny', await oauth.calculatePKCECodeChallenge(verifier));
+    expect(location.searchParams.get('iss')).toBe(as.issuer);
+    let caught: unknown;
     try {
-      const jar = await addAlice(t, { me: [`${base}/`] });
-      await t.app.listen({ host: '127.0.0.1', port });
-      const options = { [oauth.allowInsecureRequests]: true };
-      const issuer = new URL(`${base}/`);
-      const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: 'oauth2' }));
-      const client: oauth.Client = { client_id: CLIENT_ID };
-      const verifier = oauth.generateRandomCodeVerifier();
-      const challenge = await oauth.calculatePKCECodeChallenge(verifier);
-
-      const consent = await getAuthorization(t, jar, authorizationParams({ me: `${base}/`, code_challenge: challenge, code_challenge_method: 'S256', scope: 'create profile', state: 'interop' }));
-      const redirect = await decide(t, jar, consent, 'approve');
-      const callback = oauth.validateAuthResponse(as, client, new URL(redirect.headers.location as string), 'interop');
-      const tokenResponse = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), callback, REDIRECT_URI, verifier, options);
-      const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse);
-      expect(tokens.token_type).toBe('bearer');
-      expect(tokens.scope).toBe('create profile');
-      expect(typeof tokens.refresh_token).toBe('string');
-
-      const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, options));
-      expect(refreshed.access_token).not.toBe(tokens.access_token);
-
-      await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), refreshed.access_token, options));
-      const after = await fetch(`${base}/indieweb/micropub/`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
-      expect(after.status).toBe(401);
-    } finally {
-      await t.close();
+      oauth.validateAuthResponse(as, client, location, 'interop-deny');
+    } catch (error) {
+      caught = error;
     }
+    expect(caught).toBeInstanceOf(oauth.AuthorizationResponseError);
+    expect((caught as oauth.AuthorizationResponseError).error).toBe('access_denied');
+  });
+
+  it('a denial with the wrong state is still caught by the library (the iss does not weaken the state check)', async () => {
+    const location = await authorize('deny', 'interop-deny-2', await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()));
+    expect(() => oauth.validateAuthResponse(as, client, location, 'another-state')).toThrow(/state/);
   });
 });

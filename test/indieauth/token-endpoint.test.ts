@@ -172,13 +172,14 @@ describe('POST /indieweb/token/', () => {
       expectTokenError(await redeem(t, 'not-a-code-we-issued'), 400, 'invalid_grant');
     });
 
-    it('400 invalid_grant when the code is used a second time', async () => {
+    it('400 invalid_grant when the code is used a second time, and the token issued from it is revoked (RFC 6749 4.1.2)', async () => {
       const code = await obtainCode(t, jar);
       const first = expectIssued(await redeem(t, code));
+      expect((await verifyToken(t, first.access_token ?? '')).statusCode).toBe(200);
       const before = await countRows(t, 'indieweb_token');
       expectTokenError(await redeem(t, code), 400, 'invalid_grant');
       expect(await countRows(t, 'indieweb_token')).toBe(before);
-      expect((await verifyToken(t, first.access_token ?? '')).statusCode).toBe(200);
+      expect((await verifyToken(t, first.access_token ?? '')).statusCode).toBe(401);
     });
 
     it('400 invalid_grant for one of two concurrent exchanges of the same code', async () => {
@@ -187,6 +188,9 @@ describe('POST /indieweb/token/', () => {
       const responses = await Promise.all([redeem(t, code), redeem(t, code)]);
       expect(responses.map((r) => r.statusCode).sort()).toEqual([201, 400]);
       expect(await countRows(t, 'indieweb_token')).toBe(before + 1);
+      // the loser presented a used code: a replay, so the winner's token goes too
+      const winner = formBody(responses.find((r) => r.statusCode === 201)!);
+      expect((await verifyToken(t, winner.access_token ?? '')).statusCode).toBe(401);
     });
 
     it('201 for a code 599 s old, 400 invalid_grant for a code 600 s old (default lifetime)', async () => {

@@ -13,6 +13,8 @@ export interface AuthCodeRecord {
   readonly createdAt: string;
   readonly expiresAt: string;
   readonly consumedAt: string | null;
+  /** The grant issued from the code at the token endpoint; null before, and for codes only verified. */
+  readonly grantId: string | null;
 }
 
 export type AuthCodesRepository = ReturnType<typeof createAuthCodesRepository>;
@@ -29,12 +31,13 @@ function toAuthCode(row: AuthCodeRow): AuthCodeRecord {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     consumedAt: row.consumed_at,
+    grantId: row.grant_id,
   };
 }
 
 export function createAuthCodesRepository(db: Kysely<Database>) {
   return {
-    async insert(codeHash: string, code: Omit<AuthCodeRecord, 'consumedAt'>): Promise<void> {
+    async insert(codeHash: string, code: Omit<AuthCodeRecord, 'consumedAt' | 'grantId'>): Promise<void> {
       await db
         .insertInto('indieweb_auth_code')
         .values({
@@ -59,12 +62,14 @@ export function createAuthCodesRepository(db: Kysely<Database>) {
 
     /**
      * Marks the code used, once: a single conditional UPDATE, so of two
-     * concurrent exchanges exactly one sees `true`.
+     * concurrent exchanges exactly one sees `true`. The row stays (until a
+     * day past its expiry) so that a replay is recognised, and names the
+     * grant issued from it.
      */
-    async consume(codeHash: string, now: string): Promise<boolean> {
+    async consume(codeHash: string, now: string, grantId: string | null = null): Promise<boolean> {
       const result = await db
         .updateTable('indieweb_auth_code')
-        .set({ consumed_at: now })
+        .set({ consumed_at: now, grant_id: grantId })
         .where('code_hash', '=', codeHash)
         .where('consumed_at', 'is', null)
         .where('expires_at', '>', now)

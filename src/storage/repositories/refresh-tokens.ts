@@ -63,8 +63,23 @@ export function createRefreshTokensRepository(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async revokeGrant(grantId: string, now: string): Promise<void> {
-      await db.updateTable('indieweb_refresh_token').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+    /** Newest first; all users when `userId` is absent. */
+    async list(filter: { userId?: string } = {}): Promise<RefreshTokenRecord[]> {
+      let query = db.selectFrom('indieweb_refresh_token').selectAll().orderBy('created_at', 'desc').orderBy('id');
+      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+      return (await query.execute()).map(toRefresh);
+    },
+
+    /** True when any token of the grant exists, revoked or not. */
+    async hasGrant(grantId: string): Promise<boolean> {
+      const row = await db.selectFrom('indieweb_refresh_token').select('id').where('grant_id', '=', grantId).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Revokes every refresh token of a grant; returns how many were not revoked yet. */
+    async revokeGrant(grantId: string, now: string): Promise<number> {
+      const result = await db.updateTable('indieweb_refresh_token').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
   };
 }

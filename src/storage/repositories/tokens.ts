@@ -13,8 +13,11 @@ export interface TokenRecord {
   readonly expiresAt: string | null;
   readonly lastUsedAt: string | null;
   readonly revokedAt: string | null;
-  /** Set when the token came with a refresh token. */
-  readonly grantId: string | null;
+  /**
+   * The grant the token belongs to: shared with the refresh tokens and later
+   * access tokens of one authorization; a token issued alone is its own grant.
+   */
+  readonly grantId: string;
 }
 
 export interface NewToken {
@@ -42,7 +45,8 @@ function toToken(row: TokenRow): TokenRecord {
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
-    grantId: row.grant_id,
+    // rows from before migration 0006 that escaped its backfill are grants of their own
+    grantId: row.grant_id ?? row.id,
   };
 }
 
@@ -60,7 +64,7 @@ export function createTokensRepository(db: Kysely<Database>) {
           scope: token.scope,
           created_at: token.createdAt,
           expires_at: token.expiresAt,
-          grant_id: token.grantId ?? null,
+          grant_id: token.grantId ?? token.id,
         })
         .execute();
     },
@@ -93,9 +97,20 @@ export function createTokensRepository(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) > 0;
     },
 
-    /** Revokes every token of a grant; returns how many were live. */
+    /** True when any token of the grant exists, revoked or not. */
+    async hasGrant(grantId: string): Promise<boolean> {
+      const row = await db.selectFrom('indieweb_token').select('id').where('grant_id', '=', grantId).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Revokes every access token of a grant; returns how many were not revoked yet. */
     async revokeGrant(grantId: string, now: string): Promise<number> {
-      const result = await db.updateTable('indieweb_token').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('indieweb_token')
+        .set({ revoked_at: now })
+        .where((eb) => eb.or([eb('grant_id', '=', grantId), eb.and([eb('grant_id', 'is', null), eb('id', '=', grantId)])]))
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
 
