@@ -70,7 +70,7 @@ export async function runCampaign(options) {
     for (const index of suspects) {
       const testCase = generateCase(seed, index, creds, { skipKnown });
       await exchange(server.port, testCase.wire, { deadlineMs: 3_000, probe: false });
-      await sleep(400);
+      await sleep(250);
       if (!server.alive) {
         culprit = testCase;
         await server.start();

@@ -58,7 +58,7 @@ function mutateFields(fields, c, notes, options) {
 
 /** Mutates a JSON document: hostile values at any path, raw fragments (deep, wide, huge numbers), non-objects. */
 function mutateJson(json, c, notes, options) {
-  const kind = c.weighted([[3, 'keep'], [6, 'value'], [4, 'raw'], [1, 'not-object'], [2, 'proto']]);
+  const kind = c.weighted([[3, 'keep'], [6, 'value'], [6, 'raw'], [1, 'not-object'], [2, 'proto']]);
   notes.push(`json ${kind}`);
   if (kind === 'keep') return json;
   if (kind === 'not-object') return { __raw: c.pick(['[]', '"x"', '1', 'null', 'true', '[{"type":["h-entry"]}]', '']) };
@@ -245,6 +245,12 @@ export function generateCase(seed, index, creds, options = {}) {
   if (!(opts.skipKnown && multipart) && c.chance(0.05)) {
     raw = mutateBytes(raw, byteOps(c));
     notes.push('wire bytes mutated');
+    // the mutation may have made the framing promise more than is sent: a client that waits for the answer then
+    // waits on a server without request timeouts (a known bug); --skip-known half-closes instead
+    if (opts.skipKnown) {
+      framed.complete = false;
+      if (ending === 'keep') ending = 'fin';
+    }
   }
   const chunks = splitWrites(raw, ending === 'drip' ? 'drip' : c.chance(0.2) ? 'few' : 'one', c);
   return {
