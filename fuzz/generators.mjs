@@ -58,9 +58,19 @@ function mutateFields(fields, c, notes, options) {
 
 /** Mutates a JSON document: hostile values at any path, raw fragments (deep, wide, huge numbers), non-objects. */
 function mutateJson(json, c, notes, options) {
-  const kind = c.weighted([[3, 'keep'], [6, 'value'], [6, 'raw'], [1, 'not-object'], [2, 'proto']]);
+  const kind = c.weighted([[3, 'keep'], [6, 'value'], [4, 'raw'], [4, 'property'], [1, 'not-object'], [2, 'proto']]);
   notes.push(`json ${kind}`);
   if (kind === 'keep') return json;
+  if (kind === 'property') {
+    // a hostile value where a valid request puts a property value: properties.NAME / replace.NAME = [value]
+    const doc = structuredClone(json);
+    const holder = doc.properties ?? doc.replace ?? doc.add ?? doc;
+    const name = c.pick(['content', 'name', 'category', 'summary', 'photo', c.draw(hostileName(KNOWN_NAMES))]);
+    const fragment = c.draw(rawJson);
+    holder[name] = { __raw: `[${rawJsonText(fragment, options.maxDepth)}]` };
+    notes.push(`property ${JSON.stringify(name).slice(0, 40)} = [${JSON.stringify(fragment)}]`);
+    return doc;
+  }
   if (kind === 'not-object') return { __raw: c.pick(['[]', '"x"', '1', 'null', 'true', '[{"type":["h-entry"]}]', '']) };
   const doc = structuredClone(json);
   // choose a container inside the document to change
