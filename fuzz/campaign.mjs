@@ -15,9 +15,17 @@ import { ROOT, rssOf, ServerUnderTest } from './server.mjs';
 const FILES_PER_SIGNATURE = 3;
 
 export async function runCampaign(options) {
+  const server = new ServerUnderTest();
+  try {
+    return await campaign(server, options);
+  } finally {
+    await server.destroy();
+  }
+}
+
+async function campaign(server, options) {
   const { seconds, seed, workers = 6, deadlineMs = 10_000, healthEvery = 50, skipKnown = false, outDir, log = () => {}, maxRequests = Infinity } = options;
   mkdirSync(outDir, { recursive: true });
-  const server = new ServerUnderTest();
   const stats = {
     seed,
     seconds,
@@ -147,7 +155,6 @@ export async function runCampaign(options) {
   stats.durationMs = Date.now() - startedAt;
   const lost = await server.credentialsWork();
   if (!lost.token || !lost.session) stats.credentialsLost = lost;
-  await server.destroy();
   return stats;
 }
 
@@ -156,9 +163,11 @@ async function startServer(server) {
   return server.fixtures();
 }
 
+/** The error line of an uncaught exception: Node prints it as plain text (the server's own log lines are JSON). */
 function crashError(logs) {
-  const match = /\n?([A-Za-z]*Error[^\n]*)/.exec(logs.split('\n').slice(-60).join('\n'));
-  return match === null ? 'no error line in the log' : match[1].slice(0, 200);
+  const plain = logs.split('\n').filter((line) => !line.startsWith('{'));
+  const line = plain.find((text) => /^[A-Za-z]*Error\b/.test(text)) ?? plain.find((text) => /Error/.test(text));
+  return line === undefined ? 'no error line in the log' : line.slice(0, 200);
 }
 
 function writeReplay(outDir, seed, skipKnown, failure) {

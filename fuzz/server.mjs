@@ -19,6 +19,13 @@ export const PASSWORD = 'fuzz password that is long enough';
 export const MAIN_CLIENT = 'https://fuzz-main.example/';
 const LOG_TAIL = 64 * 1024;
 
+// servers still running when this process ends (an error, Ctrl-C) are killed with it, never left behind
+const running = new Set();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+
 function cleanEnv(extra) {
   const env = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('INDIEWEB_')) env[name] = value;
@@ -112,6 +119,8 @@ export class ServerUnderTest {
     });
     const child = spawn(process.execPath, [BIN, 'serve'], { cwd: this.dataDir, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     const keep = (chunk) => {
       this.logs = (this.logs + chunk.toString('utf8')).slice(-LOG_TAIL);
     };
