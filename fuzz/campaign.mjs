@@ -137,7 +137,10 @@ async function campaign(server, options) {
         continue;
       }
       for (const violation of checkExchange(result, testCase, context)) {
-        if (violation.kind.startsWith('status 5')) stats.unexpected5xx++;
+        if (violation.kind.startsWith('status 5')) {
+          stats.unexpected5xx++;
+          violation.detail += ` (server log: ${lastLoggedError(server.logs)})`;
+        }
         record({ ...violation, route: testCase.route, index, notes: testCase.notes, raw: testCase.raw });
       }
       if (stats.sent % healthEvery === 0) await checkHealth(`after request ${index}`);
@@ -161,6 +164,18 @@ async function campaign(server, options) {
 async function startServer(server) {
   await server.start();
   return server.fixtures();
+}
+
+/** The message of the last error the server logged (a 500 is logged with its cause). */
+function lastLoggedError(logs) {
+  const lines = logs.split('\n').filter((line) => line.includes('"level":50'));
+  try {
+    const entry = JSON.parse(lines.at(-1) ?? '{}');
+    const cause = /caused by: ([^\n]*)/.exec(entry.err?.stack ?? '');
+    return `${entry.err?.message ?? entry.msg ?? 'nothing logged'}${cause === null ? '' : `; caused by ${cause[1]}`}`.slice(0, 300);
+  } catch {
+    return 'unreadable';
+  }
 }
 
 /** The error line of an uncaught exception: Node prints it as plain text (the server's own log lines are JSON). */

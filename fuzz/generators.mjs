@@ -252,7 +252,8 @@ export function generateCase(seed, index, creds, options = {}) {
   }
   const headText = `${method} ${target} ${version}`.replace(/ $/, '') + '\r\n' + headers.join('\r\n') + '\r\n\r\n';
   let raw = Buffer.concat([bytesOf(headText, latin1), framed.body]);
-  if (!(opts.skipKnown && multipart) && c.chance(0.05)) {
+  const wireMutated = !(opts.skipKnown && multipart) && c.chance(0.05);
+  if (wireMutated) {
     raw = mutateBytes(raw, byteOps(c));
     notes.push('wire bytes mutated');
     // the mutation may have made the framing promise more than is sent: a client that waits for the answer then
@@ -269,7 +270,7 @@ export function generateCase(seed, index, creds, options = {}) {
     allow501: route.allow501 === true,
     notes,
     raw,
-    wire: { chunks, ending: ending === 'drip' ? 'fin' : ending, pauseMs: ending === 'drip' ? c.int(5, 25) : chunks.length > 1 ? c.int(0, 20) : 0, headRequest: method === 'HEAD', complete: framed.complete },
+    wire: { chunks, ending: ending === 'drip' ? 'fin' : ending, pauseMs: ending === 'drip' ? c.int(5, 25) : chunks.length > 1 ? c.int(0, 20) : 0, headRequest: method === 'HEAD', complete: framed.complete, probe: framed.complete && !wireMutated },
     holds: !framed.complete && ending === 'keep',
   };
 }

@@ -142,7 +142,8 @@ export function exchange(port, wire, { deadlineMs = 10_000, probe = true } = {})
       if (wire.ending !== 'keep') return arm(200);
       const first = parsed.responses[0];
       const closes = /close/i.test(first.headers.connection ?? '');
-      if (!probe || closes || parsed.garbage) return finish();
+      // the probe only makes sense after a request whose end the server knows (else it would be read as body)
+      if (!probe || wire.probe === false || closes || parsed.garbage) return finish();
       // a keep-alive client reuses the connection: the next request must get an answer (or a close announced before)
       probing = true;
       firstResponseAt = performance.now();
