@@ -128,7 +128,9 @@ export function frame(body, framing, choose) {
             complete = false;
             break;
           case 'short-chunk':
+            // a 256-byte chunk that gets a few bytes: the server must wait for the rest
             framed = Buffer.concat([Buffer.from('100\r\nabc\r\n'), framed]);
+            complete = false;
             break;
           case 'both':
             return { headers: [te, `Content-Length: ${body.length}`], body: framed, complete: true };
