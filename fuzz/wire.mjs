@@ -121,7 +121,9 @@ export function frame(body, framing, choose) {
             framed = Buffer.concat([Buffer.from('-5\r\nabc\r\n'), framed]);
             break;
           case 'no-crlf':
+            // a parse error, or (for an empty body) a last chunk that never ends
             framed = Buffer.from(framed.toString('latin1').replace('\r\n', ''), 'latin1');
+            complete = false;
             break;
           case 'no-last-chunk':
             framed = framed.subarray(0, framed.length - 5);
