@@ -136,7 +136,16 @@ async function campaign(server, options) {
         await crashHandling;
         continue;
       }
-      for (const violation of checkExchange(result, testCase, context)) {
+      const violations = checkExchange(result, testCase, context);
+      // a reset or close may be the server dying of another request: that is a crash, blamed below, not this case
+      if (violations.length > 0 && result.responses.length === 0) await sleep(200);
+      if (violations.some((v) => v.kind === 'keep-alive broken')) await sleep(200);
+      if (!server.alive) {
+        crashHandling ??= onCrash().finally(() => (crashHandling = null));
+        await crashHandling;
+        continue;
+      }
+      for (const violation of violations) {
         if (violation.kind.startsWith('status 5')) {
           stats.unexpected5xx++;
           violation.detail += ` (server log: ${lastLoggedError(server.logs)})`;
