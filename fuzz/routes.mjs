@@ -1,0 +1,85 @@
+/**
+ * Every route and method indiestack serves (from the `app.get(`/`.post(`
+ * calls in src/), each with one valid request the generators start from.
+ * `{{NAME}}` placeholders are filled from the server's fixtures when a case
+ * is put on the wire (server.mjs `fixtures()`).
+ *
+ * auth: `token` (bearer of the fixture user), `session` (signed-in cookie),
+ * `csrf` (cookie and the form's `_csrf`), `none`.
+ * allow501: SPEC.md's 501 `not_implemented` may answer here.
+ * guarded: the valid request would revoke the fixtures' own credentials, so
+ * the generated request never carries the real CSRF token.
+ */
+const png = { name: 'file', filename: 'a.png', type: 'image/png', data: 'PNG' };
+const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+const authQuery = [
+  ['response_type', 'code'],
+  ['client_id', 'https://app.example/'],
+  ['redirect_uri', 'https://app.example/callback'],
+  ['state', 'xyz'],
+  ['me', '{{BASE}}/'],
+  ['scope', 'create update'],
+  ['code_challenge', challenge],
+  ['code_challenge_method', 'S256'],
+];
+
+export const ROUTES = [
+  { id: 'healthz', method: 'GET', path: '/healthz', auth: 'none' },
+  { id: 'root', method: 'GET', path: '/', auth: 'none' },
+  { id: 'well-known-metadata', method: 'GET', path: '/.well-known/oauth-authorization-server', auth: 'none' },
+  { id: 'metadata', method: 'GET', path: '/indieweb/metadata', auth: 'none' },
+  { id: 'auth-get', method: 'GET', path: '/indieweb/auth/', auth: 'session', query: authQuery },
+  { id: 'auth-consent', method: 'POST', path: '/indieweb/auth/consent/', auth: 'csrf', body: { type: 'form', fields: [...authQuery, ['decision', 'approve']] } },
+  { id: 'auth-verify', method: 'POST', path: '/indieweb/auth/', auth: 'none', body: { type: 'form', fields: [['grant_type', 'authorization_code'], ['code', 'abc'], ['client_id', 'https://app.example/'], ['redirect_uri', 'https://app.example/callback'], ['code_verifier', 'x'.repeat(43)]] } },
+  { id: 'token', method: 'POST', path: '/indieweb/token/', auth: 'none', body: { type: 'form', fields: [['grant_type', 'authorization_code'], ['code', 'abc'], ['client_id', 'https://app.example/'], ['redirect_uri', 'https://app.example/callback'], ['code_verifier', 'x'.repeat(43)], ['me', '{{BASE}}/']] } },
+  { id: 'token-refresh', method: 'POST', path: '/indieweb/token/', auth: 'none', body: { type: 'form', fields: [['grant_type', 'refresh_token'], ['refresh_token', 'abc'], ['client_id', 'https://app.example/']] } },
+  { id: 'token-verify', method: 'GET', path: '/indieweb/token/', auth: 'token' },
+  { id: 'token-revoke', method: 'POST', path: '/indieweb/token/revoke', auth: 'none', body: { type: 'form', fields: [['token', 'not-a-token']] } },
+  { id: 'token-introspect', method: 'POST', path: '/indieweb/token/introspect', auth: 'token', body: { type: 'form', fields: [['token', '{{SPARE_TOKEN}}']] } },
+  { id: 'userinfo', method: 'GET', path: '/indieweb/userinfo', auth: 'token' },
+  { id: 'micropub-get', method: 'GET', path: '/indieweb/micropub/', auth: 'token', query: [] },
+  { id: 'micropub-config', method: 'GET', path: '/indieweb/micropub/', auth: 'token', query: [['q', 'config']] },
+  { id: 'micropub-source', method: 'GET', path: '/indieweb/micropub/', auth: 'token', allow501: true, query: [['q', 'source'], ['url', '{{ENTRY}}'], ['properties[]', 'content']] },
+  { id: 'micropub-list', method: 'GET', path: '/indieweb/micropub/', auth: 'token', allow501: true, query: [['q', 'source'], ['limit', '5'], ['offset', '0'], ['filter', 'fuzz']] },
+  { id: 'micropub-queries', method: 'GET', path: '/indieweb/micropub/', auth: 'token', query: [['q', 'post-types'], ['post-type', 'note'], ['filter', 'n'], ['limit', '2'], ['offset', '0']] },
+  { id: 'micropub-form', method: 'POST', path: '/indieweb/micropub/', auth: 'token', body: { type: 'form', fields: [['h', 'entry'], ['content', 'hello'], ['category', 'a,b'], ['mp-slug', 'hello'], ['photo', 'https://example.com/a.png']] } },
+  { id: 'micropub-json', method: 'POST', path: '/indieweb/micropub/', auth: 'token', body: { type: 'json', json: { type: ['h-entry'], properties: { content: ['hello'], category: ['a'], 'in-reply-to': ['https://example.com/'] } } } },
+  { id: 'micropub-update', method: 'POST', path: '/indieweb/micropub/', auth: 'token', body: { type: 'json', json: { action: 'update', url: '{{ENTRY}}', replace: { content: ['new'] }, add: { category: ['x'] }, delete: ['summary'] } } },
+  { id: 'micropub-delete', method: 'POST', path: '/indieweb/micropub/', auth: 'token', body: { type: 'form', fields: [['action', 'delete'], ['url', '{{ENTRY}}']] } },
+  { id: 'micropub-undelete', method: 'POST', path: '/indieweb/micropub/', auth: 'token', body: { type: 'json', json: { action: 'undelete', url: '{{ENTRY}}' } } },
+  { id: 'micropub-multipart', method: 'POST', path: '/indieweb/micropub/', auth: 'token', body: { type: 'multipart', parts: [{ name: 'h', data: 'entry' }, { name: 'content', data: 'hello' }, { ...png, name: 'photo' }] } },
+  { id: 'media-upload', method: 'POST', path: '/indieweb/media/', auth: 'token', body: { type: 'multipart', parts: [png] } },
+  { id: 'media-list', method: 'GET', path: '/indieweb/media/', auth: 'token', allow501: true, query: [['q', 'source'], ['limit', '3'], ['offset', '0']] },
+  { id: 'media-metadata', method: 'GET', path: '/indieweb/media/', auth: 'token', allow501: true, query: [['q', 'source'], ['url', '{{MEDIA}}']] },
+  { id: 'media-delete', method: 'POST', path: '/indieweb/media/', auth: 'token', allow501: true, body: { type: 'form', fields: [['action', 'delete'], ['url', '{{BASE}}/indieweb/media/notthere0000000000.png']] } },
+  { id: 'media-file', method: 'GET', path: '{{MEDIA_PATH}}', auth: 'none' },
+  { id: 'webmention-receive', method: 'POST', path: '/indieweb/webmention/', auth: 'none', body: { type: 'form', fields: [['source', 'https://source.invalid/a'], ['target', '{{BASE}}/']] } },
+  { id: 'webmention-read', method: 'GET', path: '/indieweb/webmention/', auth: 'none', query: [['target', '{{BASE}}/'], ['limit', '10'], ['offset', '0']] },
+  { id: 'webmention-status', method: 'GET', path: '{{WEBMENTION_PATH}}', auth: 'none' },
+  { id: 'profile', method: 'GET', path: '/indieweb/profile/{{USER}}/', auth: 'none' },
+  { id: 'login-page', method: 'GET', path: '/indieweb/login/', auth: 'none', query: [['return_to', '/indieweb/admin/']] },
+  { id: 'login', method: 'POST', path: '/indieweb/login/', auth: 'csrf', body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['return_to', '/indieweb/'], ['username', 'fuzz'], ['password', 'wrong password']] } },
+  { id: 'logout-page', method: 'GET', path: '/indieweb/logout/', auth: 'session' },
+  { id: 'logout', method: 'POST', path: '/indieweb/logout/', auth: 'csrf', guarded: true, body: { type: 'form', fields: [['_csrf', '{{CSRF}}']] } },
+  { id: 'home', method: 'GET', path: '/indieweb/', auth: 'session' },
+  { id: 'admin', method: 'GET', path: '/indieweb/admin/', auth: 'session' },
+  { id: 'admin-profile-page', method: 'GET', path: '/indieweb/admin/profile/', auth: 'session' },
+  { id: 'admin-profile', method: 'POST', path: '/indieweb/admin/profile/', auth: 'csrf', body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['name', 'Fuzz'], ['url', '{{BASE}}/'], ['photo', 'https://example.com/a.png'], ['note', 'hi']] } },
+  { id: 'admin-profile-json', method: 'POST', path: '/indieweb/admin/profile/json', auth: 'csrf', body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['h_card', '{"type":["h-card"],"properties":{"name":["Fuzz"]}}']] } },
+  { id: 'admin-apps', method: 'GET', path: '/indieweb/admin/apps/', auth: 'session' },
+  { id: 'admin-apps-revoke', method: 'POST', path: '/indieweb/admin/apps/revoke', auth: 'csrf', guarded: true, body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['token_id', '1']] } },
+  { id: 'admin-apps-revoke-client', method: 'POST', path: '/indieweb/admin/apps/revoke-client', auth: 'csrf', guarded: true, body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['client_id', 'https://fuzz-main.example/']] } },
+  { id: 'admin-webmentions', method: 'GET', path: '/indieweb/admin/webmentions/', auth: 'session', query: [['status', 'pending']] },
+  { id: 'admin-webmention-action', method: 'POST', path: '/indieweb/admin/webmentions/{{WEBMENTION_ID}}/approve', auth: 'csrf', body: { type: 'form', fields: [['_csrf', '{{CSRF}}']] } },
+  { id: 'admin-media', method: 'GET', path: '/indieweb/admin/media/', auth: 'session' },
+  { id: 'admin-media-delete', method: 'POST', path: '/indieweb/admin/media/delete', auth: 'csrf', body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['id', 'nothere']] } },
+  { id: 'admin-account', method: 'GET', path: '/indieweb/admin/account/', auth: 'session' },
+  { id: 'admin-password', method: 'POST', path: '/indieweb/admin/account/password', auth: 'csrf', guarded: true, body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['current', 'x'], ['password', 'y'], ['confirm', 'y']] } },
+  { id: 'admin-sign-out-everywhere', method: 'POST', path: '/indieweb/admin/account/sign-out-everywhere', auth: 'csrf', guarded: true, body: { type: 'form', fields: [['_csrf', '{{CSRF}}']] } },
+  { id: 'unknown', method: 'GET', path: '/indieweb/nothing-here', auth: 'none' },
+];
+
+export const ROUTE_BY_ID = new Map(ROUTES.map((route) => [route.id, route]));
+
+/** Field names of the valid requests, for generators that mix hostile and plausible names. */
+export const KNOWN_NAMES = [...new Set(ROUTES.flatMap((route) => [...(route.query ?? []), ...(route.body?.fields ?? [])].map(([name]) => name)))];
