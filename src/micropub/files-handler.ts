@@ -136,11 +136,17 @@ function applyUpdate(current: MicropubProperties, operations: UpdateOperations):
   return Object.fromEntries(properties);
 }
 
+/** How much of a name or content the commit label is made from. */
+const LABEL_SOURCE_CHARS = 2000;
+
 /** What a commit message calls the entry: its name, the start of its content, the URL it responds to, or its slug. */
 function labelOf(properties: MicropubProperties, slug: string): string {
   const content = properties.content?.[0];
   const fields = typeof content === 'object' && content !== null ? (content as Record<string, unknown>) : {};
-  const contentText = typeof content === 'string' ? content : typeof fields.value === 'string' ? fields.value : typeof fields.html === 'string' ? fields.html.replace(/<[^>]*>/g, ' ') : '';
+  // the label needs 50 characters: only the start of the content is looked at, and tags are dropped with an
+  // expression that cannot backtrack (`[^<>]`), so `<<<<…` costs one pass instead of quadratic time
+  const contentText =
+    typeof content === 'string' ? content : typeof fields.value === 'string' ? fields.value : typeof fields.html === 'string' ? fields.html.slice(0, LABEL_SOURCE_CHARS).replace(/<[^<>]*>/g, ' ') : '';
   const label =
     firstString(properties.name) ??
     firstString([contentText]) ??
@@ -149,7 +155,7 @@ function labelOf(properties: MicropubProperties, slug: string): string {
     firstString(properties['bookmark-of']) ??
     firstString(properties['in-reply-to']) ??
     slug;
-  const oneLine = label.replace(/\s+/g, ' ').trim();
+  const oneLine = label.slice(0, LABEL_SOURCE_CHARS).replace(/\s+/g, ' ').trim();
   const chars = [...oneLine];
   if (chars.length <= 50) return oneLine;
   const cut = chars.slice(0, 49).join('');

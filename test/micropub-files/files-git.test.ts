@@ -61,6 +61,16 @@ describe('files handler: git', () => {
     expect(git(site, 'log', '-1', '--format=%an <%ae>')).toBe('Alice Author <alice@alice.example>\n');
   });
 
+  it('labels a commit from 1 MB of `<<<…` HTML content in linear time (issue 23 #5: the tag stripper was quadratic)', async () => {
+    const { handler, site } = setup();
+    const hostile = `${'<'.repeat(1024 * 1024)}b>tail`;
+    const started = performance.now();
+    await handler.createEntry({ type: ['h-entry'], properties: { content: [{ html: hostile }], 'mp-slug': ['angles'] } }, ALICE);
+    // quadratic stripping took about ten minutes on this input; linear takes milliseconds
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(subjects(site)[0]).toMatch(/^Create note "/);
+  });
+
   it('leaves whatever else is staged in the repository out of its commits', async () => {
     const { handler, site } = setup();
     writeFileSync(path.join(site, 'notes.txt'), 'work in progress');
