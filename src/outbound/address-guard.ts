@@ -6,12 +6,26 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 
-/** True for a public unicast address (not private, loopback, link-local, unique-local, multicast, reserved…). */
+/** Global unicast IPv6 (RFC 4291 2000::/3): everything outside it is special-purpose or unassigned. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * True for a public unicast address. IPv4 must be outside every range of
+ * IANA's special-purpose registry (ipaddr.js names them: private, loopback,
+ * link-local, shared 100.64/10, documentation, benchmarking, 240/4…). IPv6
+ * must be inside global unicast 2000::/3 and outside its special ranges
+ * (documentation, 6to4, Teredo, NAT64, ORCHID, SRv6…); an IPv4-mapped
+ * address is judged as the IPv4 address it carries. Everything else —
+ * IPv4-compatible `::/96` (`::7f00:1`), unique-local, link-local, multicast,
+ * unspecified — is refused.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return v6.match(GLOBAL_UNICAST_V6) && v6.range() === 'unicast';
 }
 
 export class ForbiddenAddressError extends Error {
