@@ -42,7 +42,9 @@ export function textOf(value: unknown): string | null {
 function resolve(value: string | null, base: string): string | null {
   if (value === null || value.trim() === '') return null;
   try {
-    return new URL(value.trim(), base).href;
+    // only http(s) URLs ever leave the server: a javascript: or data: author URL or photo would run in a reader's page
+    const url = new URL(value.trim(), base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
   } catch {
     return null;
   }

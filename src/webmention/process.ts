@@ -46,8 +46,14 @@ export function createWebmentionProcessor(deps: { webmentions: WebmentionsReposi
       if (!isHtml(contentType)) return fail(record, `source is ${contentType ?? 'not HTML'}`);
 
       // the HTML and microformats parsers load on the first mention, not at start
-      const { readSource } = await import('./parse.js');
-      const reading = readSource(response.body.toString('utf8'), response.url, record.target);
+      const { readSource, SourceTooComplexError } = await import('./parse.js');
+      let reading;
+      try {
+        reading = readSource(response.body.toString('utf8'), response.url, record.target);
+      } catch (error) {
+        // a page the parsers cannot read within bounds fails this mention; it is never retried
+        return fail(record, error instanceof SourceTooComplexError ? error.message : 'source page could not be parsed');
+      }
       if (!reading.linksToTarget) return fail(record, 'source does not link to the target');
       await webmentions.markVerified(record.id, reading.mention, now());
       return { status: 'verified' };
