@@ -60,7 +60,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
     if (bodyType === 'multipart') return createFromMultipart(request, reply);
     // spec: the token first (401), then a body that is not a JSON object (400), before scope and dispatch
     const auth = await bearer.authenticate(request);
-    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost((request.body ?? {}) as Record<string, unknown>);
+    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost(request.body ?? {}, 'form', ctx.config.limits);
 
     if (post.kind === 'create') {
       bearer.assertScope(auth, 'create');
@@ -83,7 +83,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
       scope: (fields) => (fields.action === undefined ? 'create' : null),
     });
     try {
-      const post = parseFormPost(received.fields, 'multipart');
+      const post = parseFormPost(received.fields, 'multipart', ctx.config.limits);
       if (post.kind !== 'create') {
         if (received.stored.length > 0) throw new InvalidRequestError('actions cannot carry files');
         return await runActionRequest(request, reply, post, received.auth);
