@@ -8,7 +8,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import { InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
 
@@ -43,12 +43,21 @@ export interface MultipartLimits {
 /** The client went away before the body ended: nobody is left to answer. */
 export class ClientGoneError extends InvalidRequestError {}
 
-/** A file stream whose errors are kept for whoever reads it, instead of crashing the process when nobody listens yet. */
-function guard(stream: Readable): Readable {
-  stream.on('error', (error: Error) => {
-    // busboy emits 'error' on the stream without destroying it; a later reader must still see the failure
-    if (!stream.destroyed) stream.destroy(error);
+/**
+ * The stream handed to the reader: busboy's file stream piped through a
+ * PassThrough. busboy emits 'error' on its stream without destroying it (a
+ * part that ends early), which crashes the process when nobody listens yet
+ * and reaches a reader as a bare Error; here it always has a listener, and
+ * the reader sees a 400 `InvalidRequestError` whenever it reads.
+ */
+function guarded(source: Readable): Readable {
+  const stream = new PassThrough();
+  // a destroyed stream keeps its error for a later reader; this listener only keeps an unread one from crashing the process
+  stream.on('error', () => {});
+  source.on('error', (error: Error) => {
+    if (!stream.destroyed) stream.destroy(error instanceof InvalidRequestError ? error : new InvalidRequestError('malformed multipart body', { cause: error }));
   });
+  source.pipe(stream);
   return stream;
 }
 
@@ -85,8 +94,8 @@ export async function* readParts(raw: IncomingMessage, limits: MultipartLimits):
     wake = null;
   };
 
-  busboy.on('file', (name: string | undefined, stream: Readable, filename: string | undefined, _encoding: string, mimetype: string | undefined) => {
-    guard(stream);
+  busboy.on('file', (name: string | undefined, source: Readable, filename: string | undefined, _encoding: string, mimetype: string | undefined) => {
+    const stream = guarded(source);
     if (typeof name !== 'string' || name === '') {
       stream.resume();
       push(new InvalidRequestError('a part without a name'));
