@@ -17,6 +17,15 @@ export const DEFAULT_MEDIA_MAX_UPLOAD_COUNT = 10;
 export const DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES = 50 * 1024 * 1024;
 export const SQLITE_FILE_NAME = 'indiestack.sqlite';
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Shape limits of request bodies (see {@link RequestLimits}). */
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({
+  jsonDepth: 32,
+  properties: 200,
+  valuesPerProperty: 1000,
+  formFields: 1000,
+  multipartFields: 100,
+  fieldNameBytes: 256,
+});
 
 /** Common image, audio and video types accepted by default. */
 export const DEFAULT_MEDIA_ALLOWED_TYPES: readonly string[] = Object.freeze([
@@ -126,6 +135,22 @@ export interface FilesConfig {
   readonly gitRemote: string;
 }
 
+/** Shape limits applied to request bodies before any route sees them (4xx when crossed). */
+export interface RequestLimits {
+  /** Deepest nesting of arrays/objects in a JSON body. */
+  readonly jsonDepth: number;
+  /** Keys in one JSON object (Micropub properties), and properties of a form/multipart Micropub create. */
+  readonly properties: number;
+  /** Items in one JSON array (values of one property). */
+  readonly valuesPerProperty: number;
+  /** Parameters in a form-encoded body. */
+  readonly formFields: number;
+  /** Text fields in a multipart body (all of them together hold at most maxBodyBytes). */
+  readonly multipartFields: number;
+  /** Bytes of one form/multipart field name or JSON object key. */
+  readonly fieldNameBytes: number;
+}
+
 export interface Config {
   /** Absolute URL the endpoints are advertised under, without a trailing slash. */
   readonly baseUrl: string;
@@ -153,6 +178,7 @@ export interface Config {
   /** Exact client_id URLs allowed; null means no list. */
   readonly allowedClientIds: readonly string[] | null;
   readonly media: MediaConfig;
+  readonly limits: RequestLimits;
   /** Extra host names whose pages may receive webmentions, besides the base URL's and the accounts' profile hosts. */
   readonly webmentionTargetHosts: readonly string[];
   /** How long a claimed background job stays leased before another worker may take it over. */

@@ -27,6 +27,7 @@ import {
   FILES_TEMPLATE_VARIABLES,
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_REQUEST_LIMITS,
   DEFAULT_MEDIA_ALLOWED_TYPES,
   DEFAULT_MEDIA_MAX_UPLOAD_BYTES,
   DEFAULT_MEDIA_MAX_UPLOAD_COUNT,
@@ -66,6 +67,12 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_INTROSPECTION_SECRET', defaultValue: '(unset)', description: 'Bearer secret (at least 32 characters) a resource server presents to the introspection endpoint; without it only a token of the same owner may introspect.' },
   { name: 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', defaultValue: 'false', description: 'Allow outbound fetches to private, loopback and link-local addresses (tests on one machine).' },
   { name: 'INDIEWEB_MAX_BODY_BYTES', defaultValue: String(DEFAULT_MAX_BODY_BYTES), description: 'Largest form or JSON request body in bytes; larger ones get 413 (uploads have their own limits).' },
+  { name: 'INDIEWEB_MAX_JSON_DEPTH', defaultValue: String(DEFAULT_REQUEST_LIMITS.jsonDepth), description: 'Deepest nesting of arrays and objects in a JSON body; deeper gives 400.' },
+  { name: 'INDIEWEB_MAX_PROPERTIES', defaultValue: String(DEFAULT_REQUEST_LIMITS.properties), description: 'Keys in one JSON object and properties of one form or multipart Micropub create; more give 400.' },
+  { name: 'INDIEWEB_MAX_PROPERTY_VALUES', defaultValue: String(DEFAULT_REQUEST_LIMITS.valuesPerProperty), description: 'Items in one JSON array (values of one property); more give 400.' },
+  { name: 'INDIEWEB_MAX_FORM_FIELDS', defaultValue: String(DEFAULT_REQUEST_LIMITS.formFields), description: 'Parameters in a form-encoded body; more give 400.' },
+  { name: 'INDIEWEB_MAX_MULTIPART_FIELDS', defaultValue: String(DEFAULT_REQUEST_LIMITS.multipartFields), description: 'Text fields in a multipart body (together at most INDIEWEB_MAX_BODY_BYTES); more give 413.' },
+  { name: 'INDIEWEB_MAX_FIELD_NAME_BYTES', defaultValue: String(DEFAULT_REQUEST_LIMITS.fieldNameBytes), description: 'Bytes of one form or multipart field name or JSON key; longer gives 400.' },
   { name: 'INDIEWEB_MICROPUB_HANDLER', defaultValue: 'memory', description: 'Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart); `files` writes Markdown files for a static site (INDIEWEB_FILES_*).' },
   { name: 'INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES', defaultValue: '(none)', description: 'Property names clients may not set, added to `uid` and `author`.' },
   { name: 'INDIEWEB_MICROPUB_URL_POLICY', defaultValue: '(unset)', description: 'URL policy `(url, kind, request) => boolean` as `./module.js#export`.' },
@@ -165,6 +172,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const allowPrivateNetworks = parseBoolean(problems, 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', read('INDIEWEB_ALLOW_PRIVATE_NETWORKS'), false);
 
   const maxBodyBytes = parseInteger(problems, 'INDIEWEB_MAX_BODY_BYTES', read('INDIEWEB_MAX_BODY_BYTES'), DEFAULT_MAX_BODY_BYTES, { min: 1024 });
+  const limits = {
+    jsonDepth: parseInteger(problems, 'INDIEWEB_MAX_JSON_DEPTH', read('INDIEWEB_MAX_JSON_DEPTH'), DEFAULT_REQUEST_LIMITS.jsonDepth, { min: 8, max: 1000 }),
+    properties: parseInteger(problems, 'INDIEWEB_MAX_PROPERTIES', read('INDIEWEB_MAX_PROPERTIES'), DEFAULT_REQUEST_LIMITS.properties, { min: 10 }),
+    valuesPerProperty: parseInteger(problems, 'INDIEWEB_MAX_PROPERTY_VALUES', read('INDIEWEB_MAX_PROPERTY_VALUES'), DEFAULT_REQUEST_LIMITS.valuesPerProperty, { min: 10 }),
+    formFields: parseInteger(problems, 'INDIEWEB_MAX_FORM_FIELDS', read('INDIEWEB_MAX_FORM_FIELDS'), DEFAULT_REQUEST_LIMITS.formFields, { min: 10 }),
+    multipartFields: parseInteger(problems, 'INDIEWEB_MAX_MULTIPART_FIELDS', read('INDIEWEB_MAX_MULTIPART_FIELDS'), DEFAULT_REQUEST_LIMITS.multipartFields, { min: 10 }),
+    fieldNameBytes: parseInteger(problems, 'INDIEWEB_MAX_FIELD_NAME_BYTES', read('INDIEWEB_MAX_FIELD_NAME_BYTES'), DEFAULT_REQUEST_LIMITS.fieldNameBytes, { min: 32 }),
+  };
   const micropubHandler = parseSpecifier(problems, 'INDIEWEB_MICROPUB_HANDLER', read('INDIEWEB_MICROPUB_HANDLER'));
   const micropubUrlPolicy = parseSpecifier(problems, 'INDIEWEB_MICROPUB_URL_POLICY', read('INDIEWEB_MICROPUB_URL_POLICY'));
   const clientIdValidator = parseSpecifier(problems, 'INDIEWEB_CLIENT_ID_VALIDATOR', read('INDIEWEB_CLIENT_ID_VALIDATOR'));
@@ -227,6 +242,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     clientIdValidator,
     allowedClientIds,
     media: { maxUploadBytes, maxUploadCount, maxUploadTotalBytes, allowedTypes, dir: mediaDir, storage },
+    limits,
     webmentionTargetHosts,
     jobLeaseSeconds,
     files,

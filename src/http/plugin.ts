@@ -261,7 +261,11 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
           pipeline,
           limits: config.media,
           fieldBytes: config.maxBodyBytes,
+          requestLimits: config.limits,
           acceptsFile: receiveOptions.acceptsFile,
+          authenticate: async (fields) => {
+            await bearer.authenticate({ headers: request.headers, body: fields });
+          },
           authorize: async (fields) => {
             const authenticated = await bearer.authenticate({ headers: request.headers, body: fields });
             const scope = typeof receiveOptions.scope === 'function' ? receiveOptions.scope(fields) : receiveOptions.scope;
@@ -292,7 +296,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   await app.register(
     async (child) => {
       child.get('/metadata', async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').send(serverMetadata(config.baseUrl)));
-      await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes });
+      await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes, limits: config.limits });
       child.setErrorHandler(defaultErrorHandler);
       await child.register(accountRoutes);
       await child.register(webmentionRoutes);
@@ -303,7 +307,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
         resource.setErrorHandler(notImplementedHandler);
         // any other body type reaches the routes unread, which answer 401/403/400 in the spec's order
         resource.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-        deferJsonErrors(resource, { bodyLimit: config.maxBodyBytes });
+        deferJsonErrors(resource, { bodyLimit: config.maxBodyBytes, limits: config.limits });
         await resource.register(micropubRoutes);
         await resource.register(mediaRoutes);
       });

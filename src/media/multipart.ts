@@ -2,11 +2,13 @@
  * Streaming multipart/form-data reading on @fastify/busboy, without
  * decorating the request (so a host's own multipart plugin never collides).
  * Files are handed over one at a time as unread streams; a client that
- * disconnects mid-file makes that stream fail.
+ * disconnects mid-file, or a body that ends inside a part, makes that stream
+ * fail (never an unhandled 'error': every emitter gets a listener at once).
+ * Text fields have a count, a total byte budget and a name length limit.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import { InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
 
@@ -30,10 +32,34 @@ export interface MultipartLimits {
   /** Bytes per file; the stream is cut one byte past it so the caller sees the excess. */
   readonly fileBytes: number | null;
   readonly files: number | null;
+  /** Bytes of all text fields together (names and values). */
   readonly fieldBytes: number;
+  /** Number of text fields. */
+  readonly fields: number;
+  /** Bytes of one part name. */
+  readonly nameBytes: number;
 }
 
-class ClientGoneError extends InvalidRequestError {}
+/** The client went away before the body ended: nobody is left to answer. */
+export class ClientGoneError extends InvalidRequestError {}
+
+/**
+ * The stream handed to the reader: busboy's file stream piped through a
+ * PassThrough. busboy emits 'error' on its stream without destroying it (a
+ * part that ends early), which crashes the process when nobody listens yet
+ * and reaches a reader as a bare Error; here it always has a listener, and
+ * the reader sees a 400 `InvalidRequestError` whenever it reads.
+ */
+function guarded(source: Readable): Readable {
+  const stream = new PassThrough();
+  // a destroyed stream keeps its error for a later reader; this listener only keeps an unread one from crashing the process
+  stream.on('error', () => {});
+  source.on('error', (error: Error) => {
+    if (!stream.destroyed) stream.destroy(error instanceof InvalidRequestError ? error : new InvalidRequestError('malformed multipart body', { cause: error }));
+  });
+  source.pipe(stream);
+  return stream;
+}
 
 /** The parts of a multipart request body, in order. Unread file streams are drained before the next part. */
 export async function* readParts(raw: IncomingMessage, limits: MultipartLimits): AsyncGenerator<Part> {
@@ -45,9 +71,10 @@ export async function* readParts(raw: IncomingMessage, limits: MultipartLimits):
         fileSize: limits.fileBytes === null ? Infinity : limits.fileBytes + 1,
         // one over the limit, so the caller's own count reports it
         files: limits.files === null ? Infinity : limits.files + 1,
-        fields: 1000,
-        fieldSize: limits.fieldBytes,
-        parts: 2000,
+        fields: limits.fields,
+        // one field may use the whole budget; the total is counted below
+        fieldSize: limits.fieldBytes + 1,
+        parts: limits.fields + (limits.files === null ? 1000 : limits.files + 1) + 1,
       },
     });
   } catch (error) {
@@ -57,16 +84,37 @@ export async function* readParts(raw: IncomingMessage, limits: MultipartLimits):
   const queue: (Part | Error | 'end')[] = [];
   let wake: (() => void) | null = null;
   let current: Readable | null = null;
+  let fieldBytes = 0;
+  let failed = false;
   const push = (item: Part | Error | 'end') => {
+    if (failed) return;
+    if (item instanceof Error) failed = true;
     queue.push(item);
     wake?.();
     wake = null;
   };
 
-  busboy.on('file', (name, stream, filename, _encoding, mimetype) => push({ type: 'file', name, filename: filename ?? '', mimetype: mimetype ?? '', stream }));
-  busboy.on('field', (name, value, _nameTruncated, valueTruncated) =>
-    push(valueTruncated ? new PayloadTooLargeError(`field ${name} too large`) : { type: 'field', name, value }),
-  );
+  busboy.on('file', (name: string | undefined, source: Readable, filename: string | undefined, _encoding: string, mimetype: string | undefined) => {
+    const stream = guarded(source);
+    if (typeof name !== 'string' || name === '') {
+      stream.resume();
+      push(new InvalidRequestError('a part without a name'));
+      return;
+    }
+    if (Buffer.byteLength(name) > limits.nameBytes) {
+      stream.resume();
+      push(new InvalidRequestError('part name too long'));
+      return;
+    }
+    push({ type: 'file', name, filename: filename ?? '', mimetype: mimetype ?? '', stream });
+  });
+  busboy.on('field', (name: string | undefined, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
+    if (typeof name !== 'string' || name === '') return push(new InvalidRequestError('a part without a name'));
+    if (Buffer.byteLength(name) > limits.nameBytes) return push(new InvalidRequestError('field name too long'));
+    fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+    if (valueTruncated || fieldBytes > limits.fieldBytes) return push(new PayloadTooLargeError('text fields too large'));
+    push({ type: 'field', name, value });
+  });
   busboy.on('fieldsLimit', () => push(new PayloadTooLargeError('too many fields')));
   busboy.on('partsLimit', () => push(new PayloadTooLargeError('too many parts')));
   busboy.on('error', (error: unknown) => push(new InvalidRequestError('malformed multipart body', { cause: error })));
@@ -77,7 +125,12 @@ export async function* readParts(raw: IncomingMessage, limits: MultipartLimits):
     current?.destroy(gone);
     push(gone);
   };
+  const onError = (error: Error) => {
+    current?.destroy(error);
+    push(new ClientGoneError('request stream failed', { cause: error }));
+  };
   raw.on('close', onClose);
+  raw.on('error', onError);
   raw.pipe(busboy);
 
   try {
@@ -96,10 +149,12 @@ export async function* readParts(raw: IncomingMessage, limits: MultipartLimits):
     }
   } finally {
     raw.off('close', onClose);
-    current?.resume();
-    if (!raw.complete) {
-      raw.unpipe(busboy);
-      raw.resume();
-    }
+    // errors after this point have nobody to tell, but must not crash the process
+    raw.off('error', onError);
+    raw.on('error', () => {});
+    // the rest of the body is not read: the answer closes the connection instead (see closeUnreadBody)
+    raw.unpipe(busboy);
+    for (const item of queue) if (typeof item === 'object' && !(item instanceof Error) && item.type === 'file') item.stream.destroy();
+    current?.destroy();
   }
 }

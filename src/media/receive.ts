@@ -15,9 +15,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
-import type { MediaConfig } from '../config/config.js';
+import type { MediaConfig, RequestLimits } from '../config/config.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
 import type { MediaRecord } from '../storage/repositories/media.js';
 import { readParts } from './multipart.js';
@@ -27,7 +27,7 @@ import { UploadBudget, type IncomingFile, type UploadPipeline } from './upload.j
 export type MultipartFields = Readonly<Record<string, string | string[]>>;
 
 export interface ReceivedMultipart {
-  /** Text fields; repeated names give arrays (like a parsed form). */
+  /** Text fields (an object without prototype); repeated names give arrays (like a parsed form). */
   readonly fields: Record<string, string | string[]>;
   /** Stored files by part name (`photo[]` counts as `photo`). */
   readonly files: ReadonlyMap<string, readonly MediaRecord[]>;
@@ -38,14 +38,25 @@ export interface ReceivedMultipart {
 export interface ReceiveOptions {
   readonly pipeline: UploadPipeline;
   readonly limits: MediaConfig;
+  /** Bytes of all text fields of one request together. */
   readonly fieldBytes: number;
+  /** Field count and name length. */
+  readonly requestLimits: Pick<RequestLimits, 'multipartFields' | 'fieldNameBytes'>;
   /** Which file parts are accepted, given the fields seen so far; any other file part is 400. */
   readonly acceptsFile: (name: string, fields: MultipartFields) => boolean;
   /** Authenticates and checks scope from the fields seen so far; runs before any file is stored. */
-  readonly authorize: (fields: Readonly<Record<string, string | string[]>>) => Promise<HostUser>;
+  readonly authorize: (fields: MultipartFields) => Promise<HostUser>;
+  /** Authenticates only (401, 403 invalid_client), without the scope check; runs as soon as a credential is seen. */
+  readonly authenticate: (fields: MultipartFields) => Promise<void>;
   /** Whether the request (its headers, or the fields seen so far) carries a credential at all. */
-  readonly hasCredential: (fields: Readonly<Record<string, string | string[]>>) => boolean;
+  readonly hasCredential: (fields: MultipartFields) => boolean;
 }
+
+/** Body fields that carry a credential (SPEC.md "Authentication" 1). */
+const CREDENTIAL_FIELDS: ReadonlySet<string> = new Set(['Authorization', 'access_token']);
+
+/** Room for the boundary and headers of one part, when a Content-Length is compared with the limits. */
+const PART_OVERHEAD_BYTES = 2048;
 
 /** A file part written aside until the caller is known. */
 interface SpooledFile {
@@ -58,33 +69,66 @@ interface SpooledFile {
 /** Limits were counted while spooling: the stored copy is not counted twice. */
 const UNLIMITED = { maxUploadBytes: null, maxUploadCount: null, maxUploadTotalBytes: null };
 
-/** Writes a part's bytes to `file`, counting them against the request's limits as they come. */
+/** Writes a part's bytes to `file`, counting them against the request's limits as they come; the file is closed before this settles. */
 async function spool(content: AsyncIterable<Uint8Array>, file: string, budget: UploadBudget): Promise<void> {
   budget.countFile();
   let size = 0;
-  await streamPipeline(
-    content,
-    async function* (chunks: AsyncIterable<Uint8Array>) {
-      for await (const chunk of chunks) {
-        size += chunk.byteLength;
-        budget.countBytes(chunk.byteLength, size);
-        yield chunk;
-      }
-    },
-    createWriteStream(file, { mode: 0o600 }),
-  );
+  const out = createWriteStream(file, { mode: 0o600 });
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  out.on('error', () => {}); // reported through the pipeline
+  try {
+    await streamPipeline(
+      content,
+      async function* (chunks: AsyncIterable<Uint8Array>) {
+        for await (const chunk of chunks) {
+          size += chunk.byteLength;
+          budget.countBytes(chunk.byteLength, size);
+          yield chunk;
+        }
+      },
+      out,
+    );
+  } finally {
+    if (!out.destroyed && !out.writableFinished) out.destroy();
+    await closed;
+  }
+}
+
+/** The most bytes a body within the limits can have; null when no total limit applies. */
+function largestBody(limits: MediaConfig, options: ReceiveOptions): number | null {
+  if (limits.maxUploadTotalBytes === null) return null;
+  const parts = options.requestLimits.multipartFields + (limits.maxUploadCount ?? 100) + 1;
+  return limits.maxUploadTotalBytes + options.fieldBytes + parts * PART_OVERHEAD_BYTES;
+}
+
+/**
+ * Answers sent before a request body has been read to its end close the
+ * connection: the rest of the body is never read, and a keep-alive client
+ * does not send its next request into it.
+ */
+export function closeUnreadBodies(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+    return payload;
+  });
 }
 
 export async function receiveMultipart(request: FastifyRequest, options: ReceiveOptions): Promise<ReceivedMultipart> {
   const { limits } = options;
+  const fields = Object.create(null) as Record<string, string | string[]>;
+  // a credential in the header is checked before a byte of the body is read
+  if (options.hasCredential(fields)) await options.authenticate(fields);
   // spec: an upload of unknown size is 413 when a total limit applies
   if (limits.maxUploadTotalBytes !== null && request.headers['content-length'] === undefined) throw new PayloadTooLargeError('upload of unknown size');
+  const largest = largestBody(limits, options);
+  if (largest !== null && Number(request.headers['content-length']) > largest) throw new PayloadTooLargeError('request body larger than the limits allow');
+
   const budget = new UploadBudget(limits);
-  const fields: Record<string, string | string[]> = {};
   const files = new Map<string, MediaRecord[]>();
   const stored: MediaRecord[] = [];
   const spooled: SpooledFile[] = [];
   let spoolDir: string | null = null;
+  let bodyChecked = false;
   let user: HostUser | null = null;
 
   async function store(name: string, file: IncomingFile, owner: HostUser, counted: UploadBudget): Promise<void> {
@@ -95,11 +139,25 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   }
 
   try {
-    for await (const part of readParts(request.raw, { fileBytes: limits.maxUploadBytes, files: limits.maxUploadCount, fieldBytes: options.fieldBytes })) {
+    const parts = readParts(request.raw, {
+      fileBytes: limits.maxUploadBytes,
+      files: limits.maxUploadCount,
+      fieldBytes: options.fieldBytes,
+      fields: options.requestLimits.multipartFields,
+      nameBytes: options.requestLimits.fieldNameBytes,
+    });
+    for await (const part of parts) {
       const name = part.name.endsWith('[]') ? part.name.slice(0, -2) : part.name;
       if (part.type === 'field') {
         const existing = fields[part.name];
-        fields[part.name] = existing === undefined ? part.value : [...(Array.isArray(existing) ? existing : [existing]), part.value];
+        if (existing === undefined) fields[part.name] = part.value;
+        else if (Array.isArray(existing)) existing.push(part.value);
+        else fields[part.name] = [existing, part.value];
+        if (!bodyChecked && CREDENTIAL_FIELDS.has(part.name)) {
+          // a bad token in the body is refused as soon as it arrives, not after the rest of the body
+          bodyChecked = true;
+          await options.authenticate(fields);
+        }
         continue;
       }
       if (user === null && spoolDir === null && options.hasCredential(fields)) user = await options.authorize(fields);
@@ -115,7 +173,13 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
     }
     user ??= await options.authorize(fields);
     for (const file of spooled) {
-      await store(file.name, { filename: file.filename, mimetype: file.mimetype, content: createReadStream(file.file) }, user, new UploadBudget(UNLIMITED));
+      const content = createReadStream(file.file);
+      content.on('error', () => {}); // reported to the reader
+      try {
+        await store(file.name, { filename: file.filename, mimetype: file.mimetype, content }, user, new UploadBudget(UNLIMITED));
+      } finally {
+        content.destroy();
+      }
     }
   } catch (error) {
     await options.pipeline.discard(stored);

@@ -54,9 +54,8 @@ export interface MemoryHandlerOptions {
 function clone<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map((item) => clone(item)) as T;
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = clone((value as Record<string, unknown>)[key]);
-  return copy as T;
+  // defined, not assigned: a key named __proto__ stays an own property and never becomes a prototype
+  return Object.fromEntries(Object.keys(value).map((key) => [key, clone((value as Record<string, unknown>)[key])])) as T;
 }
 
 /** Random slugs cut from a pooled buffer: one getrandom call per 1,024 entries instead of one per entry. */
@@ -132,27 +131,31 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
     async updateEntry(url: string, operations: UpdateOperations, user: HostUser): Promise<MicropubEntry> {
       const entry = find(url, user, 'live');
       if (entry === null) throw new HandlerValueError('no such entry');
-      const properties = clone(entry.properties);
+      // the new value is computed completely, apart from the stored one, and only then stored:
+      // an update that fails half-way changes nothing
+      const properties = new Map<string, unknown[]>(Object.entries(entry.properties));
       for (const [name, values] of Object.entries(operations.replace ?? {})) {
-        if (values.length === 0) delete properties[name];
-        else properties[name] = clone(values);
+        if (values.length === 0) properties.delete(name);
+        else properties.set(name, clone(values));
       }
       for (const [name, values] of Object.entries(operations.add ?? {})) {
-        properties[name] = [...(properties[name] ?? []), ...clone(values)];
+        properties.set(name, [...(properties.get(name) ?? []), ...clone(values)]);
       }
       const deletions = operations.delete;
       if (Array.isArray(deletions)) {
-        for (const name of deletions) delete properties[name];
+        for (const name of deletions) properties.delete(name);
       } else if (deletions !== undefined) {
         for (const [name, values] of Object.entries(deletions as MicropubProperties)) {
           const drop = new Set(values.map((value) => stableStringify(value)));
-          const kept = (properties[name] ?? []).filter((value) => !drop.has(stableStringify(value)));
-          if (kept.length === 0) delete properties[name];
-          else properties[name] = kept;
+          const kept = (properties.get(name) ?? []).filter((value) => !drop.has(stableStringify(value)));
+          if (kept.length === 0) properties.delete(name);
+          else properties.set(name, kept);
         }
       }
-      entry.properties = properties;
-      return toEntry(entry);
+      const next = Object.fromEntries(properties) as MicropubProperties;
+      const answer = toEntry({ ...entry, properties: next });
+      entry.properties = next;
+      return answer;
     },
 
     async deleteEntry(url: string, user: HostUser): Promise<void> {

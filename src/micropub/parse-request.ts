@@ -3,6 +3,7 @@
  * @see SPEC.md "POST create", "POST actions"
  * @module
  */
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../config/config.js';
 import type { MicropubProperties, NewEntry } from '../contracts/micropub-types.js';
 import { InvalidRequestError } from '../core/errors.js';
 import { UnreadableJsonBody } from '../http/body-parsers.js';
@@ -19,15 +20,23 @@ const CREDENTIAL_FIELDS = new Set(['access_token', 'Authorization']);
 
 /**
  * Form fields → properties: every value becomes an array, `name[]` means
- * `name`, only `category` is comma-split, `h` gives the type.
+ * `name`, only `category` is comma-split, `h` gives the type. Names are
+ * collected in a Map and the properties built with `Object.fromEntries`, so
+ * `__proto__` and friends stay ordinary property names.
  */
-export function parseFormPost(fields: Readonly<Record<string, unknown>>, bodyType: 'form' | 'multipart' = 'form'): MicropubPost {
+export function parseFormPost(fields: unknown, bodyType: 'form' | 'multipart' = 'form', limits: RequestLimits = DEFAULT_REQUEST_LIMITS): MicropubPost {
+  if (fields instanceof UnreadableJsonBody) throw new InvalidRequestError('request body is not readable', { cause: fields.cause });
+  if (typeof fields !== 'object' || fields === null) throw new InvalidRequestError('the body must be a form');
   const collected = new Map<string, string[]>();
   for (const [key, raw] of Object.entries(fields)) {
     const name = key.endsWith('[]') ? key.slice(0, -2) : key;
     if (name === '' || CREDENTIAL_FIELDS.has(name)) continue;
     const values = (Array.isArray(raw) ? raw : [raw]).filter((value): value is string => typeof value === 'string');
-    collected.set(name, [...(collected.get(name) ?? []), ...values]);
+    const existing = collected.get(name);
+    if (existing === undefined) collected.set(name, values);
+    else existing.push(...values);
+    if (collected.size > limits.properties) throw new InvalidRequestError(`more than ${limits.properties} properties`);
+    if ((existing ?? values).length > limits.valuesPerProperty) throw new InvalidRequestError(`more than ${limits.valuesPerProperty} values for ${name}`);
   }
 
   const action = collected.get('action');
@@ -40,14 +49,14 @@ export function parseFormPost(fields: Readonly<Record<string, unknown>>, bodyTyp
   const h = collected.get('h');
   collected.delete('h');
   if (h !== undefined && (h.length !== 1 || !/^[a-z][a-z0-9-]*$/.test(h[0] ?? ''))) throw new InvalidRequestError('h must be one microformats type name');
-  const properties: MicropubProperties = {};
-  for (const [name, values] of collected) {
+  const category = collected.get('category');
+  if (category !== undefined) {
     // spec: only category is comma-split in form bodies
-    properties[name] =
-      name === 'category'
-        ? values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '')
-        : values;
+    const split = category.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+    if (split.length > limits.valuesPerProperty) throw new InvalidRequestError(`more than ${limits.valuesPerProperty} values for category`);
+    collected.set('category', split);
   }
+  const properties: MicropubProperties = Object.fromEntries(collected);
   return { kind: 'create', entry: { type: [`h-${h?.[0] ?? 'entry'}`], properties }, bodyType };
 }
 

@@ -3,6 +3,7 @@
  * or runs an action. Every request needs a bearer token.
  * @module
  */
+import { closeUnreadBodies } from '../media/receive.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuth } from '../indieauth/bearer.js';
 import type { HostUser } from '../contracts/accounts.js';
@@ -40,6 +41,8 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
 
   app.setErrorHandler(notImplementedHandler);
+  // an answer sent before a multipart body was read to its end closes the connection
+  closeUnreadBodies(app);
   const configText = createConfigText(deps);
 
   app.get('/micropub/', async (request, reply) => {
@@ -60,7 +63,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
     if (bodyType === 'multipart') return createFromMultipart(request, reply);
     // spec: the token first (401), then a body that is not a JSON object (400), before scope and dispatch
     const auth = await bearer.authenticate(request);
-    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost((request.body ?? {}) as Record<string, unknown>);
+    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost(request.body ?? {}, 'form', ctx.config.limits);
 
     if (post.kind === 'create') {
       bearer.assertScope(auth, 'create');
@@ -83,7 +86,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
       scope: (fields) => (fields.action === undefined ? 'create' : null),
     });
     try {
-      const post = parseFormPost(received.fields, 'multipart');
+      const post = parseFormPost(received.fields, 'multipart', ctx.config.limits);
       if (post.kind !== 'create') {
         if (received.stored.length > 0) throw new InvalidRequestError('actions cannot carry files');
         return await runActionRequest(request, reply, post, received.auth);
