@@ -116,6 +116,9 @@ export class ServerUnderTest {
       INDIEWEB_HOST: '127.0.0.1',
       INDIEWEB_PORT: String(this.port),
       INDIEWEB_LOG_LEVEL: 'warn',
+      // short timeouts, so a stalled request must be answered (408) or closed within the fuzzer's deadline
+      INDIEWEB_HEADERS_TIMEOUT: '4',
+      INDIEWEB_REQUEST_TIMEOUT: '6',
     });
     const child = spawn(process.execPath, [BIN, 'serve'], { cwd: this.dataDir, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;

@@ -70,9 +70,22 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const { app } = await createServer({ config });
         for (const name of unknownSettingNames(io.env)) app.log.warn({ name }, 'unknown INDIEWEB_ setting ignored');
         const closed = new Promise<void>((resolve) => app.addHook('onClose', async () => resolve()));
-        const stop = () => void app.close();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        // SIGTERM/SIGINT: stop accepting, let requests in flight finish for up to INDIEWEB_SHUTDOWN_TIMEOUT seconds,
+        // then close what is left; the worker hands its jobs back and the database closes with the app
+        let stopping = false;
+        const stop = () => {
+          if (stopping) {
+            app.log.warn('second signal: closing every connection now');
+            app.server.closeAllConnections();
+            return;
+          }
+          stopping = true;
+          app.log.info({ timeoutSeconds: config.server.shutdownTimeout }, 'shutting down');
+          setTimeout(() => app.server.closeAllConnections(), config.server.shutdownTimeout * 1000).unref();
+          void app.close();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
         try {
           await app.listen({ host: config.host, port: config.port });
         } catch (error) {

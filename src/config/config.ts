@@ -16,6 +16,22 @@ export const DEFAULT_MEDIA_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MEDIA_MAX_UPLOAD_COUNT = 10;
 export const DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES = 50 * 1024 * 1024;
 export const SQLITE_FILE_NAME = 'indiestack.sqlite';
+/** Timeouts (seconds) and connection bounds of the standalone HTTP server; see docs/reliability.md. */
+export interface ServerLimits {
+  /** Time to receive a request's head; slower clients get 408 and are disconnected. */
+  readonly headersTimeout: number;
+  /** Time to receive a whole request, body included; slower clients get 408 and are disconnected. */
+  readonly requestTimeout: number;
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeout: number;
+  /** Concurrent connections; more are refused at once. */
+  readonly maxConnections: number;
+  /** How long a stopping server waits for requests in flight before it closes their connections. */
+  readonly shutdownTimeout: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({ headersTimeout: 10, requestTimeout: 120, keepAliveTimeout: 5, maxConnections: 1000, shutdownTimeout: 10 });
+
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Shape limits of request bodies (see {@link RequestLimits}). */
 export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({
@@ -156,6 +172,8 @@ export interface Config {
   readonly baseUrl: string;
   readonly host: string;
   readonly port: number;
+  /** Timeouts and connection bounds of the standalone server (plugin mode: the host's server decides). */
+  readonly server: ServerLimits;
   readonly dataDir: string;
   readonly database: DatabaseLocation;
   readonly logLevel: LogLevel;

@@ -27,6 +27,7 @@ import {
   FILES_TEMPLATE_VARIABLES,
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_SERVER_LIMITS,
   DEFAULT_REQUEST_LIMITS,
   DEFAULT_MEDIA_ALLOWED_TYPES,
   DEFAULT_MEDIA_MAX_UPLOAD_BYTES,
@@ -56,6 +57,11 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_BASE_URL', defaultValue: 'http://HOST:PORT', description: 'Public absolute URL the endpoints are advertised under (https in production).' },
   { name: 'INDIEWEB_HOST', defaultValue: DEFAULT_HOST, description: 'Address the standalone server listens on.' },
   { name: 'INDIEWEB_PORT', defaultValue: String(DEFAULT_PORT), description: 'Port the standalone server listens on (0 picks a free one).' },
+  { name: 'INDIEWEB_HEADERS_TIMEOUT', defaultValue: String(DEFAULT_SERVER_LIMITS.headersTimeout), description: 'Seconds a client has to send a request head; slower ones get 408 and are disconnected (standalone server).' },
+  { name: 'INDIEWEB_REQUEST_TIMEOUT', defaultValue: String(DEFAULT_SERVER_LIMITS.requestTimeout), description: 'Seconds a client has to send a whole request, body included (uploads too); slower ones get 408 and are disconnected (standalone server).' },
+  { name: 'INDIEWEB_KEEP_ALIVE_TIMEOUT', defaultValue: String(DEFAULT_SERVER_LIMITS.keepAliveTimeout), description: 'Seconds an idle keep-alive connection stays open (standalone server).' },
+  { name: 'INDIEWEB_MAX_CONNECTIONS', defaultValue: String(DEFAULT_SERVER_LIMITS.maxConnections), description: 'Concurrent connections the standalone server accepts; more are closed at once.' },
+  { name: 'INDIEWEB_SHUTDOWN_TIMEOUT', defaultValue: String(DEFAULT_SERVER_LIMITS.shutdownTimeout), description: 'Seconds `serve` waits on SIGTERM/SIGINT for requests in flight before it closes their connections.' },
   { name: 'INDIEWEB_DATA_DIR', defaultValue: DEFAULT_DATA_DIR, description: 'Directory for the SQLite file, the generated secret and local media.' },
   { name: 'INDIEWEB_DATABASE_URL', defaultValue: `DATA_DIR/${SQLITE_FILE_NAME}`, description: '`postgres://…` selects PostgreSQL; `sqlite:PATH`, a plain path or `:memory:` selects SQLite.' },
   { name: 'INDIEWEB_LOG_LEVEL', defaultValue: 'info', description: `One of ${LOG_LEVELS.join(', ')}.` },
@@ -150,6 +156,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (!/^[A-Za-z0-9.:_-]+$/.test(host)) problems.push(`INDIEWEB_HOST: "${host}" is not a host name or address`);
 
   const port = parseInteger(problems, 'INDIEWEB_PORT', read('INDIEWEB_PORT', overrides.port), DEFAULT_PORT, { min: 0, max: 65_535 });
+  const server = {
+    headersTimeout: parseInteger(problems, 'INDIEWEB_HEADERS_TIMEOUT', read('INDIEWEB_HEADERS_TIMEOUT'), DEFAULT_SERVER_LIMITS.headersTimeout, { min: 1, max: 3600 }),
+    requestTimeout: parseInteger(problems, 'INDIEWEB_REQUEST_TIMEOUT', read('INDIEWEB_REQUEST_TIMEOUT'), DEFAULT_SERVER_LIMITS.requestTimeout, { min: 1, max: 86_400 }),
+    keepAliveTimeout: parseInteger(problems, 'INDIEWEB_KEEP_ALIVE_TIMEOUT', read('INDIEWEB_KEEP_ALIVE_TIMEOUT'), DEFAULT_SERVER_LIMITS.keepAliveTimeout, { min: 1, max: 3600 }),
+    maxConnections: parseInteger(problems, 'INDIEWEB_MAX_CONNECTIONS', read('INDIEWEB_MAX_CONNECTIONS'), DEFAULT_SERVER_LIMITS.maxConnections, { min: 1 }),
+    shutdownTimeout: parseInteger(problems, 'INDIEWEB_SHUTDOWN_TIMEOUT', read('INDIEWEB_SHUTDOWN_TIMEOUT'), DEFAULT_SERVER_LIMITS.shutdownTimeout, { min: 0, max: 3600 }),
+  };
+  if (server.headersTimeout > server.requestTimeout) problems.push('INDIEWEB_HEADERS_TIMEOUT: must not be longer than INDIEWEB_REQUEST_TIMEOUT');
 
   const dataDir = path.resolve(cwd, read('INDIEWEB_DATA_DIR', overrides.dataDir) ?? DEFAULT_DATA_DIR);
 
@@ -225,6 +239,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     baseUrl,
     host,
     port,
+    server,
     dataDir,
     database,
     logLevel,

@@ -8,6 +8,7 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { openDatabase } from '../storage/open.js';
+import { clientErrorHandler } from './client-errors.js';
 import { indieweb } from './plugin.js';
 
 const SECRET_QUERY_NAMES = /^(access_token|code|code_verifier|token|refresh_token|client_secret)$/i;
@@ -58,6 +59,19 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
           },
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    // slow clients: a head must arrive within headersTimeout, a whole request within requestTimeout (408, then closed)
+    http: { headersTimeout: config.server.headersTimeout * 1000, requestTimeout: config.server.requestTimeout * 1000, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.server.requestTimeout * 1000,
+    keepAliveTimeout: config.server.keepAliveTimeout * 1000,
+    // a connection idle this long (no bytes either way) is closed
+    connectionTimeout: (config.server.requestTimeout + 10) * 1000,
+    forceCloseConnections: 'idle',
+    clientErrorHandler,
+  });
+  app.server.maxConnections = config.server.maxConnections;
+  // an answer sent before the request body was read ends the connection, and says so: the rest of the body is never parsed as a next request
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
   });
   if (options.database === undefined) app.addHook('onClose', async () => database.close());
 

@@ -1,0 +1,50 @@
+/**
+ * Our answer to a request Node's HTTP parser refuses (broken framing, a head
+ * over the size limit, a client too slow to send its request): a short plain
+ * text answer with `Connection: close`, then a bounded lingering close — what
+ * the client still sends is read and dropped for a moment before the socket
+ * is destroyed, so a keep-alive client reads the answer instead of a reset.
+ * @see docs/reliability.md "Broken requests"
+ * @module
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/** How long a refused connection is read and drained before it is destroyed. */
+export const LINGER_MS = 2_000;
+
+function statusFor(code: string | undefined): number {
+  if (code === 'HPE_HEADER_OVERFLOW') return 431;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADER_TIMEOUT') return 408;
+  return 400;
+}
+
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'bad request: the request could not be parsed',
+  408: 'request timeout: the request was not received in time',
+  431: 'request header fields too large',
+};
+
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  socket.on('error', () => {});
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // an answer is already on its way (the broken part came after the head): end after it, without a second one
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (inFlight?.headersSent === true) {
+    socket.end();
+    socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    return;
+  }
+  const status = statusFor(error.code);
+  const body = `${REASONS[status]}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n\r\n${body}`,
+  );
+  // lingering close: keep reading (and dropping) so the client sees the answer, then let go
+  socket.resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
