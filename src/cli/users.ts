@@ -46,11 +46,15 @@ export function registerUserCommands(program: Command, io: CliIo, run: (work: ()
   for (const [command, active] of [['disable', false], ['enable', true]] as const) {
     user
       .command(command)
-      .description(active ? 'allow the account to sign in again and its tokens to work' : 'stop the account from signing in; its tokens are refused')
+      .description(active ? 'allow the account to sign in again and its tokens to work' : 'stop the account from signing in; its sessions and tokens end for good')
       .argument('<name>', 'user name')
       .action((name: string) =>
         run(async () => {
-          await withServices(io, ({ users }) => users.setActive(name, active));
+          await withServices(io, async ({ users, tokens }) => {
+            const record = await users.setActive(name, active);
+            // disabling ends the account's sessions and every grant for good: enabling it again revives neither
+            if (!active) await tokens.revokeGrants(record.id, {});
+          });
           io.stdout.write(`${active ? 'enabled' : 'disabled'} user ${name}\n`);
         }),
       );

@@ -100,6 +100,17 @@ for (const dialect of DIALECTS) {
       expect(missing.stderr).toBe('indiestack: no user named "nobody"\n');
     });
 
+    it('user disable ends sessions and tokens for good: enabling again revives neither (issue 23 #10)', async () => {
+      const issued = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://disable.example/', '--scope', 'create']);
+      expect(issued.code).toBe(0);
+      const epochBefore = (await withDb((h) => createUsersRepository(h.db).findByName('alice')))!.sessionEpoch;
+      expect((await cli(['user', 'disable', 'alice'])).code).toBe(0);
+      expect((await cli(['user', 'enable', 'alice'])).code).toBe(0);
+      expect((await withDb((h) => createUsersRepository(h.db).findByName('alice')))!.sessionEpoch).toBeGreaterThan(epochBefore);
+      const row = (await cli(['token', 'list', '--user', 'alice'])).stdout.split('\n').find((line) => line.includes('https://disable.example/'));
+      expect(row).toMatch(/revoked/);
+    });
+
     it('user passwd replaces the password', async () => {
       const result = await cli(['user', 'passwd', 'alice', '--password-stdin'], 'a newer password\n');
       expect(result).toMatchObject({ code: 0, stdout: 'changed the password of alice\n' });

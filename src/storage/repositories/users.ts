@@ -126,7 +126,8 @@ export function createUsersRepository(db: Kysely<Database>) {
     async setActive(id: string, active: boolean, now: string): Promise<boolean> {
       const result = await db
         .updateTable('indieweb_user')
-        .set({ active: active ? 1 : 0, updated_at: now })
+        // disabling also ends every session, so enabling again does not revive an old cookie
+        .set((eb) => (active ? { active: 1, updated_at: now } : { active: 0, session_epoch: eb('session_epoch', '+', 1), updated_at: now }))
         .where('id', '=', id)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
