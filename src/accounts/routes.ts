@@ -97,7 +97,12 @@ ${options.message ?? ''}
       });
     }
     clearCookie(reply, SESSION_COOKIE, { secure: ctx.secureCookies });
-    if (user !== null) request.log.info({ userId: user.id }, 'signed out');
+    if (user !== null) {
+      // sessions are signed cookies with a per-account epoch: ending this one on the server ends every session of the
+      // account, so a copy of the cookie taken before sign-out opens nothing (issue 23 #9)
+      await users.signOutEverywhere(user.id);
+      request.log.info({ userId: user.id }, 'signed out');
+    }
     return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
   });
 

@@ -177,6 +177,23 @@ describe('sign-in pages', () => {
       expect((await t.app.inject({ method: 'GET', url: '/indieweb/', headers: { cookie: jar.header() } })).statusCode).toBe(303);
     });
 
+    it('a copy of the cookie taken before sign-out opens nothing afterwards (issue 23 #9)', async () => {
+      const jar = await signIn(t.app, 'alice', PASSWORD);
+      const copied = jar.header();
+      expect((await t.app.inject({ method: 'GET', url: '/indieweb/', headers: { cookie: copied } })).statusCode).toBe(200);
+      const page = await t.app.inject({ method: 'GET', url: '/indieweb/logout/', headers: { cookie: jar.header() } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/logout/',
+        headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: form({ _csrf: hiddenField(page.body, '_csrf') }),
+      });
+      expect(response.statusCode).toBe(303);
+      const reused = await t.app.inject({ method: 'GET', url: '/indieweb/', headers: { cookie: copied } });
+      expect(reused.statusCode).toBe(303);
+      expect(reused.headers.location).toContain('/indieweb/login/');
+    });
+
     it('403 without the CSRF token, and the session stays', async () => {
       const jar = await signIn(t.app, 'alice', PASSWORD);
       const response = await t.app.inject({ method: 'POST', url: '/indieweb/logout/', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
