@@ -74,7 +74,7 @@ for (const dialect of DIALECTS) {
       expect((await create(token)).statusCode).toBe(401);
     });
 
-    it('`indiestack user disable` ends every token of the account on the next request; enable brings them back', async () => {
+    it('`indiestack user disable` ends every token of the account on the next request, for good: enable does not bring them back (issue 23 #10)', async () => {
       const token = await issue('bob');
       // the first use writes last_used_at; from the second on, the validation is remembered
       expect((await create(token)).statusCode).toBe(201);
@@ -83,7 +83,9 @@ for (const dialect of DIALECTS) {
       expect((await config(token)).statusCode).toBe(401);
       expect((await create(token)).statusCode).toBe(401);
       expect((await cli(['user', 'enable', 'bob'])).code).toBe(0);
-      expect((await config(token)).statusCode).toBe(200);
+      expect((await config(token)).statusCode).toBe(401);
+      // the enabled account works again with a new token
+      expect((await config(await issue('bob'))).statusCode).toBe(200);
     });
 
     it('every one of many revocations through another connection is seen by the next request', async () => {

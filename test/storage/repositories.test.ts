@@ -74,12 +74,14 @@ for (const dialect of DIALECTS) {
       it('disables, enables, changes password and bumps the session epoch', async () => {
         const users = createUsersRepository(database.db);
         expect(await users.setActive('u1', false, NOW)).toBe(true);
-        expect((await users.findById('u1'))?.isActive).toBe(false);
+        // disabling ends every session (issue 23 #10); enabling does not touch the epoch
+        expect(await users.findById('u1')).toMatchObject({ isActive: false, sessionEpoch: 1 });
         expect(await users.setActive('u1', true, NOW)).toBe(true);
+        expect(await users.findById('u1')).toMatchObject({ isActive: true, sessionEpoch: 1 });
         expect(await users.setPasswordHash('u1', 'scrypt$new', NOW)).toBe(true);
-        expect(await users.findCredentials('alice')).toMatchObject({ passwordHash: 'scrypt$new', user: { sessionEpoch: 1 } });
+        expect(await users.findCredentials('alice')).toMatchObject({ passwordHash: 'scrypt$new', user: { sessionEpoch: 2 } });
         expect(await users.bumpSessionEpoch('u1', NOW)).toBe(true);
-        expect((await users.findById('u1'))?.sessionEpoch).toBe(2);
+        expect((await users.findById('u1'))?.sessionEpoch).toBe(3);
         expect(await users.setActive('missing', false, NOW)).toBe(false);
       });
 
