@@ -14,7 +14,7 @@ import { bytesOf, formText, frame, jsonText, multipartBody, mutateBytes, splitWr
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT', 'PROPFIND', 'get', 'G\u0000ET', 'POST\t', 'X'.repeat(300), 'M-SEARCH', ''];
 const VERSIONS = ['HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1 x', 'http/1.1', 'HTTP/9.9', '', 'HTTP/1.1\u0000', 'HTTP/1.10'];
-const PATH_SUFFIXES = ['/../../../../etc/passwd', '/%2e%2e/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2f..%2fetc%2fpasswd', '//', '/%00', '%00', '/%ff%fe', '/é', '/\u0000', '/ x', '/;a=b', '/.%2e/', '/%252e%252e/', '?', '#frag', '/*', '\\..\\..\\', '/%c0%ae%c0%ae/', '/.git/config', '/__proto__/', '/constructor/prototype/'];
+const PATH_SUFFIXES = ['/../../../../x/secret', '/%2e%2e/%2e%2e/%2e%2e/x/secret', '/..%2f..%2f..%2fx%2fsecret', '//', '/%00', '%00', '/%ff%fe', '/é', '/\u0000', '/ x', '/;a=b', '/.%2e/', '/%252e%252e/', '?', '#frag', '/*', '\\..\\..\\', '/%c0%ae%c0%ae/', '/.git/config', '/__proto__/', '/constructor/prototype/'];
 const HEADER_NAMES = ['X-Fuzz', 'Accept', 'Accept-Language', 'Accept-Encoding', 'Cookie', 'Origin', 'Referer', 'User-Agent', 'X-Forwarded-For', 'X-Forwarded-Host', 'X-Forwarded-Proto', 'Forwarded', 'Range', 'If-None-Match', 'If-Modified-Since', 'Content-Encoding', 'Expect', 'Upgrade', 'Authorization', 'Host', 'Content-Type', 'Connection', 'Te', 'Trailer', '__proto__', 'constructor'];
 
 function resolve(text, creds, guarded) {

@@ -59,8 +59,8 @@ export const PROTO_NAMES = ['__proto__', 'constructor', 'prototype', '__proto__[
 
 export const SPECIAL_STRINGS = [
   '', ' ', '\u0000', 'a\u0000b', '\r\n', 'a\r\nX-Injected: 1', '\r\n\r\nGET / HTTP/1.1\r\n\r\n', '\t', '\u000b\u000c',
-  '../../../../etc/passwd', '..\\..\\..\\windows\\win.ini', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '....//....//etc/passwd', 'a.png%00.html', '/etc/passwd\u0000.png',
-  'file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>',
+  '../../../../x/secret', '..\\..\\..\\x\\secret.ini', '%2e%2e%2f%2e%2e%2fx%2fsecret', '....//....//x/secret', 'a.png%00.html', '/x/secret\u0000.png',
+  'file:///x/secret', 'javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>',
   "'; DROP TABLE users; --", '{{7*7}}', '${7*7}', '%s%s%s%n', '\ud800', '\udfff', 'a\ud800b', '\ufeff', '\u202egnp.exe', '\u200b', 'İı', 'ß', '\uffff', '\ufffd', '𝕏', '👨‍👩‍👧‍👦',
   'NaN', 'Infinity', '-1', '-0', '1e309', '0x10', '9'.repeat(400), '1.5', ' 1', '+1', '[]', '{}', 'null', 'true', 'undefined',
   'http://', 'https://', 'http://127.0.0.1:1/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data/', 'https://user:pass@example.com/', 'https://example.com/#frag',
@@ -128,7 +128,7 @@ export const fileContent = fc.oneof(
 );
 
 export const fileName = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('a.png', 'a.PNG', 'a.jpg', 'a.html', 'a.svg', 'a.php', 'a.php.png', 'a.png.php', '.htaccess', '', '.', '..', '../../../tmp/x.png', '..\\..\\x.png', '/etc/passwd', 'a\u0000.png', 'a"; name="x.png', 'a\r\n.png', 'ä.png', 'CON.png', 'a'.repeat(5000) + '.png') },
+  { weight: 3, arbitrary: fc.constantFrom('a.png', 'a.PNG', 'a.jpg', 'a.html', 'a.svg', 'a.php', 'a.php.png', 'a.png.php', '.htaccess', '', '.', '..', '../../../x.png', '..\\..\\x.png', '/x.png', 'a\u0000.png', 'a"; name="x.png', 'a\r\n.png', 'ä.png', 'CON.png', 'a'.repeat(5000) + '.png') },
   { weight: 2, arbitrary: hostileString },
 );
 
