@@ -9,13 +9,14 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 
 /** How long a refused connection is read and drained before it is destroyed. */
 export const LINGER_MS = 2_000;
 
 function statusFor(code: string | undefined): number {
   if (code === 'HPE_HEADER_OVERFLOW') return 431;
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADER_TIMEOUT') return 408;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
   return 400;
 }
 
@@ -47,4 +48,17 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Dup
   // lingering close: keep reading (and dropping) so the client sees the answer, then let go
   socket.resume();
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/**
+ * In `app`'s scope, an answer sent before the request body was read to its
+ * end (an early 401/413, a 404 with a body) says `Connection: close`: Node
+ * then ends the connection, the rest of the body is never read or parsed as
+ * a next request, and a keep-alive client knows not to reuse the socket.
+ */
+export function closeUnreadBodies(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+    return payload;
+  });
 }

@@ -61,6 +61,7 @@ import { createUsersRepository } from '../storage/repositories/users.js';
 import './augment.js';
 import { deferJsonErrors, registerBodyParsers } from './body-parsers.js';
 import type { IndieWebContext } from './context.js';
+import { closeUnreadBodies } from './client-errors.js';
 import { defaultErrorHandler } from './error-handler.js';
 
 export interface IndieWebPluginOptions {
@@ -298,6 +299,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       child.get('/metadata', async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').send(serverMetadata(config.baseUrl)));
       await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes, limits: config.limits });
       child.setErrorHandler(defaultErrorHandler);
+      // an early answer (401/413 before a multipart body ends, a 404 with a body) closes the connection, in both modes
+      closeUnreadBodies(child);
       await child.register(accountRoutes);
       await child.register(webmentionRoutes);
       await child.register(profileRoutes);

@@ -8,7 +8,7 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { openDatabase } from '../storage/open.js';
-import { clientErrorHandler } from './client-errors.js';
+import { clientErrorHandler, closeUnreadBodies } from './client-errors.js';
 import { indieweb } from './plugin.js';
 
 const SECRET_QUERY_NAMES = /^(access_token|code|code_verifier|token|refresh_token|client_secret)$/i;
@@ -69,10 +69,8 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     clientErrorHandler,
   });
   app.server.maxConnections = config.server.maxConnections;
-  // an answer sent before the request body was read ends the connection, and says so: the rest of the body is never parsed as a next request
-  app.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
-  });
+  // the server's own routes and its 404s; the plugin does the same for everything under /indieweb
+  closeUnreadBodies(app);
   if (options.database === undefined) app.addHook('onClose', async () => database.close());
 
   app.get('/healthz', async (_request, reply) => {

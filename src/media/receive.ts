@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
 import type { MediaConfig, RequestLimits } from '../config/config.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
@@ -99,18 +99,6 @@ function largestBody(limits: MediaConfig, options: ReceiveOptions): number | nul
   if (limits.maxUploadTotalBytes === null) return null;
   const parts = options.requestLimits.multipartFields + (limits.maxUploadCount ?? 100) + 1;
   return limits.maxUploadTotalBytes + options.fieldBytes + parts * PART_OVERHEAD_BYTES;
-}
-
-/**
- * Answers sent before a request body has been read to its end close the
- * connection: the rest of the body is never read, and a keep-alive client
- * does not send its next request into it.
- */
-export function closeUnreadBodies(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
-    return payload;
-  });
 }
 
 export async function receiveMultipart(request: FastifyRequest, options: ReceiveOptions): Promise<ReceivedMultipart> {

@@ -7,7 +7,6 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { closeUnreadBodies } from '../media/receive.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
 import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
@@ -29,8 +28,6 @@ export async function mediaRoutes(app: FastifyInstance): Promise<void> {
   const { bearer } = ctx.indieauth;
   const { handler, urlPolicy } = ctx.micropub;
   const media = ctx.media;
-  // an answer sent before a multipart body was read to its end closes the connection
-  closeUnreadBodies(app);
 
   /** `action=delete` from a form, JSON or file-less multipart body; the caller holds a token with media scope. */
   async function deleteAction(request: FastifyRequest, body: unknown, user: HostUser) {

@@ -3,7 +3,6 @@
  * or runs an action. Every request needs a bearer token.
  * @module
  */
-import { closeUnreadBodies } from '../media/receive.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuth } from '../indieauth/bearer.js';
 import type { HostUser } from '../contracts/accounts.js';
@@ -41,8 +40,6 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
 
   app.setErrorHandler(notImplementedHandler);
-  // an answer sent before a multipart body was read to its end closes the connection
-  closeUnreadBodies(app);
   const configText = createConfigText(deps);
 
   app.get('/micropub/', async (request, reply) => {

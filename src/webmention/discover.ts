@@ -8,7 +8,7 @@
  */
 import LinkHeader from 'http-link-header';
 import { resolveHttpUrl } from '../core/url.js';
-import { attribute, elements, parseHtmlDocument } from './html.js';
+import { attribute, elements, parseHtmlDocument, tokenList } from './html.js';
 import { OutboundError, type Outbound, type OutboundResponse } from '../outbound/fetch.js';
 
 export interface DiscoveredEndpoint {
@@ -22,10 +22,7 @@ const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 
 /** True when a space-separated `rel` value holds the token, compared case-insensitively. */
 export function hasRelToken(rel: string, token: string): boolean {
-  return rel
-    .toLowerCase()
-    .split(/[\t\n\f\r ]+/)
-    .includes(token);
+  return tokenList(rel.toLowerCase()).includes(token);
 }
 
 

@@ -40,6 +40,16 @@ export function attribute(element: HtmlElement, name: string): string | undefine
   return element.attrs.find((attr) => attr.name === name)?.value;
 }
 
+/** An HTML space-separated token list (`class`, `rel`) as its tokens. */
+export function tokenList(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(/[\t\n\f\r ]+/).filter((token) => token !== '');
+}
+
+/** The element's class names. */
+export function classList(element: HtmlElement): string[] {
+  return tokenList(attribute(element, 'class'));
+}
+
 /** Every `href` attribute value, in document order. */
 export function hrefs(root: HtmlNode): string[] {
   const found: string[] = [];

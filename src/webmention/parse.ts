@@ -9,7 +9,7 @@ import sanitizeHtml from 'sanitize-html';
 import type { ParsedMention } from '../storage/repositories/webmentions.js';
 import { allItems, extractAuthor, hasType, isItem, textOf, type Mf2Document, type Mf2Item } from './author.js';
 import { canonicalUrl } from './canonical-url.js';
-import { attribute, hrefs, parseHtml, type HtmlNode } from './html.js';
+import { classList, hrefs, parseHtml, type HtmlNode } from './html.js';
 
 /** A source page whose shape would make reading it cost far more than its size (issue 23 #3). */
 export class SourceTooComplexError extends Error {
@@ -26,8 +26,6 @@ export const SOURCE_LIMITS = Object.freeze({
   embeddedHtmlDepth: 8,
 });
 
-const classTokens = (value: string | undefined): string[] => (value === undefined ? [] : value.split(/[\t\n\f\r ]+/));
-
 /** Throws {@link SourceTooComplexError} when the page breaks one of {@link SOURCE_LIMITS}; one iterative pass. */
 export function assertReadableShape(tree: HtmlNode): void {
   let items = 0;
@@ -37,7 +35,7 @@ export function assertReadableShape(tree: HtmlNode): void {
     let nested = embedded;
     if ('tagName' in node) {
       if (depth > SOURCE_LIMITS.elementDepth) throw new SourceTooComplexError(`source page nests elements deeper than ${SOURCE_LIMITS.elementDepth} levels`);
-      const tokens = classTokens(attribute(node, 'class'));
+      const tokens = classList(node);
       if (tokens.some((token) => token.startsWith('h-')) && ++items > SOURCE_LIMITS.items) throw new SourceTooComplexError(`source page has more than ${SOURCE_LIMITS.items} microformats items`);
       if (tokens.some((token) => token.startsWith('e-'))) nested += 1;
       if (nested > SOURCE_LIMITS.embeddedHtmlDepth) throw new SourceTooComplexError(`source page nests e-* properties deeper than ${SOURCE_LIMITS.embeddedHtmlDepth} levels`);

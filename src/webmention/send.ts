@@ -9,7 +9,7 @@
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import { resolveHttpUrl } from '../core/url.js';
 import { discoverEndpoint, isHtmlResponse, responseText } from './discover.js';
-import { attribute, elements, parseHtmlDocument, type HtmlElement, type HtmlNode } from './html.js';
+import { attribute, classList, elements, parseHtmlDocument, type HtmlElement, type HtmlNode } from './html.js';
 
 export const SEND_STATUSES = ['sent', 'no-endpoint', 'failed'] as const;
 export type SendStatus = (typeof SEND_STATUSES)[number];
@@ -51,7 +51,7 @@ function withoutFragment(value: string): string {
 }
 
 function hasClass(element: HtmlElement, name: string): boolean {
-  return (attribute(element, 'class') ?? '').split(/[\t\n\f\r ]+/).includes(name);
+  return classList(element).includes(name);
 }
 
 function reason(error: unknown): string {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import type { CookieJar, TestApp } from './app.js';
 import { CLIENT_ID, obtainCode, postToken, REDIRECT_URI, S256_CHALLENGE, VERIFIER } from './indieauth.js';
 
@@ -41,4 +42,18 @@ export function micropubWith(t: TestApp, token: string): Promise<LightMyRequestR
 /** RFC 7009 revocation as a client sends it. */
 export function revokeAtEndpoint(t: TestApp, token: string): Promise<LightMyRequestResponse> {
   return t.app.inject({ method: 'POST', url: '/indieweb/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ token }).toString() });
+}
+
+/** The access token works (twice: the second answer may come from the validation cache). */
+export async function expectWorking(t: TestApp, token: string): Promise<void> {
+  expect((await micropubWith(t, token)).statusCode).toBe(200);
+  expect((await micropubWith(t, token)).statusCode).toBe(200);
+}
+
+/** The whole grant is over: its access token is refused and its refresh token gives invalid_grant. */
+export async function expectEnded(t: TestApp, grant: { access_token: string; refresh_token: string }): Promise<void> {
+  expect((await micropubWith(t, grant.access_token)).statusCode).toBe(401);
+  const refused = await refresh(t, grant.refresh_token);
+  expect(refused.statusCode).toBe(400);
+  expect(refused.json()).toEqual({ error: 'invalid_grant' });
 }
