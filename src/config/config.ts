@@ -61,6 +61,9 @@ export const DEFAULT_MEDIA_ALLOWED_TYPES: readonly string[] = Object.freeze([
   'video/quicktime',
 ]);
 
+/** Seconds a query waits for the database (a PostgreSQL connection, a SQLite write lock) before it fails with 503. */
+export const DEFAULT_DATABASE_TIMEOUT_S = 3;
+
 export type DatabaseLocation =
   | { readonly kind: 'sqlite'; readonly filename: string }
   | { readonly kind: 'postgres'; readonly url: string };
@@ -176,6 +179,8 @@ export interface Config {
   readonly server: ServerLimits;
   readonly dataDir: string;
   readonly database: DatabaseLocation;
+  /** Seconds a query waits for a PostgreSQL connection or a SQLite write lock before it fails (503). */
+  readonly databaseTimeout: number;
   readonly logLevel: LogLevel;
   /** Key for session cookies and CSRF tokens; null means "generate one and keep it in the data dir". */
   readonly secret: string | null;

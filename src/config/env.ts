@@ -27,6 +27,7 @@ import {
   FILES_TEMPLATE_VARIABLES,
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_DATABASE_TIMEOUT_S,
   DEFAULT_SERVER_LIMITS,
   DEFAULT_REQUEST_LIMITS,
   DEFAULT_MEDIA_ALLOWED_TYPES,
@@ -64,6 +65,7 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_SHUTDOWN_TIMEOUT', defaultValue: String(DEFAULT_SERVER_LIMITS.shutdownTimeout), description: 'Seconds `serve` waits on SIGTERM/SIGINT for requests in flight before it closes their connections.' },
   { name: 'INDIEWEB_DATA_DIR', defaultValue: DEFAULT_DATA_DIR, description: 'Directory for the SQLite file, the generated secret and local media.' },
   { name: 'INDIEWEB_DATABASE_URL', defaultValue: `DATA_DIR/${SQLITE_FILE_NAME}`, description: '`postgres://…` selects PostgreSQL; `sqlite:PATH`, a plain path or `:memory:` selects SQLite.' },
+  { name: 'INDIEWEB_DATABASE_TIMEOUT', defaultValue: String(DEFAULT_DATABASE_TIMEOUT_S), description: 'Seconds a request waits for the database (a PostgreSQL connection, a SQLite write lock held elsewhere) before it is answered 503; SQLite waits block the process, so keep it short.' },
   { name: 'INDIEWEB_LOG_LEVEL', defaultValue: 'info', description: `One of ${LOG_LEVELS.join(', ')}.` },
   { name: 'INDIEWEB_SECRET', defaultValue: 'generated into DATA_DIR/secret', description: 'Key (at least 32 characters) for session cookies and CSRF tokens; set the same value on every instance.' },
   { name: 'INDIEWEB_TRUST_PROXY', defaultValue: 'false', description: 'Trust `X-Forwarded-*` headers (and `X-Forwarded-Authorization`) from a reverse proxy.' },
@@ -169,6 +171,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
   const baseUrl = parseBaseUrl(problems, read('INDIEWEB_BASE_URL', overrides.baseUrl), host, port);
   const database = parseDatabaseUrl(problems, read('INDIEWEB_DATABASE_URL', overrides.databaseUrl), dataDir, cwd);
+  const databaseTimeout = parseInteger(problems, 'INDIEWEB_DATABASE_TIMEOUT', read('INDIEWEB_DATABASE_TIMEOUT'), DEFAULT_DATABASE_TIMEOUT_S, { min: 1, max: 300 });
 
   const logLevelRaw = read('INDIEWEB_LOG_LEVEL', overrides.logLevel) ?? 'info';
   const logLevel = (LOG_LEVELS as readonly string[]).includes(logLevelRaw) ? (logLevelRaw as LogLevel) : 'info';
@@ -242,6 +245,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     server,
     dataDir,
     database,
+    databaseTimeout,
     logLevel,
     secret,
     trustProxy,

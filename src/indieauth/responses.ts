@@ -6,7 +6,7 @@
 import accepts from 'accepts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError, MalformedClientError } from '../core/errors.js';
-import { statusOf } from '../http/error-handler.js';
+import { statusOf, unavailable } from '../http/error-handler.js';
 import { sendText } from '../http/reply.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -26,6 +26,7 @@ export function sendFields(request: FastifyRequest | 'json', reply: FastifyReply
 
 
 function logRejection(request: FastifyRequest, error: unknown, status: number): void {
+  if (status === 503) return; // unavailable() logs it
   if (status >= 500) request.log.error({ err: error }, 'request failed');
   else request.log.info({ status, reason: (error as Error).message }, 'request rejected');
 }
@@ -34,6 +35,7 @@ function logRejection(request: FastifyRequest, error: unknown, status: number): 
 export function authorizationErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const status = statusOf(error);
   logRejection(request, error, status);
+  if (status === 503) return sendText(unavailable(error, request, reply), 503, 'temporarily_unavailable');
   if (status >= 500) return sendText(reply, 500, '');
   if (error instanceof MalformedClientError) return sendText(reply, 400, `invalid ${error.field}`);
   if (isIndieWebError(error) && error.code === 'missing_parameter') return reply.code(404).send('');
@@ -51,6 +53,7 @@ function backChannelError(codeFor: (error: unknown) => string, options: { json?:
     const status = statusOf(error);
     logRejection(request, error, status);
     reply.header('cache-control', 'no-store');
+    if (status === 503) return sendFields(options.json === true ? 'json' : request, unavailable(error, request, reply), 503, { error: 'temporarily_unavailable' });
     if (status >= 500) return sendText(reply, 500, '');
     if (status === 401) return sendResourceAuthError(reply, 401);
     return sendFields(options.json === true ? 'json' : request, reply, status, { error: codeFor(error) });

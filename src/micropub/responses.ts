@@ -5,17 +5,19 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError } from '../core/errors.js';
-import { statusOf } from '../http/error-handler.js';
+import { statusOf, unavailable } from '../http/error-handler.js';
 import { replyToBearerError } from '../indieauth/responses.js';
 import { sendText } from '../http/reply.js';
 
 /**
  * 401/403 as the bearer guard says; 400, 413, 415 `invalid_request` and 501
- * `not_implemented` as JSON `{ "error": … }`; anything else (a handler crash,
+ * `not_implemented` as JSON `{ "error": … }`; 503 `temporarily_unavailable`
+ * while the database cannot answer; anything else (a handler crash,
  * a storage failure) is logged with its cause and answered with an empty 500.
  */
 export function resourceErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const status = statusOf(error);
+  if (status === 503) return unavailable(error, request, reply).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ error: 'temporarily_unavailable' }));
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed');
     return sendText(reply, status === 501 ? 501 : 500, '');

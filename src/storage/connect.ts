@@ -4,8 +4,9 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { DatabaseLocation } from '../config/config.js';
+import { DEFAULT_DATABASE_TIMEOUT_S, type DatabaseLocation } from '../config/config.js';
 import type { Database } from './schema.js';
+import { markingFailures } from './tag-failures.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -28,28 +29,44 @@ export interface DatabaseHandle {
  * Opens SQLite (WAL, foreign keys on) or PostgreSQL. PostgreSQL connects
  * lazily: call {@link DatabaseHandle.ping} to find out whether it answers.
  */
-export function createDatabase(location: DatabaseLocation): DatabaseHandle {
+export function createDatabase(location: DatabaseLocation, options: { timeoutSeconds?: number } = {}): DatabaseHandle {
+  const timeoutMs = (options.timeoutSeconds ?? DEFAULT_DATABASE_TIMEOUT_S) * 1000;
   if (location.kind === 'postgres') {
     // pg is CommonJS: required here, so SQLite users never load it
     const { Pool } = createRequire(import.meta.url)('pg') as typeof pg;
-    const pool = new Pool({ connectionString: location.url, max: 10, connectionTimeoutMillis: 5_000 });
-    // an idle client that loses its server must not crash the process
+    // a server that is down refuses at once; one that does not answer (or a full pool) fails after timeoutMs;
+    // keep-alive finds a connection whose server vanished, a statement never runs longer than STATEMENT_TIMEOUT_MS
+    const pool = new Pool({
+      connectionString: location.url,
+      max: 10,
+      connectionTimeoutMillis: timeoutMs,
+      keepAlive: true,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+    });
+    // a connection that loses its server must not crash the process, idle (the pool's 'error') or checked out
+    // (the pool takes its own listener off then): the next query on it fails, is answered 503, and the pool
+    // drops the broken client when it comes back
     pool.on('error', () => {});
-    return wrap(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', () => null);
+    pool.on('connect', (client) => client.on('error', () => {}));
+    return wrap(new Kysely<Database>({ dialect: markingFailures(new PostgresDialect({ pool })) }), 'postgres', () => null);
   }
   if (location.filename !== ':memory:') mkdirSync(path.dirname(location.filename), { recursive: true });
   const database = new SqliteDatabase(location.filename);
   database.pragma('journal_mode = WAL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
+  // better-sqlite3 waits for a lock held elsewhere on the calling thread: the wait is bounded by timeoutMs
+  database.pragma(`busy_timeout = ${timeoutMs}`);
   database.pragma('synchronous = NORMAL');
   let writes = 0;
   const dataVersion = database.prepare('PRAGMA data_version').pluck();
   const changeStamp = () => `${String(dataVersion.get())}:${writes}`;
-  return wrap(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database, () => writes++) }) }), 'sqlite', changeStamp);
+  return wrap(new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }), 'sqlite', changeStamp);
 }
 
 const STATEMENT_CACHE_SIZE = 500;
+
+/** The longest one PostgreSQL statement may run before the server cancels it. */
+const STATEMENT_TIMEOUT_MS = 30_000;
 
 /**
  * better-sqlite3 with its prepared statements kept by SQL text: Kysely asks

@@ -29,7 +29,7 @@ export function describeDatabase(config: Config): string {
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
   let database: DatabaseHandle;
   try {
-    database = createDatabase(config.database);
+    database = createDatabase(config.database, { timeoutSeconds: config.databaseTimeout });
   } catch (error) {
     throw new DatabaseUnavailableError(describeDatabase(config), { cause: error });
   }

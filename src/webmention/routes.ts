@@ -8,6 +8,7 @@ import { InvalidRequestError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
 import { html, sendPage } from '../http/html.js';
+import { statusOf, unavailable } from '../http/error-handler.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { prefersJson } from '../indieauth/responses.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
@@ -56,7 +57,8 @@ export async function webmentionRoutes(app: FastifyInstance): Promise<void> {
   const service = app.indieweb.webmention;
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const status = (error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode ?? 500;
+    const status = statusOf(error);
+    if (status === 503) return sendText(unavailable(error, request, reply), 503, 'temporarily_unavailable');
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed');
       return sendText(reply, 500, '');

@@ -10,6 +10,9 @@ import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js'
 
 export const MAX_ATTEMPTS = 6;
 
+/** The longest pause between polls while the queue cannot be read. */
+const MAX_IDLE_POLL_MS = 30_000;
+
 export class RetryLaterError extends Error {
   override readonly name = 'RetryLaterError';
 }
@@ -44,6 +47,7 @@ export function createJobWorker(deps: {
   let active = 0;
   let timer: NodeJS.Timeout | null = null;
   const inFlight = new Set<Promise<void>>();
+  let idleFailures = 0;
 
   async function execute(job: JobRecord): Promise<void> {
     const handler = handlers[job.kind];
@@ -78,22 +82,39 @@ export function createJobWorker(deps: {
     return true;
   }
 
-  async function pump(): Promise<void> {
-    while (running && active < concurrency) {
-      active += 1;
-      let ran = false;
-      const work = runOnce()
-        .then((value) => {
-          ran = value;
-        })
-        .catch((error: unknown) => log.error({ err: error }, 'job worker error'))
-        .finally(() => {
-          active -= 1;
-        });
-      inFlight.add(work);
-      await work;
-      inFlight.delete(work);
-      if (!ran) break;
+  /**
+   * Claims due jobs one at a time (so a failing or locked queue costs one
+   * wait, not one per slot) and runs up to `concurrency` of them at once;
+   * a job that ends claims the next.
+   */
+  let filling: Promise<void> | null = null;
+  function fill(): Promise<void> {
+    filling ??= claimAndRun().finally(() => {
+      filling = null;
+    });
+    return filling;
+  }
+
+  async function claimAndRun(): Promise<void> {
+    try {
+      while (running && active < concurrency) {
+        const now = clock.now();
+        const job = await jobs.claim(now.toISOString(), addSeconds(now, leaseSeconds).toISOString());
+        if (job === null) break;
+        active += 1;
+        const work: Promise<void> = execute(job)
+          .catch((error: unknown) => log.error({ err: error, kind: job.kind, ref: job.ref }, 'job worker error'))
+          .finally(() => {
+            active -= 1;
+            inFlight.delete(work);
+            if (running) void fill();
+          });
+        inFlight.add(work);
+      }
+      idleFailures = 0;
+    } catch (error) {
+      idleFailures += 1;
+      log.error({ err: error }, 'job worker cannot read the queue');
     }
   }
 
@@ -102,7 +123,8 @@ export function createJobWorker(deps: {
     if (timer !== null) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      void Promise.all(Array.from({ length: concurrency }, () => pump())).finally(() => schedule(pollMs));
+      // while the queue cannot be read (the database down or locked elsewhere) polls slow down, up to MAX_IDLE_POLL_MS
+      void fill().finally(() => schedule(idleFailures === 0 ? pollMs : Math.min(pollMs * 2 ** idleFailures, MAX_IDLE_POLL_MS)));
     }, delay);
     timer.unref();
   }
@@ -128,7 +150,8 @@ export function createJobWorker(deps: {
       running = false;
       if (timer !== null) clearTimeout(timer);
       timer = null;
-      await Promise.all(inFlight);
+      await filling;
+      await Promise.all([...inFlight]);
     },
   };
 }
