@@ -12,8 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastLine, runCli, startCli } from '../helpers/cli.js';
-import { freePort, startPostgres, type RunningPostgres } from '../helpers/postgres.js';
+import { lastLine, runCli } from '../helpers/cli.js';
+import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
+import { killServe, startServe, waitFor, type ServeProcess } from '../helpers/serve.js';
 
 interface Timed {
   readonly status: number;
@@ -27,35 +28,6 @@ async function timed(url: string, init: RequestInit = {}): Promise<Timed> {
   const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
   const body = await response.text();
   return { status: response.status, headers: response.headers, body, ms: performance.now() - started };
-}
-
-async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return false;
-}
-
-const serverLog: string[] = [];
-
-async function startServe(cwd: string, env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = startCli(['serve', '--port', String(port)], { cwd, env: { INDIEWEB_LOG_LEVEL: 'error', ...env } });
-  child.stdout?.resume();
-  // what the server logged at level error, shown when a test fails
-  child.stderr?.on('data', (chunk: Buffer) => serverLog.push(chunk.toString('utf8')));
-  const up = await waitFor(async () => (await fetch(`${base}/healthz`)).ok, 20_000);
-  if (!up) throw new Error('indiestack serve did not start');
-  return { child, base };
-}
-
-async function stopServe(child: ChildProcess | undefined): Promise<void> {
-  if (child === undefined || child.exitCode !== null) return;
-  child.kill('SIGKILL');
-  await once(child, 'exit');
 }
 
 const micropubCreate = (base: string, token: string, content: string) =>
@@ -76,7 +48,7 @@ describe('PostgreSQL stopped under a running server', () => {
   let postgres: RunningPostgres;
   let cwd: string;
   let env: Record<string, string>;
-  let child: ChildProcess | undefined;
+  let serve: ServeProcess | undefined;
   let base: string;
   let token: string;
 
@@ -94,11 +66,12 @@ describe('PostgreSQL stopped under a running server', () => {
     expect(issued.stderr).toBe('');
     expect(issued.code).toBe(0);
     token = lastLine(issued.stdout);
-    ({ child, base } = await startServe(cwd, env));
+    serve = await startServe(cwd, env);
+    base = serve.base;
   }, 120_000);
 
   afterAll(async () => {
-    await stopServe(child);
+    await killServe(serve);
     await postgres.dispose();
     rmSync(cwd, { recursive: true, force: true });
   });
@@ -109,7 +82,7 @@ describe('PostgreSQL stopped under a running server', () => {
 
     await postgres.stop();
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(child?.exitCode, serverLog.join('')).toBeNull();
+    expect(serve?.child.exitCode, serve?.log.join('')).toBeNull();
 
     const health = await timed(`${base}/healthz`);
     expect(health.status).toBe(503);
@@ -147,7 +120,7 @@ describe('PostgreSQL stopped under a running server', () => {
       expect(answer.ms).toBeLessThan(10_000);
       expect(answer.body).not.toMatch(/ECONNREFUSED|at .*\.js|postgres:\/\//);
     }
-    expect(child?.exitCode).toBeNull();
+    expect(serve?.child.exitCode).toBeNull();
 
     await postgres.start();
     expect(await waitFor(async () => (await fetch(`${base}/healthz`)).status === 200, 30_000)).toBe(true);
@@ -165,17 +138,18 @@ describe('PostgreSQL stopped under a running server', () => {
 
 describe('SQLite locked by another process', () => {
   let cwd: string;
-  let child: ChildProcess | undefined;
+  let serve: ServeProcess | undefined;
   let base: string;
   const env = { INDIEWEB_DATABASE_TIMEOUT: '1' };
 
   beforeAll(async () => {
     cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-sqlite-lock-'));
-    ({ child, base } = await startServe(cwd, env));
+    serve = await startServe(cwd, env);
+    base = serve.base;
   }, 60_000);
 
   afterAll(async () => {
-    await stopServe(child);
+    await killServe(serve);
     rmSync(cwd, { recursive: true, force: true });
   });
 
@@ -218,6 +192,6 @@ describe('SQLite locked by another process', () => {
     expect(list.stdout).toContain('https://source.example/first');
     expect(list.stdout).toContain('https://source.example/after');
     expect(list.stdout).not.toContain('https://source.example/locked');
-    expect(child?.exitCode).toBeNull();
+    expect(serve?.child.exitCode).toBeNull();
   }, 60_000);
 });
