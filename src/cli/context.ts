@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { createUserService, type UserService } from '../accounts/user-service.js';
 import type { Config } from '../config/config.js';
 import { loadConfig, type ConfigOverrides } from '../config/env.js';
 import { systemClock } from '../core/clock.js';
-import { openDatabase } from '../storage/open.js';
+import { DatabaseUnavailableError, describeDatabase, openDatabase } from '../storage/open.js';
 import { createTokenService, type TokenService } from '../indieauth/token-service.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { createRefreshTokensRepository } from '../storage/repositories/refresh-tokens.js';
@@ -19,13 +20,27 @@ export interface CliServices {
   readonly tokens: TokenService;
 }
 
+/** The settings: flags of the command, then the global flags, then the environment. */
 export function configFrom(io: CliIo, overrides: ConfigOverrides = {}): Config {
-  return loadConfig({ env: io.env, cwd: io.cwd, overrides });
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) as ConfigOverrides;
+  return loadConfig({ env: io.env, cwd: io.cwd, overrides: { ...io.overrides, ...given } });
 }
 
-/** Opens (and migrates) the configured database, runs `work`, and always closes it. */
-export async function withServices<T>(io: CliIo, work: (services: CliServices) => Promise<T>): Promise<T> {
+/**
+ * Opens (and migrates) the configured database, runs `work`, and always
+ * closes it. Only a command that creates (`user add`) may start a new SQLite
+ * file, and says so on stderr; every other command refuses a file that does
+ * not exist and names where it looked — run in the wrong directory, it would
+ * otherwise print an empty list or "no user named …".
+ */
+export async function withServices<T>(io: CliIo, work: (services: CliServices) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
   const config = configFrom(io);
+  const where = describeDatabase(config);
+  const missing = config.database.kind === 'sqlite' && config.database.filename !== ':memory:' && !existsSync(config.database.filename);
+  if (missing && options.create !== true) {
+    throw new DatabaseUnavailableError(where, { cause: new Error('no such file; run this where `indiestack serve` runs, or give --data-dir or INDIEWEB_DATABASE_URL') });
+  }
+  if (missing) io.stderr.write(`indiestack: creating a new database at ${where}\n`);
   const database = await openDatabase(config);
   try {
     const usersRepository = createUsersRepository(database.db);

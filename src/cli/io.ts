@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
+import type { ConfigOverrides } from '../config/env.js';
 
 /** What a CLI command may touch; a seam for tests, the real process by default. */
 export interface CliIo {
@@ -8,6 +9,8 @@ export interface CliIo {
   readonly stderr: NodeJS.WritableStream;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** Settings given as global flags (`--data-dir`, `--base-url`); they win over the environment. */
+  readonly overrides?: ConfigOverrides;
 }
 
 export const processIo: CliIo = {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { unknownSettingNames } from '../config/env.js';
+import { SETTINGS, unknownSettingNames, type ConfigOverrides } from '../config/env.js';
 import { isIndieWebError, ConfigError } from '../core/errors.js';
 import { DatabaseUnavailableError, openDatabase } from '../storage/open.js';
 import { configFrom } from './context.js';
@@ -15,6 +15,7 @@ import { registerUserCommands } from './users.js';
 import { registerWebmentionCommands } from './webmentions.js';
 import { registerSendWebmentionsCommand } from './send-webmentions.js';
 import { registerProfileCommands } from './profiles.js';
+import { didYouMean } from './suggest.js';
 
 export const EXIT_FAILURE = 1;
 export const EXIT_CONFIG = 2;
@@ -28,8 +29,22 @@ function packageVersion(): string {
 }
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
-export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+export async function main(argv: readonly string[], given: CliIo = processIo): Promise<number> {
   let exitCode = 0;
+  // the global flags (--data-dir, --base-url) are known once the command line is parsed: every command reads them through io
+  let overrides: ConfigOverrides = {};
+  const io: CliIo = {
+    stdin: given.stdin,
+    stdout: given.stdout,
+    stderr: given.stderr,
+    env: given.env,
+    get cwd() {
+      return given.cwd;
+    },
+    get overrides() {
+      return { ...given.overrides, ...overrides };
+    },
+  };
   const fail = (code: number, lines: readonly string[]) => {
     // one line each, whatever the message quotes: control characters are shown escaped
     for (const line of lines) io.stderr.write(`indiestack: ${line.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1))}\n`);
@@ -54,6 +69,19 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+    })
+    .option('--data-dir <dir>', 'directory of the SQLite file, the secret and local media (INDIEWEB_DATA_DIR)')
+    .option('--base-url <url>', 'public base URL (INDIEWEB_BASE_URL)')
+    .configureHelp({ showGlobalOptions: true })
+    .hook('preAction', (_program, command) => {
+      const globals = command.optsWithGlobals<{ dataDir?: string; baseUrl?: string }>();
+      overrides = {
+        ...(globals.dataDir === undefined ? {} : { dataDir: globals.dataDir }),
+        ...(globals.baseUrl === undefined ? {} : { baseUrl: globals.baseUrl }),
+      };
+      // a misspelled setting would otherwise be ignored without a word
+      const known = SETTINGS.map((setting) => setting.name);
+      for (const name of unknownSettingNames(io.env)) io.stderr.write(`indiestack: warning: unknown setting ${name} ignored${didYouMean(name, known)}\n`);
     });
 
   program
@@ -61,14 +89,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .description('run the server (migrates the database first)')
     .option('--host <address>', 'address to listen on (INDIEWEB_HOST)')
     .option('--port <number>', 'port to listen on (INDIEWEB_PORT)')
-    .option('--base-url <url>', 'public base URL (INDIEWEB_BASE_URL)')
-    .action((options: { host?: string; port?: string; baseUrl?: string }) =>
+    .action((options: { host?: string; port?: string }) =>
       run(async () => {
         const config = configFrom(io, options);
         // the server (Fastify and every feature) loads only for serve, so other commands start fast
         const { createServer } = await import('../http/server.js');
         const { app } = await createServer({ config });
-        for (const name of unknownSettingNames(io.env)) app.log.warn({ name }, 'unknown INDIEWEB_ setting ignored');
         const closed = new Promise<void>((resolve) => app.addHook('onClose', async () => resolve()));
         // SIGTERM/SIGINT: stop accepting, let requests in flight finish for up to INDIEWEB_SHUTDOWN_TIMEOUT seconds,
         // then close what is left; the worker hands its jobs back and the database closes with the app

@@ -20,7 +20,12 @@ export function registerProfileCommands(program: Command, io: CliIo, run: (work:
         await withServices(io, async ({ users }) => {
           if ((await users.findByName(name)) === null) throw new NotFoundError(`no user named "${name}"`);
         });
-        io.stdout.write(`${linkTags(configFrom(io).baseUrl)}\n`);
+        // the base URL of --base-url or INDIEWEB_BASE_URL: the one `serve` must be given too
+        const { baseUrl } = configFrom(io);
+        if (!('INDIEWEB_BASE_URL' in io.env) && io.overrides?.baseUrl === undefined) {
+          io.stderr.write(`indiestack: warning: no base URL given, these links point at ${baseUrl}; pass the public one with --base-url (or INDIEWEB_BASE_URL), as for serve\n`);
+        }
+        io.stdout.write(`${linkTags(baseUrl)}\n`);
       }),
     );
 

@@ -2,8 +2,13 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MAX_LIFETIME_S } from '../config/env.js';
 import { InvalidRequestError, NotFoundError } from '../core/errors.js';
 import { profileUrlKey } from '../core/url.js';
+import { scopeNames } from '../core/scope.js';
 import { withServices } from './context.js';
+import { didYouMean } from './suggest.js';
 import { formatTable, type CliIo } from './io.js';
+
+/** Scopes the endpoints and common IndieWeb clients use; others are stored but warned about. */
+const KNOWN_SCOPES = new Set(['profile', 'email', 'create', 'update', 'delete', 'undelete', 'media', 'draft', 'read', 'follow', 'mute', 'block', 'channels', 'post']);
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) <= 0 || Number(value) > MAX_LIFETIME_S) {
@@ -17,7 +22,7 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
 
   token
     .command('issue')
-    .description('issue an access token; the token is printed alone on the last line')
+    .description('issue an access token: the token alone on stdout, what was issued on stderr (expires after INDIEWEB_TOKEN_EXPIRES_IN, 24 h by default, unless --no-expiry)')
     .requiredOption('--user <name>', 'owner of the token')
     .requiredOption('--client-id <url>', 'client the token is for')
     .requiredOption('--scope <scopes>', 'space-separated scopes, e.g. "create update media"')
@@ -26,6 +31,10 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
     .option('--no-expiry', 'issue a token that never expires')
     .action((options: { user: string; clientId: string; scope: string; me?: string; expiresIn?: number; expiry: boolean }) =>
       run(async () => {
+        if (options.scope.includes(',')) throw new InvalidRequestError(`--scope takes space-separated names, not a comma-separated list: --scope "${options.scope.split(',').map((name) => name.trim()).filter((name) => name !== '').join(' ')}"`);
+        for (const name of scopeNames(options.scope)) {
+          if (!KNOWN_SCOPES.has(name)) io.stderr.write(`indiestack: warning: "${name}" is not a scope indiestack knows${didYouMean(name, KNOWN_SCOPES)}; it is stored as given\n`);
+        }
         const issued = await withServices(io, async ({ users, tokens, config }) => {
           const owner = await users.findByName(options.user);
           if (owner === null) throw new NotFoundError(`no user named "${options.user}"`);
@@ -40,7 +49,8 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
           return tokens.issue({ userId: owner.id, clientId: options.clientId, me, scope: options.scope, expiresIn });
         });
         const { record } = issued;
-        io.stdout.write(
+        // the token alone on stdout (TOKEN=$(indiestack token issue …)); what it is goes to stderr
+        io.stderr.write(
           `issued token ${record.id} for ${options.user} (client ${record.clientId}, scope "${record.scope}", ${record.expiresAt === null ? 'no expiry' : `expires ${record.expiresAt}`})\n`,
         );
         io.stdout.write(`${issued.token}\n`);

@@ -28,7 +28,7 @@ export function registerUserCommands(program: Command, io: CliIo, run: (work: ()
     .action((name: string, options: { me: string[]; passwordStdin?: boolean }) =>
       run(async () => {
         const password = await readPassword(io, options.passwordStdin === true);
-        const created = await withServices(io, ({ users }) => users.addUser({ name, me: options.me, password }));
+        const created = await withServices(io, ({ users }) => users.addUser({ name, me: options.me, password }), { create: true });
         io.stdout.write(`added user ${created.name} (${created.me.join(', ')})\n`);
       }),
     );

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,9 +119,11 @@ for (const dialect of DIALECTS) {
       expect(await verifyPassword('a long password', stored!.passwordHash)).toBe(false);
     });
 
-    it('token issue prints the token alone on the last line; only its SHA-256 is stored', async () => {
+    it('token issue prints the token alone on stdout and what it issued on stderr; only its SHA-256 is stored', async () => {
       const result = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create  update create xyz-custom']);
-      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^[A-Za-z0-9_-]{43}\n$/);
+      expect(result.stderr).toMatch(/^indiestack: warning: "xyz-custom" is not a scope indiestack knows; it is stored as given\nissued token \S+ for alice \(client https:\/\/app\.example\/, scope "create update xyz-custom", expires \S+\)\n$/);
       const token = lastLine(result.stdout);
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const record = await withDb((h) => createTokensRepository(h.db).findByHash(sha256Base64Url(token)));
@@ -145,11 +147,18 @@ for (const dialect of DIALECTS) {
       [['--user', 'nobody', '--client-id', 'https://app.example/', '--scope', 'create'], 'indiestack: no user named "nobody"\n'],
       [['--user', 'alice', '--client-id', 'not a url', '--scope', 'create'], 'indiestack: invalid client_id\n'],
       [['--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create', '--me', 'https://mallory.example/'], 'indiestack: "https://mallory.example/" is not a profile URL of alice\n'],
+      [['--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create,update'], 'indiestack: --scope takes space-separated names, not a comma-separated list: --scope "create update"\n'],
     ])('token issue refuses %j with one line and exit 1', async (flags, message) => {
       const result = await cli(['token', 'issue', ...flags]);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(message);
+    });
+
+    it('token issue warns about a misspelled scope and suggests the right one', async () => {
+      const result = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'craete media']);
+      expect(result.code).toBe(0);
+      expect(result.stderr.split('\n')[0]).toBe('indiestack: warning: "craete" is not a scope indiestack knows (did you mean create?); it is stored as given');
     });
 
     it.each([
@@ -165,7 +174,7 @@ for (const dialect of DIALECTS) {
     it('token list shows ids and never the tokens; token revoke revokes by id', async () => {
       const issued = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://revoke.example/', '--scope', 'create']);
       const token = lastLine(issued.stdout);
-      const id = /issued token (\S+)/.exec(issued.stdout)?.[1];
+      const id = /issued token (\S+)/.exec(issued.stderr)?.[1];
       const listed = await cli(['token', 'list', '--user', 'alice']);
       expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+USER\s+CLIENT\s+SCOPE\s+ISSUED\s+EXPIRES\s+LAST USED\s+STATUS$/);
       expect(listed.stdout).toContain(id);
@@ -219,5 +228,68 @@ describe('indiestack CLI configuration errors', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^indiestack: cannot use the database postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/none: /);
     expect(result.stderr).not.toContain('hunter22');
+  });
+});
+
+describe('indiestack CLI: where the data is', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'indiestack-cli-where-'));
+    const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin', '--data-dir', 'site-data'], { cwd: root, input: 'a long password\n' });
+    expect(added).toMatchObject({ code: 0, stderr: `indiestack: creating a new database at ${path.join(root, 'site-data', 'indiestack.sqlite')}\n` });
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('--data-dir (before or after the command) picks the database every command uses', async () => {
+    const after = await runCli(['user', 'list', '--data-dir', 'site-data'], { cwd: root });
+    expect(after).toMatchObject({ code: 0, stderr: '' });
+    expect(after.stdout).toContain('alice');
+    const before = await runCli(['--data-dir', path.join(root, 'site-data'), 'token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create'], { cwd: os.tmpdir() });
+    expect(before.code).toBe(0);
+    expect(before.stdout).toMatch(/^[A-Za-z0-9_-]{43}\n$/);
+  });
+
+  it('a command run where there is no database refuses, names where it looked, and creates nothing', async () => {
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'indiestack-cli-elsewhere-'));
+    try {
+      for (const args of [['user', 'list'], ['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create'], ['links', 'alice'], ['webmention', 'list']]) {
+        const result = await runCli(args, { cwd: elsewhere });
+        expect(result.code).toBe(1);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toBe(`indiestack: cannot use the database ${path.join(elsewhere, 'data', 'indiestack.sqlite')}: no such file; run this where \`indiestack serve\` runs, or give --data-dir or INDIEWEB_DATABASE_URL\n`);
+      }
+      expect(existsSync(path.join(elsewhere, 'data', 'indiestack.sqlite'))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('links uses --base-url like serve does, and warns when no base URL was given', async () => {
+    const given = await runCli(['links', 'alice', '--data-dir', 'site-data', '--base-url', 'https://id.example'], { cwd: root });
+    expect(given).toMatchObject({ code: 0, stderr: '' });
+    expect(given.stdout).toContain('<link rel="micropub" href="https://id.example/indieweb/micropub/">');
+    const guessed = await runCli(['links', 'alice', '--data-dir', 'site-data'], { cwd: root });
+    expect(guessed.code).toBe(0);
+    expect(guessed.stderr).toBe('indiestack: warning: no base URL given, these links point at http://127.0.0.1:8080; pass the public one with --base-url (or INDIEWEB_BASE_URL), as for serve\n');
+  });
+
+  it('a misspelled INDIEWEB_ setting is named on stderr with a suggestion, by every command', async () => {
+    const result = await runCli(['user', 'list', '--data-dir', 'site-data'], { cwd: root, env: { INDIEWEB_BASEURL: 'https://id.example' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('indiestack: warning: unknown setting INDIEWEB_BASEURL ignored (did you mean INDIEWEB_BASE_URL?)\n');
+  });
+});
+
+describe('indiestack CLI output read by a pipe that closes early', () => {
+  it('`indiestack --help | true` (the reader gone before the first write) ends quietly: no EPIPE stack trace', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN, cleanEnv } = await import('../helpers/cli.js');
+    const child = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" --help | true`], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
   });
 });

@@ -43,7 +43,7 @@ describe('indiestack links and profile commands', () => {
     filename = path.join(cwd, 'indiestack.sqlite');
     env = { INDIEWEB_DATABASE_URL: `sqlite:${filename}`, INDIEWEB_BASE_URL: BASE_URL };
     const added = await cli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], 'alice password 1\n');
-    expect(added).toMatchObject({ code: 0, stderr: '' });
+    expect(added).toMatchObject({ code: 0, stderr: `indiestack: creating a new database at ${filename}\n` });
   });
   afterAll(() => {
     rmSync(cwd, { recursive: true, force: true });
