@@ -9,7 +9,7 @@ function leakPatterns(serverPaths) {
     /\bat [^\n]{0,200}\.[cm]?[jt]s:\d+/,
     /\bnode_modules\b/,
     /\b(?:Type|Range|Reference|Syntax|Internal)?Error: [^\n]{0,120}/,
-    /\bERR_[A-Z_]{4,}\b/,
+    /\b(?:FST_)?ERR_[A-Z_]{4,}\b/,
     ...serverPaths.filter((p) => p.length > 1).map((p) => new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))),
   ];
 }
@@ -36,7 +36,9 @@ export function checkExchange(result, testCase, context) {
   if (result.timedOut && result.responses.length === 0) {
     violations.push({ kind: 'no answer', group: `no answer within the deadline (${testCase.holds ? 'body stopped, connection held open' : 'request sent'})`, detail: `no answer and no close within ${context.deadlineMs} ms of the last byte (${testCase.holds ? 'the body stopped, connection held open' : 'request complete'})` });
   }
-  if (context.checkKeepAlive && result.probe !== null) {
+  // bytes past the end HTTP framing gives the request (a body without Content-Length, one longer than it says) are, to the
+  // server, the start of a second, broken request: it answers or closes that one, and the probe after it cannot be answered
+  if (context.checkKeepAlive && result.probe !== null && !hasBytesPastFraming(testCase.raw)) {
     const first = result.responses[0];
     if (result.probe.data.length === 0 && first !== undefined) {
       violations.push({
@@ -47,6 +49,23 @@ export function checkExchange(result, testCase, context) {
     }
   }
   return violations;
+}
+
+/**
+ * True when `raw` holds bytes after the message its head frames: no
+ * Transfer-Encoding, and more body than Content-Length (or than none, 0).
+ * A chunked body is taken as framed.
+ */
+export function hasBytesPastFraming(raw) {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const head = raw.subarray(0, end).toString('latin1');
+  if (/^transfer-encoding:/im.test(head)) return false;
+  const lengths = [...head.matchAll(/^content-length:[ \t]*(\d+)[ \t]*$/gim)].map((match) => Number(match[1]));
+  const declared = lengths.length === 1 ? lengths[0] : lengths.length === 0 ? 0 : null;
+  // a missing, repeated or malformed Content-Length is refused outright (400 with a close): nothing to tell apart
+  if (declared === null || (lengths.length === 0 && /^content-length:/im.test(head))) return false;
+  return raw.length - (end + 4) > declared;
 }
 
 export function preview(buffer, max = 200) {

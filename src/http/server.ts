@@ -3,13 +3,14 @@
  * start), `/healthz`, and the plugin under `/indieweb`.
  * @module
  */
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { openDatabase } from '../storage/open.js';
 import { clientErrorHandler, closeUnreadBodies } from './client-errors.js';
 import { indieweb } from './plugin.js';
+import { sendText } from './reply.js';
 
 const SECRET_QUERY_NAMES = /^(access_token|code|code_verifier|token|refresh_token|client_secret)$/i;
 
@@ -67,6 +68,11 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     connectionTimeout: (config.server.requestTimeout + 10) * 1000,
     forceCloseConnections: 'idle',
     clientErrorHandler,
+    // a path the router cannot decode (`%c0%ae`) or a parameter over its length: a short plain-text 400, not Fastify's JSON with its error code
+    frameworkErrors: (error, request, reply) => {
+      request.log.info({ code: error.code }, 'request rejected by the router');
+      void sendText(reply as unknown as FastifyReply, 400, 'bad request: the path could not be read\n');
+    },
   });
   app.server.maxConnections = config.server.maxConnections;
   // the server's own routes and its 404s; the plugin does the same for everything under /indieweb

@@ -132,6 +132,17 @@ describe('indiestack serve under broken and slow clients', () => {
     }
   });
 
+  it('a path the router cannot decode gets a short plain-text 400, not Fastify\'s error JSON (fuzz seed 20261125 case 40015)', async () => {
+    for (const url of ['/indieweb/admin/account/password/%c0%ae%c0%ae/', '/%E0%A4%A', '/indieweb/webmention/%ff']) {
+      const response = await fetch(`${base}${url}`, { method: url.startsWith('/indieweb/admin') ? 'POST' : 'GET' });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      const body = await response.text();
+      expect(body).toBe('bad request: the path could not be read\n');
+      expect(body).not.toContain('FST_ERR');
+    }
+  });
+
   it('SIGTERM stops the server and it exits 0', async () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
