@@ -230,6 +230,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       return hosts;
     },
     ownership,
+    limits: config.webmentionLimits,
     onEnqueued: () => worker?.wake(),
     onListenerError: (error) => app.log.error({ err: error }, 'webmention_received listener failed'),
   });

@@ -118,6 +118,17 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       return { items: (await page.execute()).map(toWebmention), total: Number(count?.n ?? 0) };
     },
 
+    /** Mentions of a target host (without `www.`) still waiting for their first processing. */
+    async countPending(targetHost: string): Promise<number> {
+      const row = await db
+        .selectFrom('indieweb_webmention')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('target_host', '=', targetHost)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
     /** Mentions received before owners were recorded (no target host yet), oldest first. */
     async listUnassigned(limit: number): Promise<WebmentionRecord[]> {
       const rows = await db.selectFrom('indieweb_webmention').selectAll().where('target_host', 'is', null).orderBy('created_at').orderBy('id').limit(limit).execute();
