@@ -73,6 +73,58 @@ describe('plugin mode: mounted inside a host application', () => {
   });
 });
 
+describe("plugin mode: webmention owners with the host's accounts", () => {
+  const hostAlice: HostUser = { id: 'host-a', name: 'alice', me: ['https://host.example/alice/'], isActive: true };
+  const hostBob: HostUser = { id: 'host-b', name: 'bob', me: ['https://host.example/bob/'], isActive: true };
+  const users = new Map([hostAlice, hostBob].map((user) => [user.name, user]));
+
+  async function mount(listUsers: boolean): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+    const database = await openTestDatabase('sqlite');
+    const app = Fastify();
+    const accounts: Accounts = {
+      currentUser: (request) => users.get(String(request.headers['x-host-user'])) ?? null,
+      loginUrl: (returnTo) => `/host-login?next=${encodeURIComponent(returnTo)}`,
+      findUser: (id) => [...users.values()].find((user) => user.id === id) ?? null,
+      ...(listUsers ? { listUsers: () => [...users.values()] } : {}),
+    };
+    await app.register(indieweb, { database, accounts, secret: TEST_SECRET, config: loadConfig({ env: { INDIEWEB_BASE_URL: 'https://host.example' } }) });
+    await app.ready();
+    return {
+      app,
+      async close() {
+        await app.close();
+        await database.dispose();
+      },
+    };
+  }
+  const adminList = (app: FastifyInstance, name: string) => app.inject({ method: 'GET', url: '/indieweb/admin/webmentions/', headers: { 'x-host-user': name } });
+
+  it('with listUsers(): a mention belongs to the user whose profile URL covers the target, and only their admin lists it', async () => {
+    const { app, close } = await mount(true);
+    try {
+      const { record } = await app.indieweb.webmention.receive('https://them.example/reply', 'https://host.example/alice/notes/1');
+      expect(record.ownerId).toBe('host-a');
+      expect((await adminList(app, 'alice')).body).toContain('https://them.example/reply');
+      const bobs = await adminList(app, 'bob');
+      expect(bobs.statusCode).toBe(200);
+      expect(bobs.body).not.toContain('https://them.example/reply');
+    } finally {
+      await close();
+    }
+  });
+
+  it('without listUsers(): no user owns a mention, so no admin lists it', async () => {
+    const { app, close } = await mount(false);
+    try {
+      const { record } = await app.indieweb.webmention.receive('https://them.example/reply', 'https://host.example/alice/notes/1');
+      expect(record.ownerId).toBeNull();
+      for (const name of ['alice', 'bob']) expect((await adminList(app, name)).body).toContain('<p>No webmentions.</p>');
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('plugin mode: with the built-in accounts', () => {
   it('serves its login page and answers its own parse errors while the host keeps its parser and error handler', async () => {
     const database = await openTestDatabase('sqlite');

@@ -39,5 +39,8 @@ export function createStandaloneAccounts(deps: { users: UsersRepository; signer:
       return `${baseUrl}${LOGIN_PATH}?${new URLSearchParams({ return_to: returnTo }).toString()}`;
     },
     findUser: findStandaloneUser(users),
+    async listUsers(): Promise<HostUser[]> {
+      return (await users.list()).map(toHostUser);
+    },
   };
 }

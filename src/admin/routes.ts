@@ -15,7 +15,7 @@ import { HCardValidationError, type HCardProblem } from '../profile/h-card.js';
 import type { HCard } from '../storage/repositories/profiles.js';
 import type { WebmentionStatus } from '../storage/repositories/webmentions.js';
 import { WEBMENTION_STATUSES } from '../storage/repositories/webmentions.js';
-import { bareHost } from '../webmention/service.js';
+import { OWNED_PAGE_SIZE } from '../webmention/service.js';
 
 const ADMIN = '/indieweb/admin';
 
@@ -219,12 +219,9 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
 
   // --- webmentions ---------------------------------------------------------
 
-  /** The hosts whose mentions this user moderates: their profile URLs' and the site's own. */
-  function hostsOf(user: HostUser): Set<string> {
-    const hosts = new Set([bareHost(new URL(ctx.config.baseUrl).hostname), ...ctx.config.webmentionTargetHosts.map(bareHost)]);
-    for (const url of user.me) hosts.add(bareHost(new URL(url).hostname));
-    return hosts;
-  }
+  // every page and action shows only the signed-in user's own mentions (see webmention/ownership.ts);
+  // another user's mention answers exactly like an unknown id
+  const noSuchMention = (admin: AdminContext) => page(admin, 'Webmentions', html`<p class="error" role="alert">No such webmention.</p>`, 404);
 
   app.get('/admin/webmentions/', async (request, reply) => {
     const admin = await signedIn(request, reply);
@@ -232,29 +229,34 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
     const statusParam = readParam(request.query, 'status') ?? '';
     const status = (WEBMENTION_STATUSES as readonly string[]).includes(statusParam) ? (statusParam as WebmentionStatus) : undefined;
     const target = readParam(request.query, 'target') ?? '';
-    const hosts = hostsOf(admin.user);
-    const { items } = await ctx.webmention.list({ ...(status === undefined ? {} : { status }), ...(target === '' ? {} : { target }), limit: 200 });
-    const visible = items.filter((item) => {
-      try {
-        return hosts.has(bareHost(new URL(item.target).hostname));
-      } catch {
-        return false;
-      }
-    });
+    const offsetParam = readParam(request.query, 'offset') ?? '';
+    // a malformed or huge offset shows the first page rather than an error
+    const offset = /^\d{1,9}$/.test(offsetParam) ? Number(offsetParam) : 0;
+    const { items, total } = await ctx.webmention.listOwned(admin.user, { ...(status === undefined ? {} : { status }), ...(target === '' ? {} : { target }), offset });
+    const pageLink = (at: number, label: string) => {
+      const query = new URLSearchParams({ ...(status === undefined ? {} : { status }), ...(target === '' ? {} : { target }), ...(at === 0 ? {} : { offset: String(at) }) }).toString();
+      return html`<a href="${ADMIN}/webmentions/${query === '' ? '' : `?${query}`}">${label}</a>`;
+    };
+    const paging =
+      total <= OWNED_PAGE_SIZE && offset === 0
+        ? ''
+        : html`<p class="paging">${items.length === 0 ? 'None' : `${offset + 1}–${offset + items.length}`} of ${String(total)}${
+            offset > 0 ? html` ${pageLink(Math.max(0, offset - OWNED_PAGE_SIZE), 'Newer')}` : ''
+          }${offset + items.length < total ? html` ${pageLink(offset + OWNED_PAGE_SIZE, 'Older')}` : ''}</p>`;
     const action = (id: string, name: string, label: string) =>
       html`<form method="post" action="${ADMIN}/webmentions/${id}/${name}">${csrfInput(admin)}<button type="submit">${label}</button></form>`;
     const body = html`<form method="get" action="${ADMIN}/webmentions/"><label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${WEBMENTION_STATUSES.map(
       (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
     )}</select><label for="filter-target">Target</label><input type="url" id="filter-target" name="target" value="${target}"><button type="submit">Filter</button></form>
 ${
-  visible.length === 0
+  items.length === 0
     ? html`<p>No webmentions.</p>`
-    : html`<ul class="mentions">${visible.map(
+    : html`<ul class="mentions">${items.map(
         (item) => html`<li class="mention" data-status="${item.status}"><p><strong>${item.status}</strong> ${item.type ?? ''} from <a href="${item.source}" rel="nofollow ugc noopener">${item.source}</a> to <code>${item.target}</code></p>
 ${item.author.name === null ? '' : html`<p>By ${item.author.name}</p>`}${item.contentText === null ? '' : html`<blockquote>${item.contentText}</blockquote>`}
 ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : action(item.id, 'spam', 'Mark as spam')}${action(item.id, 'delete', 'Delete')}</li>`,
       )}</ul>`
-}`;
+}${paging}`;
     return page(admin, 'Webmentions', body);
   });
 
@@ -262,14 +264,12 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
     const { id, action } = request.params;
-    let record;
     try {
-      record = await ctx.webmention.get(id);
+      await ctx.webmention.getOwned(admin.user, id);
     } catch (error) {
-      if (isIndieWebError(error) && error.status === 404) return page(admin, 'Webmentions', html`<p class="error" role="alert">No such webmention.</p>`, 404);
+      if (isIndieWebError(error) && error.status === 404) return noSuchMention(admin);
       throw error;
     }
-    if (!hostsOf(admin.user).has(bareHost(new URL(record.target).hostname))) return page(admin, 'Webmentions', html`<p class="error" role="alert">No such webmention.</p>`, 404);
     if (action === 'reprocess') await ctx.webmention.reprocess(id);
     else if (action === 'spam') await ctx.webmention.markSpam(id);
     else if (action === 'delete') await ctx.webmention.remove(id);

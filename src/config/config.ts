@@ -32,6 +32,19 @@ export interface ServerLimits {
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({ headersTimeout: 10, requestTimeout: 120, keepAliveTimeout: 5, maxConnections: 1000, shutdownTimeout: 10 });
 
+/** Bounds on what unauthenticated webmention senders may queue; null switches one off. See docs/security.md. */
+export interface WebmentionLimits {
+  /** Mentions of one target host waiting for their first processing; more are refused with 429. */
+  readonly maxPendingPerHost: number | null;
+  /** Submissions per minute from one client address (IPv6: one /64), counted per instance; more get 429. */
+  readonly perClientPerMinute: number | null;
+  /** Submissions per minute naming one source host, counted per instance; more get 429. */
+  readonly perSourceHostPerMinute: number | null;
+}
+
+/** The pending cap is on by default; the two rate limits are off, as SPEC.md ("Rate limiting: none is implemented") has it. */
+export const DEFAULT_WEBMENTION_LIMITS: WebmentionLimits = Object.freeze({ maxPendingPerHost: 1000, perClientPerMinute: null, perSourceHostPerMinute: null });
+
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Shape limits of request bodies (see {@link RequestLimits}). */
 export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({
@@ -204,6 +217,8 @@ export interface Config {
   readonly limits: RequestLimits;
   /** Extra host names whose pages may receive webmentions, besides the base URL's and the accounts' profile hosts. */
   readonly webmentionTargetHosts: readonly string[];
+  /** Pending cap and submission rate limits of the receiving endpoint. */
+  readonly webmentionLimits: WebmentionLimits;
   /** How long a claimed background job stays leased before another worker may take it over. */
   readonly jobLeaseSeconds: number;
   /** The built-in `files` handler (`INDIEWEB_MICROPUB_HANDLER=files`). */

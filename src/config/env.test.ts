@@ -438,6 +438,28 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('webmention limits', () => {
+    it('caps pending mentions at 1000 per host and has no rate limits by default (SPEC.md: none is implemented)', () => {
+      expect(load().webmentionLimits).toEqual({ maxPendingPerHost: 1000, perClientPerMinute: null, perSourceHostPerMinute: null });
+    });
+
+    it('reads whole numbers, and none as no limit', () => {
+      expect(
+        load({ INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST: 'none', INDIEWEB_WEBMENTION_RATE_LIMIT: '30', INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT: '10' }).webmentionLimits,
+      ).toEqual({ maxPendingPerHost: null, perClientPerMinute: 30, perSourceHostPerMinute: 10 });
+      expect(load({ INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST: '5', INDIEWEB_WEBMENTION_RATE_LIMIT: 'NONE' }).webmentionLimits).toEqual({
+        maxPendingPerHost: 5,
+        perClientPerMinute: null,
+        perSourceHostPerMinute: null,
+      });
+    });
+
+    it.each(['0', '-1', '1.5', 'unlimited', '10/min'])('reports %j for each of them', (raw) => {
+      const names = ['INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST', 'INDIEWEB_WEBMENTION_RATE_LIMIT', 'INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT'];
+      expect(problemsOf(Object.fromEntries(names.map((name) => [name, raw])))).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^${name}: "`))));
+    });
+  });
+
   describe('media directory', () => {
     it('resolves INDIEWEB_MEDIA_DIR against cwd', () => {
       expect(load({ INDIEWEB_MEDIA_DIR: 'uploads' }).media.dir).toBe(path.join(CWD, 'uploads'));

@@ -36,6 +36,7 @@ import {
   DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES,
   DEFAULT_PORT,
   DEFAULT_TOKEN_LIFETIME_S,
+  DEFAULT_WEBMENTION_LIMITS,
   LOG_LEVELS,
   SQLITE_FILE_NAME,
   deepFreeze,
@@ -91,6 +92,9 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES', defaultValue: String(DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES), description: 'Bytes across all files of one request, or `none`.' },
   { name: 'INDIEWEB_MEDIA_ALLOWED_TYPES', defaultValue: 'common image, audio and video types', description: 'Allowed MIME types, comma- or whitespace-separated, or `none` to switch the allow-list off.' },
   { name: 'INDIEWEB_WEBMENTION_TARGET_HOSTS', defaultValue: '(none)', description: 'Extra host names that may receive webmentions, besides the base URL host and the hosts of the accounts\' profile URLs.' },
+  { name: 'INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST', defaultValue: String(DEFAULT_WEBMENTION_LIMITS.maxPendingPerHost), description: 'Webmentions of one target host (`www.` ignored) that may wait for their first check; more are refused with 429 and `Retry-After` (nothing stored), or `none`.' },
+  { name: 'INDIEWEB_WEBMENTION_RATE_LIMIT', defaultValue: 'none', description: 'Webmention submissions per minute from one client address (IPv6: one /64), counted per instance; more get 429 and `Retry-After`. Off (`none`) by default, as SPEC.md has no rate limiting.' },
+  { name: 'INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT', defaultValue: 'none', description: 'Webmention submissions per minute naming one source host, counted per instance; more get 429 and `Retry-After`. Off (`none`) by default.' },
   { name: 'INDIEWEB_JOB_LEASE_SECONDS', defaultValue: '60', description: 'How long a background job (webmention verification) stays claimed before another worker may take it over after a crash.' },
   { name: 'INDIEWEB_MEDIA_DIR', defaultValue: 'DATA_DIR/media', description: 'Directory of the local media storage.' },
   { name: 'INDIEWEB_MEDIA_STORAGE', defaultValue: 'local', description: '`local` (files under INDIEWEB_MEDIA_DIR, served by indiestack) or `s3` (an S3-compatible bucket).' },
@@ -232,6 +236,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   for (const host of webmentionTargetHosts) {
     if (!/^[a-z0-9.-]+$/.test(host)) problems.push(`INDIEWEB_WEBMENTION_TARGET_HOSTS: "${host}" is not a host name`);
   }
+  const webmentionLimits = {
+    maxPendingPerHost: parseLimit(problems, 'INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST', read('INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST'), DEFAULT_WEBMENTION_LIMITS.maxPendingPerHost, { min: 1 }),
+    perClientPerMinute: parseLimit(problems, 'INDIEWEB_WEBMENTION_RATE_LIMIT', read('INDIEWEB_WEBMENTION_RATE_LIMIT'), DEFAULT_WEBMENTION_LIMITS.perClientPerMinute, { min: 1 }),
+    perSourceHostPerMinute: parseLimit(problems, 'INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT', read('INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT'), DEFAULT_WEBMENTION_LIMITS.perSourceHostPerMinute, { min: 1 }),
+  };
   const jobLeaseSeconds = parseInteger(problems, 'INDIEWEB_JOB_LEASE_SECONDS', read('INDIEWEB_JOB_LEASE_SECONDS'), 60, { min: 1, max: 86_400 });
 
   const files = parseFilesConfig(problems, read, dataDir, cwd);
@@ -263,6 +272,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     media: { maxUploadBytes, maxUploadCount, maxUploadTotalBytes, allowedTypes, dir: mediaDir, storage },
     limits,
     webmentionTargetHosts,
+    webmentionLimits,
     jobLeaseSeconds,
     files,
   });
@@ -279,13 +289,15 @@ function parseInteger(problems: string[], name: string, raw: string | undefined,
   return Number(raw);
 }
 
-function parseLimit(problems: string[], name: string, raw: string | undefined, fallback: number): number | null {
-  if (raw !== undefined && raw.toLowerCase() === 'none') return null;
-  if (raw !== undefined && !/^\d+$/.test(raw)) {
+function parseLimit(problems: string[], name: string, raw: string | undefined, fallback: number | null, range: { min?: number } = {}): number | null {
+  if (raw === undefined) return fallback;
+  if (raw.toLowerCase() === 'none') return null;
+  if (!/^\d+$/.test(raw)) {
     problems.push(`${name}: "${raw}" is not a whole number or "none"`);
     return fallback;
   }
-  return parseInteger(problems, name, raw, fallback, { min: 0 });
+  const value = parseInteger(problems, name, raw, Number.NaN, { min: range.min ?? 0 });
+  return Number.isNaN(value) ? fallback : value;
 }
 
 function parseBoolean(problems: string[], name: string, raw: string | undefined, fallback: boolean): boolean {

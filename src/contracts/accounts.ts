@@ -43,4 +43,12 @@ export interface Accounts {
   loginUrl(returnTo: string): string;
   /** Looks up the owner of a token or code. */
   findUser(id: string): Promise<HostUser | null> | HostUser | null;
+  /**
+   * Every user (optional, beyond SPEC.md). indiestack asks when a webmention
+   * arrives, to decide whose it is: the owner of the entry at the target, else
+   * the user whose profile URL covers it, else the only user. Without it no
+   * user owns a webmention, so the admin's Webmentions page lists none (the
+   * CLI still moderates them all).
+   */
+  listUsers?(): Promise<readonly HostUser[]> | readonly HostUser[];
 }

@@ -85,6 +85,20 @@ export class ConflictError extends IndieWebError {
   readonly status = 409;
 }
 
+/** Over a throttle or a capacity limit: answered 429 with `Retry-After`. */
+export class TooManyRequestsError extends IndieWebError {
+  readonly code = 'too_many_requests';
+  readonly status = 429;
+  constructor(
+    message: string,
+    /** Whole seconds after which trying again makes sense (at least 1). */
+    readonly retryAfterSeconds: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 export class NotImplementedError extends IndieWebError {
   readonly code = 'not_implemented';
   readonly status = 501;

@@ -18,7 +18,8 @@ import { createWebmentionsRepository } from '../storage/repositories/webmentions
 import { WebmentionEvents, type WebmentionReceivedEvent } from '../webmention/events.js';
 import { createWebmentionProcessor } from '../webmention/process.js';
 import { webmentionRoutes } from '../webmention/routes.js';
-import { bareHost, createWebmentionService, VERIFY_JOB } from '../webmention/service.js';
+import { createWebmentionOwnership } from '../webmention/ownership.js';
+import { bareHost, createWebmentionService, VERIFY_JOB, type WebmentionService } from '../webmention/service.js';
 import { createJobWorker, type JobWorker } from '../webmention/worker.js';
 import { createLocalStorage, type LocalMediaStorage } from '../media/fs-storage.js';
 import { createMediaHooks } from '../media/hooks.js';
@@ -27,6 +28,7 @@ import { mediaRoutes } from '../media/routes.js';
 import { createUploadPipeline } from '../media/upload.js';
 import { createMediaRepository } from '../storage/repositories/media.js';
 import type { UrlPolicy } from '../contracts/policies.js';
+import { callHandler } from '../micropub/call-handler.js';
 import { resolveHandler } from '../micropub/load-handler.js';
 import { serverManagedSet } from '../micropub/properties.js';
 import { notImplementedHandler } from '../micropub/responses.js';
@@ -42,6 +44,7 @@ import { loadConfig } from '../config/env.js';
 import { resolveSecret } from '../config/secret.js';
 import type { Accounts } from '../contracts/accounts.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import { entryHostsOf } from '../core/entry-hosts.js';
 import { createTokenService } from '../indieauth/token-service.js';
 import { createAuthorizationService } from '../indieauth/authorize.js';
 import { carriesCredential, createBearerGuard, type BearerAuth } from '../indieauth/bearer.js';
@@ -142,6 +145,18 @@ function withMediaHooks(handler: MicropubHandler, hooks: ReturnType<typeof creat
   };
 }
 
+/** Works through every mention without an owner decision, a batch at a time, until none is left or the app is closing. */
+async function assignMissingOwners(webmention: WebmentionService, app: FastifyInstance, closing: () => boolean): Promise<void> {
+  let assigned = 0;
+  for (;;) {
+    if (closing()) return;
+    const batch = await webmention.assignMissingOwners();
+    assigned += batch;
+    if (batch === 0) break;
+  }
+  if (assigned > 0) app.log.info({ assigned }, 'webmention owners assigned');
+}
+
 function isLocalStorage(storage: MediaStorage): storage is LocalMediaStorage {
   return (storage as Partial<LocalMediaStorage>).kind === 'local' && typeof (storage as Partial<LocalMediaStorage>).pathOf === 'function';
 }
@@ -194,6 +209,13 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   const jobsRepository = createJobsRepository(db, options.database.dialect);
   const webmentionsRepository = createWebmentionsRepository(db);
   const baseHost = bareHost(new URL(config.baseUrl).hostname);
+  const listUsers = accounts.listUsers;
+  const ownership = createWebmentionOwnership({
+    listUsers: listUsers === undefined ? null : async () => listUsers.call(accounts),
+    entryHosts: (user) => entryHostsOf(config.baseUrl, handler, user),
+    isEntryOf: async (url, user) => (await callHandler('get_entry', () => handler.getEntry(url, user))) !== null,
+    onLookupError: (error) => app.log.warn({ err: error }, 'webmention owner: the handler lookup failed'),
+  });
   let worker: JobWorker | null = null;
   const webmention = createWebmentionService({
     webmentions: webmentionsRepository,
@@ -207,13 +229,24 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       for (const url of await usersRepository.listProfileUrls()) hosts.add(bareHost(new URL(url).hostname));
       return hosts;
     },
+    ownership,
+    limits: config.webmentionLimits,
     onEnqueued: () => worker?.wake(),
     onListenerError: (error) => app.log.error({ err: error }, 'webmention_received listener failed'),
   });
   worker = createJobWorker({ jobs: jobsRepository, clock, leaseSeconds: config.jobLeaseSeconds, handlers: { [VERIFY_JOB]: webmention.verifyJob }, log: app.log });
   const jobWorker = worker;
   if (options.worker !== false) app.addHook('onReady', async () => jobWorker.start());
+  // mentions received before owners were recorded get theirs once, in the background
+  let closing = false;
+  let assigning: Promise<void> = Promise.resolve();
+  app.addHook('onReady', async () => {
+    assigning = assignMissingOwners(webmention, app, () => closing).catch((error: unknown) => app.log.error({ err: error }, 'webmention owners could not be assigned'));
+  });
   app.addHook('onClose', async () => {
+    // the batch in progress finishes before the database may close
+    closing = true;
+    await assigning;
     await jobWorker.stop();
     await outbound.close();
     await clientOutbound.close();

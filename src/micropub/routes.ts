@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuth } from '../indieauth/bearer.js';
 import type { HostUser } from '../contracts/accounts.js';
+import { entryHostsOf } from '../core/entry-hosts.js';
 import { readParam } from '../core/params.js';
 import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from './actions.js';
@@ -30,13 +31,8 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
   const micropub = ctx.micropub;
   const deps = { handler: micropub.handler, mediaEndpoint: micropub.mediaEndpoint, urlPolicy: micropub.urlPolicy };
 
-  const baseHost = new URL(ctx.config.baseUrl).host.toLowerCase();
-  /** Hosts an action URL may name: the request's, the base URL's, and those the handler names for the user (a static site's). */
-  const hostsOf = (request: FastifyRequest, user: HostUser) => [
-    request.host.toLowerCase(),
-    baseHost,
-    ...(micropub.handler.entryHosts?.(user) ?? []).map((host) => host.toLowerCase()),
-  ];
+  /** Hosts an action URL may name: the request's, and those where the user's entries live. */
+  const hostsOf = (request: FastifyRequest, user: HostUser) => [request.host.toLowerCase(), ...entryHostsOf(ctx.config.baseUrl, micropub.handler, user)];
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
 
   app.setErrorHandler(notImplementedHandler);

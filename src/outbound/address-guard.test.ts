@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress } from './address-guard.js';
+import { clientAddressKey, isPublicAddress } from './address-guard.js';
 
 describe('isPublicAddress', () => {
   it.each([
@@ -54,6 +54,20 @@ describe('isPublicAddress', () => {
 
   it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '::ffff:8.8.8.8', '2606:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])('allows the public address %s', (address) => {
     expect(isPublicAddress(address)).toBe(true);
+  });
+});
+
+describe('clientAddressKey', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::ffff', '2001:db8:1:2::/64'],
+    ['2001:0DB8:0001:0002:aaaa::1', '2001:db8:1:2::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['not an address', 'not an address'],
+  ])('keys %s as %s', (address, key) => {
+    expect(clientAddressKey(address)).toBe(key);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Which addresses the server may connect to when it fetches on a client's
- * behalf: public unicast only, unless private networks are allowed.
+ * behalf: public unicast only, unless private networks are allowed. Also how
+ * a client's address is keyed by inbound throttles.
  * @module
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
@@ -26,6 +27,21 @@ export function isPublicAddress(address: string): boolean {
   const v6 = parsed as ipaddr.IPv6;
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
   return v6.match(GLOBAL_UNICAST_V6) && v6.range() === 'unicast';
+}
+
+/**
+ * The key a client address is counted under by inbound throttles: an IPv4
+ * address as it is (also when IPv4-mapped), an IPv6 address by its /64
+ * network, the smallest block one subscriber usually holds (counting single
+ * IPv6 addresses would let one client rotate through 2^64 of them).
+ */
+export function clientAddressKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${v6.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
 }
 
 export class ForbiddenAddressError extends Error {

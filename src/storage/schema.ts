@@ -95,6 +95,10 @@ export interface WebmentionTable {
   error: string | null;
   created_at: string;
   updated_at: string;
+  /** The account the mention belongs to; null when nobody identifiable (0007). */
+  owner_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The target's host without `www.`; null only for mentions received before 0007 whose owner is not assigned yet. */
+  target_host: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface JobTable {

@@ -4,7 +4,7 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRequestError } from '../core/errors.js';
+import { InvalidRequestError, isIndieWebError, type TooManyRequestsError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
 import { html, sendPage } from '../http/html.js';
@@ -64,12 +64,17 @@ export async function webmentionRoutes(app: FastifyInstance): Promise<void> {
       return sendText(reply, 500, '');
     }
     request.log.info({ status, reason: (error as Error).message }, 'webmention rejected');
+    if (isIndieWebError(error) && error.code === 'too_many_requests') {
+      const { retryAfterSeconds } = error as TooManyRequestsError;
+      reply.header('retry-after', String(retryAfterSeconds));
+      return sendText(reply, 429, `too_many_requests: ${error.message}; try again in ${retryAfterSeconds} seconds`);
+    }
     // our messages name the rule that failed and never echo the submitted values
     return sendText(reply, status, status === 404 ? 'not found' : `invalid_request: ${(error as Error).message}`);
   });
 
   app.post('/webmention/', async (request, reply) => {
-    const { record, created, statusUrl } = await service.receive(readParam(request.body, 'source'), readParam(request.body, 'target'));
+    const { record, created, statusUrl } = await service.receive(readParam(request.body, 'source'), readParam(request.body, 'target'), { clientAddress: request.ip });
     request.log.info({ id: record.id, created }, 'webmention received');
     return reply.code(201).header('location', statusUrl).header('content-type', 'text/plain; charset=utf-8').send(`Accepted. Status: ${statusUrl}\n`);
   });

@@ -4,13 +4,18 @@
  * @see SPEC.md "Webmention endpoints", "Webmention" record
  * @module
  */
+import type { WebmentionLimits } from '../config/config.js';
+import type { HostUser } from '../contracts/accounts.js';
 import type { Clock } from '../core/clock.js';
 import { randomId } from '../core/crypto.js';
-import { InvalidRequestError, NotFoundError } from '../core/errors.js';
+import { InvalidRequestError, NotFoundError, TooManyRequestsError } from '../core/errors.js';
+import { createFixedWindowLimiter, type FixedWindowLimiter } from '../core/fixed-window-limiter.js';
+import { clientAddressKey } from '../outbound/address-guard.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
 import type { WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
 import { canonicalUrl } from './canonical-url.js';
 import type { WebmentionEvents } from './events.js';
+import type { WebmentionOwnership } from './ownership.js';
 import { TransientProcessingError, type ProcessOutcome, type WebmentionProcessor } from './process.js';
 import { RetryLaterError, type JobHandler } from './worker.js';
 
@@ -34,6 +39,16 @@ function parseMentionUrl(name: string, value: string | undefined): URL {
 
 export const bareHost = (host: string): string => host.toLowerCase().replace(/^www\./, '');
 
+/** The window of the submission rate limits. */
+export const RATE_WINDOW_SECONDS = 60;
+/** What a sender refused for a full pending queue is told to wait: roughly what a worker needs to get through a batch. */
+export const PENDING_RETRY_AFTER_SECONDS = 60;
+
+const NO_LIMITS: WebmentionLimits = Object.freeze({ maxPendingPerHost: null, perClientPerMinute: null, perSourceHostPerMinute: null });
+
+/** Admin list pages: newest first, this many at a time. */
+export const OWNED_PAGE_SIZE = 50;
+
 export type WebmentionService = ReturnType<typeof createWebmentionService>;
 
 export function createWebmentionService(deps: {
@@ -45,13 +60,27 @@ export function createWebmentionService(deps: {
   baseUrl: string;
   /** Hosts whose pages may be mentioned (host names, `www.` ignored). */
   ownHosts: () => Promise<ReadonlySet<string>>;
+  /** Whose a mention is (see ownership.ts). */
+  ownership: WebmentionOwnership;
+  /** @defaultValue no limits */
+  limits?: WebmentionLimits;
   /** Called after a job is queued, to start it soon. */
   onEnqueued?: () => void;
   onListenerError?: (error: unknown) => void;
 }) {
-  const { webmentions, jobs, processor, events, clock, baseUrl } = deps;
+  const { webmentions, jobs, processor, events, clock, baseUrl, ownership } = deps;
+  const limits = deps.limits ?? NO_LIMITS;
   const now = () => clock.now().toISOString();
   const statusUrl = (id: string) => `${baseUrl}/indieweb/webmention/${id}`;
+  const limiter = (perMinute: number | null): FixedWindowLimiter | null =>
+    perMinute === null ? null : createFixedWindowLimiter({ limit: perMinute, windowSeconds: RATE_WINDOW_SECONDS, clock });
+  const perClient = limiter(limits.perClientPerMinute);
+  const perSourceHost = limiter(limits.perSourceHostPerMinute);
+
+  function throttle(counter: FixedWindowLimiter | null, key: string, reason: string): void {
+    const decision = counter?.take(key);
+    if (decision !== undefined && !decision.allowed) throw new TooManyRequestsError(reason, decision.retryAfterSeconds);
+  }
 
   async function requireMention(id: string): Promise<WebmentionRecord> {
     const record = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? await webmentions.findById(id) : null;
@@ -83,18 +112,32 @@ export function createWebmentionService(deps: {
 
     /**
      * Accepts a submission: 400 for malformed or non-http(s) URLs, a source
-     * equal to the target, or a target that is not ours. The same pair again
-     * updates the one record. Verification happens later, in a job.
+     * equal to the target, or a target that is not ours; 429 over a rate
+     * limit or when the target host's pending mentions are at their cap
+     * (nothing stored, nothing queued). The same pair again updates the one
+     * record, its owner decided afresh. Verification happens later, in a job.
      */
-    async receive(sourceValue: string | undefined, targetValue: string | undefined): Promise<{ record: WebmentionRecord; created: boolean; statusUrl: string }> {
+    async receive(
+      sourceValue: string | undefined,
+      targetValue: string | undefined,
+      options: { clientAddress?: string } = {},
+    ): Promise<{ record: WebmentionRecord; created: boolean; statusUrl: string }> {
+      // counted before anything is read, so malformed floods count too
+      if (options.clientAddress !== undefined) throttle(perClient, clientAddressKey(options.clientAddress), 'too many webmentions from this address');
       const source = parseMentionUrl('source', sourceValue);
       const target = parseMentionUrl('target', targetValue);
       const targetKey = canonicalUrl(target.href)!;
       if (canonicalUrl(source.href) === targetKey) throw new InvalidRequestError('source and target are the same');
-      if (!(await deps.ownHosts()).has(bareHost(target.hostname))) throw new InvalidRequestError('target is not on this site');
+      const targetHost = bareHost(target.hostname);
+      if (!(await deps.ownHosts()).has(targetHost)) throw new InvalidRequestError('target is not on this site');
+      throttle(perSourceHost, bareHost(source.hostname), 'too many webmentions from this source site');
+      if (limits.maxPendingPerHost !== null && (await webmentions.countPending(targetHost)) >= limits.maxPendingPerHost) {
+        throw new TooManyRequestsError('too many webmentions of this site are waiting to be checked', PENDING_RETRY_AFTER_SECONDS);
+      }
 
+      const ownerId = await ownership.ownerOf(target.href);
       const at = now();
-      const { record, created } = await webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, now: at });
+      const { record, created } = await webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, targetHost, ownerId, now: at });
       if (record.status !== 'spam') {
         await jobs.enqueue({ id: randomId(), kind: VERIFY_JOB, ref: record.id, now: at });
         deps.onEnqueued?.();
@@ -109,6 +152,43 @@ export function createWebmentionService(deps: {
 
     async get(id: string): Promise<WebmentionRecord> {
       return requireMention(id);
+    },
+
+    /** A mention of the user's; another user's or nobody's is "not found", exactly like an unknown id. */
+    async getOwned(user: HostUser, id: string): Promise<WebmentionRecord> {
+      const record = await requireMention(id);
+      if (!ownership.owns(user, record)) throw new NotFoundError(`no webmention ${id} of this user`);
+      return record;
+    },
+
+    /** The user's mentions, newest first, filtered and paged in the database. */
+    listOwned(user: HostUser, filter: { status?: WebmentionStatus; target?: string; offset?: number } = {}) {
+      const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
+      return webmentions.list({
+        ownerId: user.id,
+        ...(filter.status === undefined ? {} : { status: filter.status }),
+        ...(targetKey === undefined ? {} : { targetKey }),
+        limit: OWNED_PAGE_SIZE,
+        offset: filter.offset ?? 0,
+      });
+    },
+
+    /**
+     * Decides the owner of mentions received before owners were recorded, a
+     * batch at a time; returns how many were assigned (0 when none are left).
+     */
+    async assignMissingOwners(batch = 200): Promise<number> {
+      const records = await webmentions.listUnassigned(batch);
+      for (const record of records) {
+        let host = '';
+        try {
+          host = bareHost(new URL(record.target).hostname);
+        } catch {
+          // stored targets were valid URLs when received; an unreadable one belongs to nobody
+        }
+        await webmentions.assignOwner(record.id, host === '' ? null : await ownership.ownerOf(record.target), host);
+      }
+      return records.length;
     },
 
     /** Fetches and verifies again now (moderation); a source that is still down is recorded as failed. */

@@ -415,22 +415,24 @@ describe('admin webmentions', () => {
   const mentionPost = (id: string, action: string) => submitAdmin(t, alice.jar, '/webmentions/', `/webmentions/${id}/${action}`, {});
   const listed = (body: string) => [...body.matchAll(/action="\/indieweb\/admin\/webmentions\/([A-Za-z0-9_-]+)\/delete"/g)].map((m) => m[1]).sort();
 
+  // alice's pages: below her profile URL (see webmention/ownership.ts; test/admin/webmention-ownership.test.ts covers the rule)
+  const ALICE = 'https://alice.example';
   let ids: { one: string; two: string; verified: string; unreachable: string; quoted: string; foreign: string };
 
   beforeAll(async () => {
     t = await buildAdminApp();
     alice = await addUser(t, 'alice');
     bobJar = (await addUser(t, 'bob')).jar;
-    const one = await receive('https://a.example/reply', `${SITE}/posts/1`);
-    const two = await receive('https://b.example/like', `${SITE}/posts/2`);
-    const verified = await receive('https://evil.example/post', `${SITE}/posts/1`);
+    const one = await receive('https://a.example/reply', `${ALICE}/posts/1`);
+    const two = await receive('https://b.example/like', `${ALICE}/posts/2`);
+    const verified = await receive('https://evil.example/post', `${ALICE}/posts/1`);
     await createWebmentionsRepository(t.database.db).markVerified(
       verified,
       { type: 'reply', author: { name: '<img src=x onerror=alert(1)>', url: null, photo: null }, contentText: '<script>alert(1)</script>', contentHtml: null, published: null },
       t.clock.now().toISOString(),
     );
-    const unreachable = await receive('http://127.0.0.1:9/post', `${SITE}/posts/3`);
-    const quoted = await receive('https://quote.example/?a="><script>alert(2)</script>', `${SITE}/posts/4`);
+    const unreachable = await receive('http://127.0.0.1:9/post', `${ALICE}/posts/3`);
+    const quoted = await receive('https://quote.example/?a="><script>alert(2)</script>', `${ALICE}/posts/4`);
     const foreign = await receive('https://c.example/reply', 'https://bob.example/post');
     ids = { one, two, verified, unreachable, quoted, foreign };
   });
@@ -438,11 +440,11 @@ describe('admin webmentions', () => {
     await t.close();
   });
 
-  it('200 lists the pending and verified mentions of this user\'s hosts, not those of other users', async () => {
+  it('200 lists the pending and verified mentions of this user\'s pages, not those of other users', async () => {
     const page = await getAdmin(t, alice.jar, '/webmentions/');
     expect(page.statusCode).toBe(200);
     expect(listed(page.body)).toEqual([ids.one, ids.two, ids.verified, ids.unreachable, ids.quoted].sort());
-    expect(page.body).toContain('<li class="mention" data-status="pending"><p><strong>pending</strong>  from <a href="https://a.example/reply" rel="nofollow ugc noopener">https://a.example/reply</a> to <code>http://indiestack.test/posts/1</code></p>');
+    expect(page.body).toContain('<li class="mention" data-status="pending"><p><strong>pending</strong>  from <a href="https://a.example/reply" rel="nofollow ugc noopener">https://a.example/reply</a> to <code>https://alice.example/posts/1</code></p>');
     expect(page.body).not.toContain('https://c.example/reply');
     expect(listed((await getAdmin(t, bobJar, '/webmentions/')).body)).toContain(ids.foreign);
   });
@@ -469,12 +471,12 @@ describe('admin webmentions', () => {
   });
 
   it('200 filters by target, and by target and status together', async () => {
-    const byTarget = await getAdmin(t, alice.jar, `/webmentions/?target=${encodeURIComponent(`${SITE}/posts/1`)}`);
+    const byTarget = await getAdmin(t, alice.jar, `/webmentions/?target=${encodeURIComponent(`${ALICE}/posts/1`)}`);
     expect(listed(byTarget.body)).toEqual([ids.one, ids.verified].sort());
-    expect(byTarget.body).toContain(`<input type="url" id="filter-target" name="target" value="${SITE}/posts/1">`);
-    const both = await getAdmin(t, alice.jar, `/webmentions/?status=pending&target=${encodeURIComponent(`${SITE}/posts/1`)}`);
+    expect(byTarget.body).toContain(`<input type="url" id="filter-target" name="target" value="${ALICE}/posts/1">`);
+    const both = await getAdmin(t, alice.jar, `/webmentions/?status=pending&target=${encodeURIComponent(`${ALICE}/posts/1`)}`);
     expect(listed(both.body)).toEqual([ids.one]);
-    const none = await getAdmin(t, alice.jar, `/webmentions/?target=${encodeURIComponent(`${SITE}/posts/99`)}`);
+    const none = await getAdmin(t, alice.jar, `/webmentions/?target=${encodeURIComponent(`${ALICE}/posts/99`)}`);
     expect(none.body).toContain('<p>No webmentions.</p>');
     const escaped = await getAdmin(t, alice.jar, `/webmentions/?target=${encodeURIComponent('"><script>alert(3)</script>')}`);
     expect(escaped.statusCode).toBe(200);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import type { HostUser } from '../../src/contracts/accounts.js';
+import type { DialectName } from '../../src/storage/connect.js';
 import { buildTestApp, CookieJar, form, hiddenField, signIn, type TestApp } from './app.js';
 
 export const ADMIN = '/indieweb/admin';
@@ -27,9 +28,9 @@ export interface AdminTestApp extends TestApp {
 }
 
 /** A standalone app whose local media storage lives in a fresh temp dir (removed on close). */
-export async function buildAdminApp(env: Record<string, string> = {}): Promise<AdminTestApp> {
+export async function buildAdminApp(env: Record<string, string> = {}, options: { dialect?: DialectName } = {}): Promise<AdminTestApp> {
   const mediaDir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-admin-media-'));
-  const t = await buildTestApp({ env: { INDIEWEB_MEDIA_DIR: mediaDir, ...env } });
+  const t = await buildTestApp({ env: { INDIEWEB_MEDIA_DIR: mediaDir, ...env }, ...options });
   return {
     ...t,
     mediaDir,

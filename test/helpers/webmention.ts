@@ -191,8 +191,8 @@ export interface Submission {
   readonly id: string;
 }
 
-/** POSTs a webmention form (`source`/`target`; undefined leaves a field out). */
-export async function submit(t: Pick<TestApp, 'app'>, source: string | undefined, target: string | undefined): Promise<Submission> {
+/** POSTs a webmention form (`source`/`target`; undefined leaves a field out), from 127.0.0.1 unless `remoteAddress` says otherwise. */
+export async function submit(t: Pick<TestApp, 'app'>, source: string | undefined, target: string | undefined, options: { remoteAddress?: string } = {}): Promise<Submission> {
   const fields: Record<string, string> = {};
   if (source !== undefined) fields.source = source;
   if (target !== undefined) fields.target = target;
@@ -201,6 +201,7 @@ export async function submit(t: Pick<TestApp, 'app'>, source: string | undefined
     url: '/indieweb/webmention/',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: form(fields),
+    ...(options.remoteAddress === undefined ? {} : { remoteAddress: options.remoteAddress }),
   });
   const location = response.headers.location as string | undefined;
   return { response, statusCode: response.statusCode, location, id: location?.split('/').at(-1) ?? '' };

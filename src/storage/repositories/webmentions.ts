@@ -29,6 +29,8 @@ export interface WebmentionRecord {
   readonly error: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The account the mention belongs to; null when nobody identifiable. */
+  readonly ownerId: string | null;
 }
 
 /** What processing learned from the source; absent fields keep their stored values. */
@@ -58,13 +60,27 @@ function toWebmention(row: WebmentionRow): WebmentionRecord {
     error: row.error,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ownerId: row.owner_id,
   };
+}
+
+/** Which mentions a list shows. */
+export interface WebmentionFilter {
+  readonly status?: WebmentionStatus;
+  readonly targetKey?: string;
+  /** Only the mentions of this account. */
+  readonly ownerId?: string;
+  readonly limit?: number;
+  readonly offset?: number;
 }
 
 export function createWebmentionsRepository(db: Kysely<Database>) {
   return {
-    /** Inserts the pair as pending, or touches the existing record; returns it and whether it was new. */
-    async upsert(input: { id: string; source: string; target: string; targetKey: string; now: string }): Promise<{ record: WebmentionRecord; created: boolean }> {
+    /**
+     * Inserts the pair as pending, or touches the existing record (its owner
+     * decided afresh); returns it and whether it was new.
+     */
+    async upsert(input: { id: string; source: string; target: string; targetKey: string; targetHost: string; ownerId: string | null; now: string }): Promise<{ record: WebmentionRecord; created: boolean }> {
       const inserted = await db
         .insertInto('indieweb_webmention')
         .values({
@@ -75,8 +91,10 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
           status: 'pending',
           created_at: input.now,
           updated_at: input.now,
+          owner_id: input.ownerId,
+          target_host: input.targetHost,
         })
-        .onConflict((oc) => oc.columns(['source', 'target']).doUpdateSet({ updated_at: input.now }))
+        .onConflict((oc) => oc.columns(['source', 'target']).doUpdateSet({ updated_at: input.now, owner_id: input.ownerId, target_host: input.targetHost }))
         .returningAll()
         .executeTakeFirstOrThrow();
       return { record: toWebmention(inserted), created: inserted.id === input.id };
@@ -87,15 +105,38 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       return row === undefined ? null : toWebmention(row);
     },
 
-    async list(filter: { status?: WebmentionStatus; targetKey?: string; limit?: number; offset?: number } = {}): Promise<{ items: WebmentionRecord[]; total: number }> {
+    /** Newest first; `total` counts every match, whatever the page. */
+    async list(filter: WebmentionFilter = {}): Promise<{ items: WebmentionRecord[]; total: number }> {
       let query = db.selectFrom('indieweb_webmention');
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (filter.targetKey !== undefined) query = query.where('target_key', '=', filter.targetKey);
+      if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId);
       const count = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
       let page = query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc');
       if (filter.limit !== undefined) page = page.limit(filter.limit);
       if (filter.offset !== undefined && filter.offset > 0) page = page.offset(filter.offset);
       return { items: (await page.execute()).map(toWebmention), total: Number(count?.n ?? 0) };
+    },
+
+    /** Mentions of a target host (without `www.`) still waiting for their first processing. */
+    async countPending(targetHost: string): Promise<number> {
+      const row = await db
+        .selectFrom('indieweb_webmention')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('target_host', '=', targetHost)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** Mentions received before owners were recorded (no target host yet), oldest first. */
+    async listUnassigned(limit: number): Promise<WebmentionRecord[]> {
+      const rows = await db.selectFrom('indieweb_webmention').selectAll().where('target_host', 'is', null).orderBy('created_at').orderBy('id').limit(limit).execute();
+      return rows.map(toWebmention);
+    },
+
+    async assignOwner(id: string, ownerId: string | null, targetHost: string): Promise<void> {
+      await db.updateTable('indieweb_webmention').set({ owner_id: ownerId, target_host: targetHost }).where('id', '=', id).execute();
     },
 
     /** Verified: fresh verified_at and the parsed fields. */
