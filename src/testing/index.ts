@@ -5,7 +5,7 @@
  * @module
  */
 export { createManualClock } from '../core/clock.js';
-export { createMemoryHandler, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES, type MemoryHandlerOptions } from '../micropub/memory-handler.js';
+export { createMemoryHandler, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES, type MemoryHandlerOptions } from '../micropub/handlers/memory.js';
 export {
   describeMicropubHandlerContract,
   type ContractExpectation,

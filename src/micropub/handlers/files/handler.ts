@@ -26,15 +26,15 @@ import {
   type FilesFrontMatterFormat,
   type FilesGitMode,
   type FilesTemplates,
-} from '../config/config.js';
-import type { HostUser } from '../contracts/accounts.js';
-import { HandlerValueError } from '../contracts/handler-errors.js';
-import type { MicropubHandler } from '../contracts/micropub-handler.js';
-import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, PostType, UpdateOperations } from '../contracts/micropub-types.js';
-import { systemClock, type Clock } from '../core/clock.js';
-import { applyListParams, matchesFilter, stableStringify } from '../core/list-params.js';
-import { assertStorable, parsePost, renderPost, type PostDocument } from './files-front-matter.js';
-import { commitSubject, createGitPublisher, type FilesHandlerLog, type GitRepositoryStatus } from './files-git.js';
+} from '../../../config/config.js';
+import type { HostUser } from '../../../contracts/accounts.js';
+import { HandlerValueError } from '../../../contracts/handler-errors.js';
+import type { MicropubHandler } from '../../../contracts/micropub-handler.js';
+import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, PostType, UpdateOperations } from '../../../contracts/micropub-types.js';
+import { systemClock, type Clock } from '../../../core/clock.js';
+import { applyListParams, matchesFilter, stableStringify } from '../../../core/list-params.js';
+import { assertStorable, parsePost, renderPost, type PostDocument } from './front-matter.js';
+import { commitSubject, createGitPublisher, type FilesHandlerLog, type GitRepositoryStatus } from './git.js';
 import {
   assertUserDirTemplate,
   createLayouts,
@@ -48,8 +48,8 @@ import {
   userSegment,
   type PostTypeLayout,
   type TemplateValues,
-} from './files-templates.js';
-import { BUILT_IN_POST_TYPES, BUILT_IN_QUERIES } from './memory-handler.js';
+} from './templates.js';
+import { BUILT_IN_POST_TYPES, BUILT_IN_QUERIES } from '../memory.js';
 
 export type { FilesHandlerLog, GitRepositoryStatus };
 

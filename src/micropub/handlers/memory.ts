@@ -5,11 +5,11 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import type { HostUser } from '../contracts/accounts.js';
-import { HandlerValueError } from '../contracts/handler-errors.js';
-import type { MicropubHandler } from '../contracts/micropub-handler.js';
-import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, PostType, UpdateOperations } from '../contracts/micropub-types.js';
-import { matchesFilter, stableStringify } from '../core/list-params.js';
+import type { HostUser } from '../../contracts/accounts.js';
+import { HandlerValueError } from '../../contracts/handler-errors.js';
+import type { MicropubHandler } from '../../contracts/micropub-handler.js';
+import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, PostType, UpdateOperations } from '../../contracts/micropub-types.js';
+import { matchesFilter, stableStringify } from '../../core/list-params.js';
 
 /** @see SPEC.md "Handler contract" (built-in handler post types) */
 export const BUILT_IN_POST_TYPES: readonly PostType[] = Object.freeze([

@@ -10,8 +10,8 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { FilesGitMode } from '../config/config.js';
-import { isInside } from './files-templates.js';
+import type { FilesGitMode } from '../../../config/config.js';
+import { isInside } from './templates.js';
 
 /** The logger the handler reports to (a pino or Fastify logger fits). */
 export interface FilesHandlerLog {
