@@ -32,7 +32,8 @@ import { HandlerValueError } from '../../../contracts/handler-errors.js';
 import type { MicropubHandler } from '../../../contracts/micropub-handler.js';
 import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, PostType, UpdateOperations } from '../../../contracts/micropub-types.js';
 import { systemClock, type Clock } from '../../../core/clock.js';
-import { applyListParams, matchesFilter, stableStringify } from '../../../core/list-params.js';
+import { applyListParams, matchesFilter } from '../../../core/list-params.js';
+import { applyUpdate, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES } from '../entry-rules.js';
 import { assertStorable, parsePost, renderPost, type PostDocument } from './front-matter.js';
 import { commitSubject, createGitPublisher, type FilesHandlerLog, type GitRepositoryStatus } from './git.js';
 import {
@@ -49,7 +50,6 @@ import {
   type PostTypeLayout,
   type TemplateValues,
 } from './templates.js';
-import { BUILT_IN_POST_TYPES, BUILT_IN_QUERIES } from '../memory.js';
 
 export type { FilesHandlerLog, GitRepositoryStatus };
 
@@ -113,28 +113,6 @@ interface FoundEntry {
 
 const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR', 'ELOOP'].includes((error as NodeJS.ErrnoException).code ?? '');
 const firstString = (values: readonly unknown[] | undefined): string | undefined => values?.find((value): value is string => typeof value === 'string' && value.trim() !== '');
-
-/** The properties after an update: replace, then add, then delete (the contract's order). */
-function applyUpdate(current: MicropubProperties, operations: UpdateOperations): MicropubProperties {
-  const properties = new Map(Object.entries(structuredClone(current)));
-  for (const [name, values] of Object.entries(operations.replace ?? {})) {
-    if (values.length === 0) properties.delete(name);
-    else properties.set(name, structuredClone(values));
-  }
-  for (const [name, values] of Object.entries(operations.add ?? {})) properties.set(name, [...(properties.get(name) ?? []), ...structuredClone(values)]);
-  const deletions = operations.delete;
-  if (Array.isArray(deletions)) {
-    for (const name of deletions) properties.delete(name);
-  } else if (deletions !== undefined) {
-    for (const [name, values] of Object.entries(deletions as MicropubProperties)) {
-      const drop = new Set(values.map((value) => stableStringify(value)));
-      const kept = (properties.get(name) ?? []).filter((value) => !drop.has(stableStringify(value)));
-      if (kept.length === 0) properties.delete(name);
-      else properties.set(name, kept);
-    }
-  }
-  return Object.fromEntries(properties);
-}
 
 /** How much of a name or content the commit label is made from. */
 const LABEL_SOURCE_CHARS = 2000;
@@ -489,7 +467,8 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
         const site = await siteOf(user, false);
         const found = site === null ? null : await findEntry(site, url, 'live');
         if (site === null || found === null) throw new HandlerValueError('no such entry');
-        const properties = applyUpdate(found.document.properties, operations);
+        // structuredClone: a value that is not JSON-shaped (a host calling the handler directly) reaches the front matter as it is
+        const properties = applyUpdate(found.document.properties, operations, structuredClone);
         const fileFormat = found.document.format ?? format;
         assertStorable(properties, fileFormat);
         const text = renderPost({ type: found.document.type, postType: found.layout.type, slug: found.values.slug, properties, siteKeys: found.document.siteKeys }, fileFormat);
