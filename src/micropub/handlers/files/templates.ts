@@ -8,9 +8,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEFAULT_FILES_SECTIONS, type FilesTemplates } from '../../../config/config.js';
-import { filesTemplateProblems, filesUserDirProblem, splitFilesTemplate } from '../../../config/env.js';
 import type { HostUser } from '../../../contracts/accounts.js';
 import type { MicropubProperties } from '../../../contracts/micropub-types.js';
+import { filesTemplateProblems, filesUserDirProblem, splitFilesTemplate } from './template-rules.js';
 
 /** The post types the files handler knows: the built-in list, each with its default `{section}`. */
 export const FILES_POST_TYPES: readonly string[] = Object.freeze(Object.keys(DEFAULT_FILES_SECTIONS));
