@@ -23,5 +23,5 @@ export type { WebmentionReceivedEvent } from './webmention/events.js';
 export { createOutbound, type Outbound, type OutboundOptions } from './outbound/fetch.js';
 export { renderHCard, linkTags, type HCardProfile } from './profile/template-helpers.js';
 export { validateHCard, HCardValidationError, type HCardProblem } from './profile/h-card.js';
-export { createFilesHandler } from './micropub/files-handler.js';
-export { createMemoryHandler } from './micropub/memory-handler.js';
+export { createFilesHandler } from './micropub/handlers/files/handler.js';
+export { createMemoryHandler } from './micropub/handlers/memory.js';

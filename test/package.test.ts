@@ -34,6 +34,8 @@ describe('the built package', () => {
     expect(typeof testing.createManualClock).toBe('function');
     expect(typeof testing.describeMicropubHandlerContract).toBe('function');
     expect(typeof testing.createMemoryHandler).toBe('function');
+    expect(typeof testing.applyUpdate).toBe('function');
+    expect(testing.BUILT_IN_POST_TYPES.map((postType) => postType.type)).toContain('note');
   });
 
   it('indiestack/contracts pulls in neither Fastify nor Kysely nor anything else', () => {

@@ -134,8 +134,6 @@ export const DEFAULT_FILES_SECTIONS: Readonly<Record<string, string>> = Object.f
   event: 'events',
   rsvp: 'rsvps',
 });
-/** Variables a files-handler path template may use; a URL template may also use `{site}`. */
-export const FILES_TEMPLATE_VARIABLES = ['yyyy', 'MM', 'dd', 'HH', 'mm', 'ss', 'slug', 'section', 'type'] as const;
 export const DEFAULT_FILES_USER_DIR = '{user}';
 export const DEFAULT_FILES_PATH_TEMPLATE = 'content/{section}/{yyyy}/{MM}/{slug}.md';
 export const DEFAULT_FILES_URL_TEMPLATE = '{site}/{section}/{yyyy}/{MM}/{slug}/';

@@ -2,8 +2,8 @@ import type { MicropubHandler, MicropubHandlerFactoryOptions } from '../contract
 import type { Config } from '../config/config.js';
 import { loadExport } from '../config/load-callable.js';
 import { ConfigError } from '../core/errors.js';
-import { createFilesHandlerFromConfig, type FilesHandlerLog } from './files-handler.js';
-import { createMemoryHandler } from './memory-handler.js';
+import { createFilesHandlerFromConfig, type FilesHandlerLog } from './handlers/files/handler.js';
+import { createMemoryHandler } from './handlers/memory.js';
 
 const REQUIRED_METHODS = ['createEntry', 'getEntry', 'updateEntry', 'deleteEntry', 'undeleteEntry', 'getConfig'] as const;
 

@@ -1,11 +1,13 @@
 /**
  * Helpers for hosts testing their integration with indiestack: the Micropub
- * handler conformance suite, the reference in-memory handler and a manual
- * clock. Never imported by runtime code.
+ * handler conformance suite, the reference in-memory handler, the rules the
+ * built-in handlers share (post types, queries, update order) for authors of
+ * host handlers, and a manual clock. Never imported by runtime code.
  * @module
  */
 export { createManualClock } from '../core/clock.js';
-export { createMemoryHandler, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES, type MemoryHandlerOptions } from '../micropub/memory-handler.js';
+export { createMemoryHandler, type MemoryHandlerOptions } from '../micropub/handlers/memory.js';
+export { applyUpdate, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES } from '../micropub/handlers/entry-rules.js';
 export {
   describeMicropubHandlerContract,
   type ContractExpectation,

@@ -14,7 +14,7 @@ import { profileUrlKey } from '../../src/core/url.js';
 import { indieweb } from '../../src/http/plugin.js';
 import type { DatabaseHandle } from '../../src/storage/connect.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
-import { createMemoryHandler } from '../../src/micropub/memory-handler.js';
+import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';
 import { buildTestApp, TEST_SECRET } from './app.js';
 import { openTestDatabase, type TestDatabase } from './databases.js';
 import { CLIENT_ID, ME } from './indieauth.js';

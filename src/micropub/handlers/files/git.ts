@@ -3,15 +3,18 @@
  * directory is (inside) a git repository, and optionally a push. git runs
  * through `execFile` with argument arrays, never a shell. A failed commit or
  * push never undoes the file: the paths and the push stay pending and are
- * retried with the next operation.
+ * retried with the next operation. Commit messages name the operation, the
+ * post type and the post (`Create note "Hello world"`).
  * @module
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { FilesGitMode } from '../config/config.js';
-import { isInside } from './files-templates.js';
+import type { FilesGitMode } from '../../../config/config.js';
+import type { MicropubProperties } from '../../../contracts/micropub-types.js';
+import { isInside } from './site-directory.js';
+import { firstString } from './templates.js';
 
 /** The logger the handler reports to (a pino or Fastify logger fits). */
 export interface FilesHandlerLog {
@@ -69,6 +72,38 @@ interface GitResult {
 export function commitSubject(text: string): string {
   const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
   return clean.length > 72 ? `${clean.slice(0, 71)}…` : clean;
+}
+
+/** How much of a name or content the commit label is made from. */
+const LABEL_SOURCE_CHARS = 2000;
+
+/** What a commit message calls the entry: its name, the start of its content, the URL it responds to, or its slug. */
+function labelOf(properties: MicropubProperties, slug: string): string {
+  const content = properties.content?.[0];
+  const fields = typeof content === 'object' && content !== null ? (content as Record<string, unknown>) : {};
+  // the label needs 50 characters: only the start of the content is looked at, and tags are dropped with an
+  // expression that cannot backtrack (`[^<>]`), so `<<<<…` costs one pass instead of quadratic time
+  const contentText =
+    typeof content === 'string' ? content : typeof fields.value === 'string' ? fields.value : typeof fields.html === 'string' ? fields.html.slice(0, LABEL_SOURCE_CHARS).replace(/<[^<>]*>/g, ' ') : '';
+  const label =
+    firstString(properties.name) ??
+    firstString([contentText]) ??
+    firstString(properties['like-of']) ??
+    firstString(properties['repost-of']) ??
+    firstString(properties['bookmark-of']) ??
+    firstString(properties['in-reply-to']) ??
+    slug;
+  const oneLine = label.slice(0, LABEL_SOURCE_CHARS).replace(/\s+/g, ' ').trim();
+  const chars = [...oneLine];
+  if (chars.length <= 50) return oneLine;
+  const cut = chars.slice(0, 49).join('');
+  const space = cut.lastIndexOf(' ');
+  return `${space > 30 ? cut.slice(0, space) : cut}…`;
+}
+
+/** The commit message of one operation on a post, e.g. `Create note "Hello world"`. */
+export function commitMessage(verb: string, postType: string, properties: MicropubProperties, slug: string): string {
+  return commitSubject(`${verb} ${postType} "${labelOf(properties, slug)}"`);
 }
 
 export function createGitPublisher(options: GitPublisherOptions): GitPublisher {

@@ -8,9 +8,9 @@
  */
 import * as TOML from 'smol-toml';
 import { parseDocument, stringify as stringifyYaml } from 'yaml';
-import type { FilesFrontMatterFormat } from '../config/config.js';
-import { HandlerValueError } from '../contracts/handler-errors.js';
-import type { MicropubProperties } from '../contracts/micropub-types.js';
+import type { FilesFrontMatterFormat } from '../../../config/config.js';
+import { HandlerValueError } from '../../../contracts/handler-errors.js';
+import type { MicropubProperties } from '../../../contracts/micropub-types.js';
 
 /** A post read from or written to a file. */
 export interface PostDocument {

@@ -7,10 +7,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { DEFAULT_FILES_SECTIONS, type FilesTemplates } from '../config/config.js';
-import { filesTemplateProblems, filesUserDirProblem, splitFilesTemplate } from '../config/env.js';
-import type { HostUser } from '../contracts/accounts.js';
-import type { MicropubProperties } from '../contracts/micropub-types.js';
+import { DEFAULT_FILES_SECTIONS, type FilesTemplates } from '../../../config/config.js';
+import type { HostUser } from '../../../contracts/accounts.js';
+import type { MicropubProperties } from '../../../contracts/micropub-types.js';
+import { isInside } from './site-directory.js';
+import { filesTemplateProblems, filesUserDirProblem, splitFilesTemplate } from './template-rules.js';
 
 /** The post types the files handler knows: the built-in list, each with its default `{section}`. */
 export const FILES_POST_TYPES: readonly string[] = Object.freeze(Object.keys(DEFAULT_FILES_SECTIONS));
@@ -31,7 +32,8 @@ export interface TemplateValues {
   readonly slug: string;
 }
 
-const firstString = (values: readonly unknown[] | undefined): string | undefined => values?.find((value): value is string => typeof value === 'string' && value.trim() !== '');
+/** The first non-blank string among a property's values. */
+export const firstString = (values: readonly unknown[] | undefined): string | undefined => values?.find((value): value is string => typeof value === 'string' && value.trim() !== '');
 
 /**
  * The post type of an entry, from its properties (a simplified Post Type
@@ -104,12 +106,6 @@ export function userDirectory(contentDir: string, template: string, user: HostUs
   const dir = path.resolve(contentDir, relative);
   if (!isInside(dir, contentDir) || dir === contentDir) throw new Error(`files handler: the site directory of ${user.id} would leave the content directory`);
   return dir;
-}
-
-/** True when `child` is `parent` or lies below it (both absolute, already resolved). */
-export function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
 }
 
 /** Date variables from a `published` value as written (the author's local date), else from `now` in UTC. */

@@ -1,0 +1,76 @@
+/**
+ * What every built-in content handler agrees on about entries: the post
+ * types and queries they advertise, and how an update changes an entry's
+ * properties. `indiestack/testing` offers the same to authors of host
+ * handlers, so theirs can answer exactly as ours do.
+ * @see SPEC.md "Handler contract"
+ * @module
+ */
+import type { MicropubProperties, PostType, UpdateOperations } from '../../contracts/micropub-types.js';
+import { stableStringify } from '../../core/list-params.js';
+
+/** @see SPEC.md "Handler contract" (built-in handler post types) */
+export const BUILT_IN_POST_TYPES: readonly PostType[] = Object.freeze([
+  { type: 'note', name: 'Note', properties: ['content'] },
+  { type: 'article', name: 'Article', properties: ['name', 'content'] },
+  { type: 'photo', name: 'Photo', properties: ['photo', 'content', 'category'] },
+  { type: 'audio', name: 'Audio', properties: ['audio', 'content', 'category'] },
+  { type: 'video', name: 'Video', properties: ['video', 'content', 'category'] },
+  { type: 'reply', name: 'Reply', properties: ['in-reply-to', 'content'] },
+  { type: 'bookmark', name: 'Bookmark', properties: ['bookmark-of', 'name', 'content'] },
+  { type: 'like', name: 'Like', properties: ['like-of'] },
+  { type: 'repost', name: 'Repost', properties: ['repost-of'] },
+  { type: 'event', name: 'Event', properties: ['name', 'summary', 'description', 'start', 'end', 'location', 'category', 'url', 'published'] },
+  { type: 'rsvp', name: 'RSVP', properties: ['rsvp', 'in-reply-to', 'name', 'content'] },
+]);
+
+/** The query names the built-in handlers support and advertise. */
+export const BUILT_IN_QUERIES: readonly string[] = Object.freeze(['config', 'source', 'syndicate-to', 'category', 'channel', 'media-endpoint', 'post-types']);
+
+/** A deep copy of JSON-shaped data (Micropub properties); several times cheaper than structuredClone for small values. */
+export function cloneJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
+  // defined, not assigned: a key named __proto__ stays an own property and never becomes a prototype
+  return Object.fromEntries(Object.keys(value).map((key) => [key, cloneJson((value as Record<string, unknown>)[key])])) as T;
+}
+
+/**
+ * The properties an entry has after an update: `replace` first (an empty
+ * list removes the property), then `add` (appends), then `delete` (a list of
+ * names removes whole properties; a map removes single values, compared as
+ * key-sorted JSON, and a property left empty disappears).
+ *
+ * Neither argument is changed. Values taken from `operations` are copied
+ * with `copy` (default {@link cloneJson}), so the result never shares them
+ * with the caller; lists left untouched are the ones in `current`.
+ *
+ * @example
+ * ```ts
+ * applyUpdate({ content: ['a'], category: ['x', 'y'] }, { replace: { content: ['b'] }, delete: { category: ['x'] } });
+ * // → { content: ['b'], category: ['y'] }
+ * ```
+ * @see SPEC.md "Micropub endpoint" (update)
+ */
+export function applyUpdate(current: MicropubProperties, operations: UpdateOperations, copy: <T>(value: T) => T = cloneJson): MicropubProperties {
+  const properties = new Map<string, unknown[]>(Object.entries(current));
+  for (const [name, values] of Object.entries(operations.replace ?? {})) {
+    if (values.length === 0) properties.delete(name);
+    else properties.set(name, copy(values));
+  }
+  for (const [name, values] of Object.entries(operations.add ?? {})) {
+    properties.set(name, [...(properties.get(name) ?? []), ...copy(values)]);
+  }
+  const deletions = operations.delete;
+  if (Array.isArray(deletions)) {
+    for (const name of deletions) properties.delete(name);
+  } else if (deletions !== undefined) {
+    for (const [name, values] of Object.entries(deletions as MicropubProperties)) {
+      const drop = new Set(values.map((value) => stableStringify(value)));
+      const kept = (properties.get(name) ?? []).filter((value) => !drop.has(stableStringify(value)));
+      if (kept.length === 0) properties.delete(name);
+      else properties.set(name, kept);
+    }
+  }
+  return Object.fromEntries(properties) as MicropubProperties;
+}
