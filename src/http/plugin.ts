@@ -231,6 +231,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     },
     ownership,
     limits: config.webmentionLimits,
+    transact: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, options.database.dialect) })),
     onEnqueued: () => worker?.wake(),
     onListenerError: (error) => app.log.error({ err: error }, 'webmention_received listener failed'),
   });

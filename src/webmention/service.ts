@@ -64,12 +64,19 @@ export function createWebmentionService(deps: {
   ownership: WebmentionOwnership;
   /** @defaultValue no limits */
   limits?: WebmentionLimits;
+  /**
+   * Runs the record's upsert and its job's enqueue in one transaction, so a
+   * mention is never stored without the job that checks it.
+   * @defaultValue the two repositories above, without a transaction
+   */
+  transact?: <T>(work: (repositories: { webmentions: WebmentionsRepository; jobs: JobsRepository }) => Promise<T>) => Promise<T>;
   /** Called after a job is queued, to start it soon. */
   onEnqueued?: () => void;
   onListenerError?: (error: unknown) => void;
 }) {
   const { webmentions, jobs, processor, events, clock, baseUrl, ownership } = deps;
   const limits = deps.limits ?? NO_LIMITS;
+  const transact = deps.transact ?? ((work) => work({ webmentions, jobs }));
   const now = () => clock.now().toISOString();
   const statusUrl = (id: string) => `${baseUrl}/indieweb/webmention/${id}`;
   const limiter = (perMinute: number | null): FixedWindowLimiter | null =>
@@ -137,11 +144,12 @@ export function createWebmentionService(deps: {
 
       const ownerId = await ownership.ownerOf(target.href);
       const at = now();
-      const { record, created } = await webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, targetHost, ownerId, now: at });
-      if (record.status !== 'spam') {
-        await jobs.enqueue({ id: randomId(), kind: VERIFY_JOB, ref: record.id, now: at });
-        deps.onEnqueued?.();
-      }
+      const { record, created } = await transact(async (store) => {
+        const stored = await store.webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, targetHost, ownerId, now: at });
+        if (stored.record.status !== 'spam') await store.jobs.enqueue({ id: randomId(), kind: VERIFY_JOB, ref: stored.record.id, now: at });
+        return stored;
+      });
+      if (record.status !== 'spam') deps.onEnqueued?.();
       try {
         events.emit('webmention_received', { id: record.id, source: record.source, target: record.target, statusUrl: statusUrl(record.id), isNew: created, receivedAt: at });
       } catch (error) {

@@ -7,6 +7,7 @@
  * the admin list filters by owner in SQL, with pages.
  */
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobsRepository } from '../../src/storage/repositories/jobs.js';
 import { createWebmentionsRepository } from '../../src/storage/repositories/webmentions.js';
@@ -227,6 +228,34 @@ for (const dialect of DIALECTS) {
       expect(acceptedCount).toBeGreaterThanOrEqual(1000);
       expect(acceptedCount).toBeLessThanOrEqual(1000 + BATCH);
       expect(await stored(t)).toEqual({ rows: acceptedCount, jobs: acceptedCount });
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`POST /indieweb/webmention/ stores the mention and its job together on ${dialect}`, () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await buildTestApp({ dialect });
+    });
+    afterAll(async () => t.close());
+
+    it('when queuing the job fails, the mention is not stored either (500, nothing half-written)', async () => {
+      // the database refuses new jobs, as a full disk or a lost connection would between the two writes
+      if (dialect === 'sqlite') {
+        await sql`create trigger refuse_jobs before insert on indieweb_job begin select raise(abort, 'jobs refused'); end`.execute(t.database.db);
+      } else {
+        await sql`create function refuse_jobs() returns trigger language plpgsql as $$ begin raise exception 'jobs refused'; end $$`.execute(t.database.db);
+        await sql`create trigger refuse_jobs before insert on indieweb_job for each row execute function refuse_jobs()`.execute(t.database.db);
+      }
+      const refused = await submit(t, 'https://source.example/post', `${SITE}/indieweb/`);
+      expect(refused.statusCode).toBe(500);
+      expect(await stored(t)).toEqual({ rows: 0, jobs: 0 });
+
+      await sql`drop trigger refuse_jobs${sql.raw(dialect === 'sqlite' ? '' : ' on indieweb_job')}`.execute(t.database.db);
+      const later = await submit(t, 'https://source.example/post', `${SITE}/indieweb/`);
+      expect(later.statusCode).toBe(201);
+      expect(await stored(t)).toEqual({ rows: 1, jobs: 1 });
     });
   });
 }
