@@ -6,10 +6,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
 import { isSafeReturnPath } from '../core/url.js';
-import { clearCookie, setCookie } from '../http/cookies.js';
-import { csrfTokenFor, isValidCsrf } from '../http/csrf.js';
-import { html, sendPage, type SafeHtml } from '../http/html.js';
-import { CSRF_FIELD } from './csrf.js';
+import { clearCookie, setCookie } from '../web/cookies.js';
+import { csrfTokenFor, isValidCsrf } from '../web/csrf.js';
+import { html, sendPage, type SafeHtml } from '../web/html.js';
+import { CSRF_FIELD } from '../web/csrf-token.js';
 import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
 
 const HOME_PATH = '/indieweb/';

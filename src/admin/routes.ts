@@ -5,12 +5,12 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CSRF_FIELD } from '../accounts/csrf.js';
+import { CSRF_FIELD } from '../web/csrf-token.js';
 import type { HostUser } from '../contracts/accounts.js';
 import { isIndieWebError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
-import { csrfTokenFor, isValidCsrf } from '../http/csrf.js';
-import { html, sendPage, type SafeHtml } from '../http/html.js';
+import { csrfTokenFor, isValidCsrf } from '../web/csrf.js';
+import { html, sendPage, type SafeHtml } from '../web/html.js';
 import { HCardValidationError, type HCardProblem } from '../profile/h-card.js';
 import type { HCard } from '../storage/repositories/profiles.js';
 import type { WebmentionStatus } from '../storage/repositories/webmentions.js';

@@ -14,7 +14,7 @@ import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { UrlPolicyCheck } from '../micropub/url-policy.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
-import type { Signer } from '../accounts/signing.js';
+import type { Signer } from '../core/signing.js';
 import type { UserService } from '../accounts/user-service.js';
 import type { TokenService } from '../indieauth/token-service.js';
 import type { AuthorizationService } from '../indieauth/authorize.js';

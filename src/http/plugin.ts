@@ -36,7 +36,7 @@ import { micropubRoutes } from '../micropub/routes.js';
 import { createUrlPolicyCheck } from '../micropub/url-policy.js';
 import fp from 'fastify-plugin';
 import { accountRoutes } from '../accounts/routes.js';
-import { createSigner } from '../accounts/signing.js';
+import { createSigner } from '../core/signing.js';
 import { createStandaloneAccounts } from '../accounts/standalone-accounts.js';
 import { createUserService } from '../accounts/user-service.js';
 import type { Config } from '../config/config.js';
@@ -62,10 +62,10 @@ import type { DatabaseHandle } from '../storage/connect.js';
 import { createTokensRepository } from '../storage/repositories/tokens.js';
 import { createUsersRepository } from '../storage/repositories/users.js';
 import './augment.js';
-import { deferJsonErrors, registerBodyParsers } from './body-parsers.js';
+import { deferJsonErrors, registerBodyParsers } from '../web/body-parsers.js';
 import type { IndieWebContext } from './context.js';
-import { closeUnreadBodies } from './client-errors.js';
-import { defaultErrorHandler } from './error-handler.js';
+import { closeUnreadBodies } from '../web/client-errors.js';
+import { defaultErrorHandler } from '../web/error-handler.js';
 
 export interface IndieWebPluginOptions {
   /** An open, migrated database (see `createDatabase` and `migrateToLatest`). */

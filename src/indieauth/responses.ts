@@ -6,8 +6,8 @@
 import accepts from 'accepts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError, MalformedClientError } from '../core/errors.js';
-import { statusOf, unavailable } from '../http/error-handler.js';
-import { sendText } from '../http/reply.js';
+import { statusOf, unavailable } from '../web/error-handler.js';
+import { sendText } from '../web/reply.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';

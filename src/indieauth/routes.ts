@@ -5,17 +5,17 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CSRF_FIELD } from '../accounts/csrf.js';
+import { CSRF_FIELD } from '../web/csrf-token.js';
 import type { HostUser } from '../contracts/accounts.js';
 import { constantTimeEqual } from '../core/crypto.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
 import { InvalidRequestError, isIndieWebError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
-import { isValidCsrf, csrfTokenFor } from '../http/csrf.js';
-import { html, sendPage } from '../http/html.js';
-import { methodNotAllowed } from '../http/method-not-allowed.js';
-import { sendText } from '../http/reply.js';
+import { isValidCsrf, csrfTokenFor } from '../web/csrf.js';
+import { html, sendPage } from '../web/html.js';
+import { methodNotAllowed } from '../web/method-not-allowed.js';
+import { sendText } from '../web/reply.js';
 import type { AuthorizationRequest } from './authorize.js';
 import { hostOf, ownProfileUrl } from './authorize.js';
 import { consentBody, notYourProfileBody } from './consent-page.js';

@@ -12,10 +12,10 @@ import type { HostUser } from '../contracts/accounts.js';
 import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
-import { UnreadableJsonBody } from '../http/body-parsers.js';
-import { methodNotAllowed } from '../http/method-not-allowed.js';
+import { UnreadableJsonBody } from '../web/body-parsers.js';
+import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { callHandler } from '../micropub/call-handler.js';
-import { sendText } from '../http/reply.js';
+import { sendText } from '../web/reply.js';
 
 const FILE_NAME = /^[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
 

@@ -5,9 +5,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError } from '../core/errors.js';
-import { statusOf, unavailable } from '../http/error-handler.js';
+import { statusOf, unavailable } from '../web/error-handler.js';
 import { replyToBearerError } from '../indieauth/responses.js';
-import { sendText } from '../http/reply.js';
+import { sendText } from '../web/reply.js';
 
 /**
  * 401/403 as the bearer guard says; 400, 413, 415 `invalid_request` and 501

@@ -8,7 +8,7 @@ import type { BearerAuth } from '../indieauth/bearer.js';
 import type { HostUser } from '../contracts/accounts.js';
 import { entryHostsOf } from '../core/entry-hosts.js';
 import { readParam } from '../core/params.js';
-import { methodNotAllowed } from '../http/method-not-allowed.js';
+import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from './actions.js';
 import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request.js';
 import { createConfigText, runConfigQuery, runSourceQuery } from './queries.js';

@@ -4,11 +4,11 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
-import { html, SafeHtml, sendPage } from '../http/html.js';
+import { html, SafeHtml, sendPage } from '../web/html.js';
 import { metadataUrl } from '../indieauth/metadata.js';
 import { prefersJson } from '../indieauth/responses.js';
 import { linkTags, renderHCard } from './template-helpers.js';
-import { sendText } from '../http/reply.js';
+import { sendText } from '../web/reply.js';
 
 export async function profileRoutes(app: FastifyInstance): Promise<void> {
   const ctx = app.indieweb;
