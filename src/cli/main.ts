@@ -93,7 +93,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
       run(async () => {
         const config = configFrom(io, options);
         // the server (Fastify and every feature) loads only for serve, so other commands start fast
-        const { createServer } = await import('../http/server.js');
+        const { createServer } = await import('../app/server.js');
         const { app } = await createServer({ config });
         const closed = new Promise<void>((resolve) => app.addHook('onClose', async () => resolve()));
         // SIGTERM/SIGINT: stop accepting, let requests in flight finish for up to INDIEWEB_SHUTDOWN_TIMEOUT seconds,

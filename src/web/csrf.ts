@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CSRF_COOKIE, issueCsrfToken, verifyCsrfToken } from './csrf-token.js';
 import { randomToken } from '../core/crypto.js';
 import { readCookie, setCookie } from './cookies.js';
-import type { IndieWebContext } from '../http/context.js';
+import type { IndieWebContext } from '../app/context.js';
 
 const NONCE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/env.js';
 import { createManualClock } from '../../src/core/clock.js';
 import { registerBodyParsers } from '../../src/web/body-parsers.js';
 import { defaultErrorHandler } from '../../src/web/error-handler.js';
-import { createServer } from '../../src/http/server.js';
+import { createServer } from '../../src/app/server.js';
 import { replyToBearerError } from '../../src/indieauth/responses.js';
 import type { DialectName } from '../../src/storage/connect.js';
 import { TEST_SECRET } from '../helpers/app.js';
