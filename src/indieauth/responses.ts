@@ -3,25 +3,18 @@
  * @see SPEC.md "Errors" (Authorization endpoint, Token endpoint, Micropub and media)
  * @module
  */
-import accepts from 'accepts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError, MalformedClientError } from '../core/errors.js';
 import { statusOf, unavailable } from '../web/error-handler.js';
-import { sendText } from '../web/reply.js';
-
-const FORM = 'application/x-www-form-urlencoded';
-const JSON_TYPE = 'application/json';
-
-/** True when the client prefers JSON over form encoding: JSON ranks higher in its Accept header (`*\/*` or no header: form). */
-export function prefersJson(request: FastifyRequest): boolean {
-  return accepts(request.raw).type([FORM, JSON_TYPE]) === JSON_TYPE;
-}
+import { prefersJson } from '../web/negotiation.js';
+import { sendJson, sendText } from '../web/reply.js';
+import { sendResourceAuthError } from './bearer.js';
 
 /** A form-encoded (or, on request, JSON) body with an explicit content type. */
 export function sendFields(request: FastifyRequest | 'json', reply: FastifyReply, status: number, fields: Readonly<Record<string, string | number>>): FastifyReply {
-  if (request === 'json' || prefersJson(request)) return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(fields));
+  if (request === 'json' || prefersJson(request)) return sendJson(reply, status, fields);
   const body = new URLSearchParams(Object.entries(fields).map(([key, value]): [string, string] => [key, String(value)])).toString();
-  return reply.code(status).header('content-type', `${FORM}; charset=utf-8`).send(body);
+  return reply.code(status).header('content-type', 'application/x-www-form-urlencoded; charset=utf-8').send(body);
 }
 
 
@@ -80,23 +73,6 @@ export const codeVerificationErrorHandler = backChannelError((error) => {
 });
 
 /**
- * The resource servers' (Micropub, media, token verification) answers to
- * bearer problems. Returns null for other errors.
- * @see SPEC.md "Authentication" 2 and 3
- */
-export function sendResourceAuthError(reply: FastifyReply, status: 401 | 403, code?: string): FastifyReply {
-  if (status === 401) {
-    return reply
-      .code(401)
-      .header('content-type', 'text/plain; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('www-authenticate', 'Bearer')
-      .send('authentication error');
-  }
-  return sendText(reply, 403, code === 'invalid_client' ? 'invalid_client' : 'authorization error');
-}
-
-/**
  * The RFC 6750 answer of the endpoints beyond SPEC.md (userinfo,
  * introspection): a JSON body and a `WWW-Authenticate` header naming the
  * error; a request that presented no token at all gets no error code.
@@ -122,13 +98,4 @@ export function sendInvalidClientBasic(reply: FastifyReply): FastifyReply {
     .header('cache-control', 'no-store')
     .header('www-authenticate', 'Basic realm="indiestack"')
     .send(JSON.stringify({ error: 'invalid_client' }));
-}
-
-/** Maps a bearer-guard error to its answer, or returns null when the error is not one. */
-export function replyToBearerError(error: unknown, reply: FastifyReply): FastifyReply | null {
-  if (!isIndieWebError(error)) return null;
-  if (error.code === 'authentication_error') return sendResourceAuthError(reply, 401);
-  if (error.code === 'insufficient_scope') return sendResourceAuthError(reply, 403);
-  if (error.code === 'invalid_client') return sendResourceAuthError(reply, 403, 'invalid_client');
-  return null;
 }

@@ -15,18 +15,17 @@ import { appendQuery, readParam } from '../core/params.js';
 import { isValidCsrf, csrfTokenFor } from '../web/csrf.js';
 import { html, sendPage } from '../web/html.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
-import { sendText } from '../web/reply.js';
+import { prefersJson } from '../web/negotiation.js';
+import { sendJson, sendText } from '../web/reply.js';
 import type { AuthorizationRequest } from './authorize.js';
 import { hostOf, ownProfileUrl } from './authorize.js';
 import { consentBody, notYourProfileBody } from './consent-page.js';
 import type { ClientInfo } from './client-info.js';
-import { basicCredentialsFromHeader, tokenFromAuthorizationHeader } from './bearer.js';
+import { basicCredentialsFromHeader, replyToBearerError, tokenFromAuthorizationHeader } from './bearer.js';
 import { parseCodeRedemption } from './exchange.js';
 import {
   authorizationErrorHandler,
-  prefersJson,
   codeVerificationErrorHandler,
-  replyToBearerError,
   sendFields,
   oauthErrorHandler,
   sendInvalidClientBasic,
@@ -162,7 +161,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       request.log.info({ clientId: redeemed.code.clientId }, 'authorization code verified');
       reply.header('cache-control', 'no-store');
       const profile = prefersJson(request) ? await profileFor(redeemed.user, redeemed.code.scope) : null;
-      if (profile !== null) return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ me: redeemed.code.me, profile }));
+      if (profile !== null) return sendJson(reply, 200, { me: redeemed.code.me, profile });
       return sendFields(request, reply, 200, { me: redeemed.code.me });
     });
   });
@@ -206,10 +205,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       // DESIGN: JSON (200, with token_type) only for a client that prefers it; SPEC's 201 form otherwise
       if (options.json !== true && !prefersJson(request)) return sendFields(request, reply, 201, refreshToken === null ? fields : { ...fields, refresh_token: refreshToken });
       const profile = await profileFor(issued.user, record.scope);
-      return reply
-        .code(200)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify({ ...fields, token_type: 'Bearer', ...(refreshToken === null ? {} : { refresh_token: refreshToken }), ...(profile === null ? {} : { profile }) }));
+      return sendJson(reply, 200, { ...fields, token_type: 'Bearer', ...(refreshToken === null ? {} : { refresh_token: refreshToken }), ...(profile === null ? {} : { profile }) });
     }
 
     async function revokeAndAnswer(request: FastifyRequest, reply: FastifyReply) {
@@ -239,7 +235,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
 
     async function introspect(request: FastifyRequest, reply: FastifyReply) {
       reply.header('cache-control', 'no-store');
-      const inactive = () => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"active":false}');
+      const inactive = () => sendJson(reply, 200, { active: false });
       const secret = ctx.config.introspectionSecret;
       // RFC 7662 2.1: a resource server may also authenticate as a confidential client (client_secret_basic, the secret as its password)
       const basic = basicCredentialsFromHeader(request.headers.authorization);
@@ -257,7 +253,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       if (valid === null || (!isResourceServer && valid.user.id !== callerToken?.user.id)) return inactive();
       const body: Record<string, unknown> = { active: true, me: valid.token.me, client_id: valid.token.clientId, scope: valid.token.scope, iat: Math.floor(Date.parse(valid.token.createdAt) / 1000) };
       if (valid.token.expiresAt !== null) body.exp = Math.floor(Date.parse(valid.token.expiresAt) / 1000);
-      return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+      return sendJson(reply, 200, body);
     }
 
     back.get('/userinfo', async (request, reply) => {

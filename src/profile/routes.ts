@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { html, SafeHtml, sendPage } from '../web/html.js';
 import { metadataUrl } from '../indieauth/metadata.js';
-import { prefersJson } from '../indieauth/responses.js';
+import { prefersJson } from '../web/negotiation.js';
 import { linkTags, renderHCard } from './template-helpers.js';
 import { sendText } from '../web/reply.js';
 

@@ -10,7 +10,7 @@ import { readParam } from '../core/params.js';
 import { html, sendPage } from '../web/html.js';
 import { statusOf, unavailable } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
-import { prefersJson } from '../indieauth/responses.js';
+import { prefersJson } from '../web/negotiation.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { sendText } from '../web/reply.js';
 

@@ -10,7 +10,7 @@ import { createManualClock } from '../../src/core/clock.js';
 import { registerBodyParsers } from '../../src/web/body-parsers.js';
 import { defaultErrorHandler } from '../../src/web/error-handler.js';
 import { createServer } from '../../src/app/server.js';
-import { replyToBearerError } from '../../src/indieauth/responses.js';
+import { replyToBearerError } from '../../src/indieauth/bearer.js';
 import type { DialectName } from '../../src/storage/connect.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
