@@ -3,7 +3,7 @@
  * @see SPEC.md "POST create", "POST actions"
  * @module
  */
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../config/config.js';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../core/request-limits.js';
 import type { MicropubProperties, NewEntry } from '../contracts/micropub-types.js';
 import { InvalidRequestError } from '../core/errors.js';
 import { UnreadableJsonBody } from '../web/body-parsers.js';
