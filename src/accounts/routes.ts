@@ -4,32 +4,44 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { HostUser } from '../contracts/accounts.js';
+import type { Accounts, HostUser } from '../contracts/accounts.js';
+import type { Clock } from '../core/clock.js';
+import type { Signer } from '../core/signing.js';
 import { isSafeReturnPath } from '../core/url.js';
 import { clearCookie, setCookie } from '../web/cookies.js';
-import { csrfTokenFor, isValidCsrf } from '../web/csrf.js';
+import type { Csrf } from '../web/csrf.js';
 import { html, sendPage, type SafeHtml } from '../web/html.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
 import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
+import type { UserService } from './user-service.js';
 
 const HOME_PATH = '/indieweb/';
 
-export async function accountRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = app.indieweb;
-  const users = ctx.users;
-  if (users === null) return;
+export interface AccountRoutesDeps {
+  readonly accounts: Accounts;
+  readonly users: UserService;
+  readonly csrf: Csrf;
+  readonly signer: Signer;
+  readonly clock: Clock;
+  readonly baseUrl: string;
+  /** Session cookies carry `Secure` (the base URL is https). */
+  readonly secureCookies: boolean;
+}
+
+export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDeps): Promise<void> {
+  const { accounts, users, csrf, signer, clock, baseUrl, secureCookies } = deps;
 
   const returnPathOf = (value: unknown): string => (typeof value === 'string' && isSafeReturnPath(value) ? value : HOME_PATH);
 
   function loginPage(request: FastifyRequest, reply: FastifyReply, status: number, options: { returnTo: string; username?: string; message?: SafeHtml }) {
-    const csrf = csrfTokenFor(ctx, request, reply, null);
+    const csrfToken = csrf.tokenFor(request, reply, null);
     return sendPage(reply, status, {
       title: 'Sign in',
       body: html`<main>
 <h1>Sign in</h1>
 ${options.message ?? ''}
 <form method="post" action="/indieweb/login/">
-<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
+<input type="hidden" name="${CSRF_FIELD}" value="${csrfToken}">
 <input type="hidden" name="return_to" value="${options.returnTo}">
 <label for="username">User name</label>
 <input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" required value="${options.username ?? ''}">
@@ -44,8 +56,8 @@ ${options.message ?? ''}
   app.get('/login/', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const returnTo = returnPathOf(query.return_to);
-    const user = await ctx.accounts.currentUser(request);
-    if (user !== null) return reply.redirect(`${ctx.config.baseUrl}${returnTo}`, 303);
+    const user = await accounts.currentUser(request);
+    if (user !== null) return reply.redirect(`${baseUrl}${returnTo}`, 303);
     return loginPage(request, reply, 200, { returnTo });
   });
 
@@ -53,7 +65,7 @@ ${options.message ?? ''}
     const body = (request.body ?? {}) as Record<string, unknown>;
     const returnTo = returnPathOf(body.return_to);
     const username = typeof body.username === 'string' ? body.username : '';
-    if (!isValidCsrf(ctx, request, null, body[CSRF_FIELD])) {
+    if (!csrf.isValid(request, null, body[CSRF_FIELD])) {
       request.log.info('login rejected: csrf token missing or expired');
       return loginPage(request, reply, 403, { returnTo, username, message: html`<p class="error" role="alert">The form expired. Please sign in again.</p>` });
     }
@@ -67,20 +79,20 @@ ${options.message ?? ''}
         message: html`<p class="error" role="alert">Sign-in failed. Check the user name and the password.</p>`,
       });
     }
-    setCookie(reply, SESSION_COOKIE, encodeSession(ctx.signer, { userId: user.id, epoch: user.sessionEpoch, expiresAt: Math.floor(ctx.clock.now().getTime() / 1000) + SESSION_LIFETIME_S }), {
-      secure: ctx.secureCookies,
+    setCookie(reply, SESSION_COOKIE, encodeSession(signer, { userId: user.id, epoch: user.sessionEpoch, expiresAt: Math.floor(clock.now().getTime() / 1000) + SESSION_LIFETIME_S }), {
+      secure: secureCookies,
       maxAge: SESSION_LIFETIME_S,
     });
     request.log.info({ userId: user.id }, 'signed in');
-    return reply.redirect(`${ctx.config.baseUrl}${returnTo}`, 303);
+    return reply.redirect(`${baseUrl}${returnTo}`, 303);
   });
 
   const logoutForm = (request: FastifyRequest, reply: FastifyReply, user: HostUser, label = 'Sign out') =>
-    html`<form method="post" action="/indieweb/logout/"><input type="hidden" name="${CSRF_FIELD}" value="${csrfTokenFor(ctx, request, reply, user.id)}"><button type="submit">${label}</button></form>`;
+    html`<form method="post" action="/indieweb/logout/"><input type="hidden" name="${CSRF_FIELD}" value="${csrf.tokenFor(request, reply, user.id)}"><button type="submit">${label}</button></form>`;
 
   app.get('/logout/', async (request, reply) => {
-    const user = await ctx.accounts.currentUser(request);
-    if (user === null) return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
+    const user = await accounts.currentUser(request);
+    if (user === null) return reply.redirect(`${baseUrl}/indieweb/login/`, 303);
     return sendPage(reply, 200, {
       title: 'Sign out',
       body: html`<main><h1>Sign out</h1><p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}</main>`,
@@ -88,27 +100,27 @@ ${options.message ?? ''}
   });
 
   app.post('/logout/', async (request, reply) => {
-    const user = await ctx.accounts.currentUser(request);
+    const user = await accounts.currentUser(request);
     const body = (request.body ?? {}) as Record<string, unknown>;
-    if (user !== null && !isValidCsrf(ctx, request, user.id, body[CSRF_FIELD])) {
+    if (user !== null && !csrf.isValid(request, user.id, body[CSRF_FIELD])) {
       return sendPage(reply, 403, {
         title: 'Sign out',
         body: html`<main><h1>Sign out</h1><p class="error" role="alert">The form expired. Please try again.</p>${logoutForm(request, reply, user)}</main>`,
       });
     }
-    clearCookie(reply, SESSION_COOKIE, { secure: ctx.secureCookies });
+    clearCookie(reply, SESSION_COOKIE, { secure: secureCookies });
     if (user !== null) {
       // sessions are signed cookies with a per-account epoch: ending this one on the server ends every session of the
       // account, so a copy of the cookie taken before sign-out opens nothing (issue 23 #9)
       await users.signOutEverywhere(user.id);
       request.log.info({ userId: user.id }, 'signed out');
     }
-    return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
+    return reply.redirect(`${baseUrl}/indieweb/login/`, 303);
   });
 
   app.get('/', async (request, reply) => {
-    const user = await ctx.accounts.currentUser(request);
-    if (user === null) return reply.redirect(ctx.accounts.loginUrl(HOME_PATH), 303);
+    const user = await accounts.currentUser(request);
+    if (user === null) return reply.redirect(accounts.loginUrl(HOME_PATH), 303);
     return sendPage(reply, 200, {
       title: 'Your indiestack',
       body: html`<nav><strong>indiestack</strong>${logoutForm(request, reply, user)}</nav>

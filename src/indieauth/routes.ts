@@ -6,23 +6,25 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CSRF_FIELD } from '../web/csrf-token.js';
-import type { HostUser } from '../contracts/accounts.js';
+import type { Accounts, HostUser } from '../contracts/accounts.js';
+import type { Config } from '../config/config.js';
+import type { Clock } from '../core/clock.js';
 import { constantTimeEqual } from '../core/crypto.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
 import { InvalidRequestError, isIndieWebError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
-import { isValidCsrf, csrfTokenFor } from '../web/csrf.js';
+import type { Csrf } from '../web/csrf.js';
 import { html, sendPage } from '../web/html.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
 import { sendJson, sendText } from '../web/reply.js';
-import type { AuthorizationRequest } from './authorize.js';
+import type { AuthorizationRequest, AuthorizationService } from './authorize.js';
 import { hostOf, ownProfileUrl } from './authorize.js';
 import { consentBody, notYourProfileBody } from './consent-page.js';
-import type { ClientInfo } from './client-info.js';
-import { basicCredentialsFromHeader, replyToBearerError, tokenFromAuthorizationHeader } from './bearer.js';
-import { parseCodeRedemption } from './exchange.js';
+import type { ClientInfo, ClientInfoFetcher } from './client-info.js';
+import { basicCredentialsFromHeader, replyToBearerError, tokenFromAuthorizationHeader, type BearerGuard } from './bearer.js';
+import { parseCodeRedemption, type ExchangeService } from './exchange.js';
 import {
   authorizationErrorHandler,
   codeVerificationErrorHandler,
@@ -32,7 +34,8 @@ import {
   sendOAuthBearerError,
   tokenErrorHandler,
 } from './responses.js';
-import { remainingLifetime } from './token-service.js';
+import type { ProfileService } from '../profile/service.js';
+import { remainingLifetime, type TokenService } from './token-service.js';
 
 class UnsupportedGrantTypeError extends InvalidRequestError {
   override readonly code = 'unsupported_grant_type' as 'invalid_request';
@@ -49,14 +52,30 @@ function authorizationPath(request: AuthorizationRequest): string {
   return `/indieweb/auth/?${new URLSearchParams(params).toString()}`;
 }
 
-export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = app.indieweb;
-  const { authorization, exchange, bearer, config } = ctx.indieauth;
+export interface IndieAuthRoutesDeps {
+  readonly authorization: AuthorizationService;
+  readonly exchange: ExchangeService;
+  readonly tokens: TokenService;
+  /** The resource guard, for token verification and userinfo. */
+  readonly bearer: BearerGuard;
+  /** What clients publish about themselves at their client_id. */
+  readonly clientInfo: ClientInfoFetcher;
+  readonly accounts: Accounts;
+  readonly profiles: ProfileService;
+  readonly csrf: Csrf;
+  readonly clock: Clock;
+  /** The `iss` of authorization responses: the base URL with a trailing slash. */
+  readonly issuer: string;
+  readonly config: Pick<Config, 'introspectionSecret' | 'trustProxy'>;
+}
+
+export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoutesDeps): Promise<void> {
+  const { authorization, exchange, tokens, bearer, clientInfo, accounts, profiles, csrf, clock, issuer, config } = deps;
 
   /** The `profile` object for a token with the `profile` scope (and `email` with the `email` scope); null without it. */
   async function profileFor(user: HostUser, scope: string): Promise<Record<string, string> | null> {
     if (!hasScope(scope, 'profile')) return null;
-    const card = (await ctx.profiles.get(user)).hCard;
+    const card = (await profiles.get(user)).hCard;
     const profile: Record<string, string> = {};
     const name = card.name?.[0];
     const url = card.url?.[0] ?? user.me[0];
@@ -76,7 +95,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
   };
 
   async function activeUser(request: FastifyRequest): Promise<HostUser | null> {
-    const user = await ctx.accounts.currentUser(request);
+    const user = await accounts.currentUser(request);
     return user !== null && user.isActive ? user : null;
   }
 
@@ -87,7 +106,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
    * ever sent to an address the client did not vouch for.
    */
   async function clientCheck(auth: AuthorizationRequest): Promise<{ info: ClientInfo | null; refused: boolean }> {
-    const info = await ctx.indieauth.clientInfo.get(auth.clientId);
+    const info = await clientInfo.get(auth.clientId);
     const crossHost = hostOf(auth.redirectUri).toLowerCase() !== hostOf(auth.clientId).toLowerCase();
     return { info, refused: crossHost && (info === null || !info.redirectUris.includes(auth.redirectUri)) };
   }
@@ -101,15 +120,15 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
   async function showConsent(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, user: HostUser, status = 200, expired = false) {
     const { info, refused } = await clientCheck(auth);
     if (refused) return refuseRedirect(request, reply, auth, info);
-    const csrf = csrfTokenFor(ctx, request, reply, user.id);
+    const csrfToken = csrf.tokenFor(request, reply, user.id);
     if (ownProfileUrl(user, auth.me) === null) {
       request.log.info({ clientId: auth.clientId }, 'authorization refused: me is not the signed-in account');
-      return sendPage(reply, 403, { title: 'Not your profile', body: notYourProfileBody({ request: auth, user, csrf }), formAction: formActionFor(auth) });
+      return sendPage(reply, 403, { title: 'Not your profile', body: notYourProfileBody({ request: auth, user, csrf: csrfToken }), formAction: formActionFor(auth) });
     }
     const notice = expired ? html`<p class="error" role="alert">The form expired. Please decide again.</p>` : undefined;
     return sendPage(reply, status, {
       title: 'Approve sign-in',
-      body: consentBody({ request: auth, user, csrf, client: info, ...(notice === undefined ? {} : { notice }) }),
+      body: consentBody({ request: auth, user, csrf: csrfToken, client: info, ...(notice === undefined ? {} : { notice }) }),
       formAction: formActionFor(auth),
     });
   }
@@ -121,15 +140,15 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     front.get('/auth/', async (request, reply) => {
       const auth = await authorization.validate(request.query);
       const user = await activeUser(request);
-      if (user === null) return reply.redirect(ctx.accounts.loginUrl(authorizationPath(auth)), 302);
+      if (user === null) return reply.redirect(accounts.loginUrl(authorizationPath(auth)), 302);
       return showConsent(request, reply, auth, user);
     });
 
     front.post('/auth/consent/', async (request, reply) => {
       const auth = await authorization.validate(request.body);
       const user = await activeUser(request);
-      if (user === null) return reply.redirect(ctx.accounts.loginUrl(authorizationPath(auth)), 303);
-      if (!isValidCsrf(ctx, request, user.id, readParam(request.body, CSRF_FIELD))) {
+      if (user === null) return reply.redirect(accounts.loginUrl(authorizationPath(auth)), 303);
+      if (!csrf.isValid(request, user.id, readParam(request.body, CSRF_FIELD))) {
         request.log.info('consent rejected: csrf token missing or expired');
         return showConsent(request, reply, auth, user, 403, true);
       }
@@ -140,14 +159,14 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       if (decision === 'deny') {
         request.log.info({ clientId: auth.clientId }, 'authorization denied');
         // RFC 9207: iss on error responses too
-        return reply.redirect(appendQuery(auth.redirectUri, { error: 'access_denied', state: auth.state, iss: config.issuer }), 302);
+        return reply.redirect(appendQuery(auth.redirectUri, { error: 'access_denied', state: auth.state, iss: issuer }), 302);
       }
       if (decision !== 'approve') throw new InvalidRequestError('decision must be approve or deny');
       const me = ownProfileUrl(user, auth.me);
       if (me === null) return showConsent(request, reply, auth, user);
       const code = await authorization.issueCode(auth, user, me);
       request.log.info({ clientId: auth.clientId, userId: user.id, scope: auth.scope }, 'authorization code issued');
-      return reply.redirect(appendQuery(auth.redirectUri, { code, state: auth.state, me, iss: config.issuer }), 302);
+      return reply.redirect(appendQuery(auth.redirectUri, { code, state: auth.state, me, iss: issuer }), 302);
     });
   });
 
@@ -198,7 +217,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       options: { json?: boolean } = {},
     ) {
       const { record } = issued;
-      const expiresIn = remainingLifetime(record, ctx.clock.now());
+      const expiresIn = remainingLifetime(record, clock.now());
       const fields: Record<string, string | number> = { access_token: issued.token, scope: record.scope, me: record.me };
       if (expiresIn !== null) fields.expires_in = expiresIn;
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -236,19 +255,19 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     async function introspect(request: FastifyRequest, reply: FastifyReply) {
       reply.header('cache-control', 'no-store');
       const inactive = () => sendJson(reply, 200, { active: false });
-      const secret = ctx.config.introspectionSecret;
+      const secret = config.introspectionSecret;
       // RFC 7662 2.1: a resource server may also authenticate as a confidential client (client_secret_basic, the secret as its password)
       const basic = basicCredentialsFromHeader(request.headers.authorization);
       if (basic !== undefined && (basic === null || secret === null || !constantTimeEqual(basic.secret, secret))) return sendInvalidClientBasic(reply);
       const caller = basic === undefined ? (tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined) : undefined;
       const isResourceServer = basic !== undefined || (caller !== undefined && secret !== null && constantTimeEqual(caller, secret));
-      const callerToken = caller === undefined || isResourceServer ? null : await ctx.tokens.validate(caller);
+      const callerToken = caller === undefined || isResourceServer ? null : await tokens.validate(caller);
       // RFC 7662 2.3 / RFC 6750: a JSON error, with the error named only when a credential was presented
       if (!isResourceServer && callerToken === null) return sendOAuthBearerError(reply, 401, caller === undefined ? null : 'invalid_token');
       const token = readParam(request.body, 'token');
       // RFC 7662 2.1: token is required
       if (token === undefined || token === '') throw new InvalidRequestError('token is required');
-      const valid = await ctx.tokens.validate(token);
+      const valid = await tokens.validate(token);
       // a caller that is not a resource server may only learn about tokens of its own owner
       if (valid === null || (!isResourceServer && valid.user.id !== callerToken?.user.id)) return inactive();
       const body: Record<string, unknown> = { active: true, me: valid.token.me, client_id: valid.token.clientId, scope: valid.token.scope, iat: Math.floor(Date.parse(valid.token.createdAt) / 1000) };
@@ -265,7 +284,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       } catch (error) {
         // RFC 6750 answers: this endpoint is IndieAuth's, not SPEC.md's resource format
         if (isIndieWebError(error) && error.code === 'authentication_error') {
-          const presented = request.headers.authorization !== undefined || (ctx.config.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
+          const presented = request.headers.authorization !== undefined || (config.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
           return sendOAuthBearerError(reply, 401, presented ? 'invalid_token' : null);
         }
         if (isIndieWebError(error) && error.code === 'insufficient_scope') return sendOAuthBearerError(reply, 403, 'insufficient_scope', 'profile');

@@ -12,6 +12,7 @@ import { statusOf, unavailable } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+import type { WebmentionService } from './service.js';
 import { sendText } from '../web/reply.js';
 
 export const READ_API_DEFAULT_LIMIT = 20;
@@ -53,8 +54,8 @@ function jf2(record: WebmentionRecord) {
 }
 
 
-export async function webmentionRoutes(app: FastifyInstance): Promise<void> {
-  const service = app.indieweb.webmention;
+export async function webmentionRoutes(app: FastifyInstance, deps: { service: WebmentionService }): Promise<void> {
+  const { service } = deps;
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const status = statusOf(error);
