@@ -9,6 +9,7 @@ import { isSafeReturnPath } from '../core/url.js';
 import { clearCookie, setCookie } from '../http/cookies.js';
 import { csrfTokenFor, isValidCsrf } from '../http/csrf.js';
 import { html, sendPage, type SafeHtml } from '../http/html.js';
+import { linkTags } from '../profile/template-helpers.js';
 import { CSRF_FIELD } from './csrf.js';
 import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
 
@@ -107,6 +108,7 @@ ${options.message ?? ''}
   });
 
   app.get('/', async (request, reply) => {
+    const admin = `${ctx.config.baseUrl}/indieweb/admin`;
     const user = await ctx.accounts.currentUser(request);
     if (user === null) return reply.redirect(ctx.accounts.loginUrl(HOME_PATH), 303);
     return sendPage(reply, 200, {
@@ -116,6 +118,17 @@ ${options.message ?? ''}
 <h1>Signed in as ${user.name}</h1>
 <p>Your profile URLs:</p>
 <ul>${user.me.map((url) => html`<li><a href="${url}">${url}</a></li>`)}</ul>
+<h2>Manage</h2>
+<ul>
+<li><a href="${admin}/profile/">Profile</a>: the h-card of your homepage</li>
+<li><a href="${admin}/apps/">Apps</a>: what you signed in to, and revoking it</li>
+<li><a href="${admin}/webmentions/">Webmentions</a>: what others said about your posts</li>
+<li><a href="${admin}/media/">Media</a>: your uploads</li>
+<li><a href="${admin}/account/">Account</a>: your password, signing out everywhere</li>
+</ul>
+<h2>Your homepage</h2>
+<p>Put these tags in the <code>&lt;head&gt;</code> of each profile URL above, so apps find this server when you sign in with it:</p>
+<pre><code>${linkTags(ctx.config.baseUrl)}</code></pre>
 </main>`,
     });
   });
