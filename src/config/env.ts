@@ -35,6 +35,7 @@ import {
   DEFAULT_MEDIA_MAX_UPLOAD_COUNT,
   DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES,
   DEFAULT_PORT,
+  DEFAULT_S3_TIMEOUT_S,
   DEFAULT_TOKEN_LIFETIME_S,
   DEFAULT_WEBMENTION_LIMITS,
   LOG_LEVELS,
@@ -105,6 +106,7 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_S3_PUBLIC_BASE_URL', defaultValue: 'ENDPOINT/BUCKET', description: 'Public URL prefix of stored objects: `{prefix}/indieweb/media/…`.' },
   { name: 'INDIEWEB_S3_ACCESS_KEY_ID', defaultValue: '(AWS default chain)', description: 'Access key; without it the AWS SDK finds credentials itself (AWS_* variables, profiles, roles).' },
   { name: 'INDIEWEB_S3_SECRET_ACCESS_KEY', defaultValue: '(AWS default chain)', description: 'Secret key belonging to INDIEWEB_S3_ACCESS_KEY_ID.' },
+  { name: 'INDIEWEB_S3_TIMEOUT', defaultValue: String(DEFAULT_S3_TIMEOUT_S), description: 'Seconds one S3 request may wait for a connection, and then for data; a request is tried at most twice, so a silent endpoint fails an upload (500) after about three times this.' },
   { name: 'INDIEWEB_FILES_CONTENT_DIR', defaultValue: 'DATA_DIR/sites', description: 'Files handler: directory holding every account\'s site directory.' },
   { name: 'INDIEWEB_FILES_USER_DIR', defaultValue: DEFAULT_FILES_USER_DIR, description: 'Files handler: an account\'s site directory inside the content directory; `{user}` is the account name, `{id}` its id; `.` uses the content directory itself (then only one account may publish).' },
   { name: 'INDIEWEB_FILES_SITE_URL', defaultValue: '(first profile URL)', description: 'Files handler: public URL of the site the posts appear on (`{user}` allowed).' },
@@ -392,6 +394,7 @@ function parseMediaStorage(problems: string[], read: (name: string) => string | 
   const accessKeyId = read('INDIEWEB_S3_ACCESS_KEY_ID');
   const secretAccessKey = read('INDIEWEB_S3_SECRET_ACCESS_KEY');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) problems.push('INDIEWEB_S3_ACCESS_KEY_ID and INDIEWEB_S3_SECRET_ACCESS_KEY go together');
+  const timeout = parseInteger(problems, 'INDIEWEB_S3_TIMEOUT', read('INDIEWEB_S3_TIMEOUT'), DEFAULT_S3_TIMEOUT_S, { min: 1, max: 3600 });
   return {
     kind: 's3',
     bucket: bucket ?? '',
@@ -400,6 +403,7 @@ function parseMediaStorage(problems: string[], read: (name: string) => string | 
     forcePathStyle,
     publicBaseUrl,
     credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : null,
+    timeout,
   };
 }
 
