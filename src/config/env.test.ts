@@ -467,16 +467,21 @@ describe('loadConfig', () => {
       return storage.kind === 's3' ? storage.timeout : null;
     };
 
-    it('gives an S3 request 30 s per wait by default', () => {
+    it('gives an S3 request 30 s per wait and a webmention source fetch 10 s in all by default', () => {
       expect(s3Timeout({})).toBe(30);
+      expect(load().outboundTimeout).toBe(10);
     });
 
-    it('reads INDIEWEB_S3_TIMEOUT in seconds', () => {
+    it('reads INDIEWEB_S3_TIMEOUT and INDIEWEB_OUTBOUND_TIMEOUT in seconds', () => {
       expect(s3Timeout({ INDIEWEB_S3_TIMEOUT: '1' })).toBe(1);
+      expect(load({ INDIEWEB_OUTBOUND_TIMEOUT: '3' }).outboundTimeout).toBe(3);
     });
 
-    it.each(['0', '-1', '1.5', 'none', '30s'])('reports %j', (raw) => {
-      expect(problemsOf({ ...s3, INDIEWEB_S3_TIMEOUT: raw })).toEqual([expect.stringMatching(/^INDIEWEB_S3_TIMEOUT: /)]);
+    it.each(['0', '-1', '1.5', 'none', '30s'])('reports %j for each', (raw) => {
+      expect(problemsOf({ ...s3, INDIEWEB_S3_TIMEOUT: raw, INDIEWEB_OUTBOUND_TIMEOUT: raw })).toEqual([
+        expect.stringMatching(/^INDIEWEB_OUTBOUND_TIMEOUT: /),
+        expect.stringMatching(/^INDIEWEB_S3_TIMEOUT: /),
+      ]);
     });
   });
 
