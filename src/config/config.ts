@@ -16,6 +16,10 @@ export const DEFAULT_MEDIA_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MEDIA_MAX_UPLOAD_COUNT = 10;
 export const DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES = 50 * 1024 * 1024;
 export const SQLITE_FILE_NAME = 'indiestack.sqlite';
+/** Seconds one S3 request may wait for a connection or for data (see {@link MediaStorageConfig}). */
+export const DEFAULT_S3_TIMEOUT_S = 30;
+/** Seconds the server's fetch of a webmention source may take in all. */
+export const DEFAULT_OUTBOUND_TIMEOUT_S = 10;
 /** Timeouts (seconds) and connection bounds of the standalone HTTP server; see docs/reliability.md. */
 export interface ServerLimits {
   /** Time to receive a request's head; slower clients get 408 and are disconnected. */
@@ -110,6 +114,8 @@ export type MediaStorageConfig =
       readonly publicBaseUrl: string;
       /** Static credentials; null: the AWS SDK's default chain. */
       readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
+      /** Seconds one S3 request may wait for a connection, and then for data (each wait, not the whole request). */
+      readonly timeout: number;
     };
 
 /** Front-matter formats of the files handler: YAML between `---` lines, TOML between `+++` lines (Hugo's convention). */
@@ -219,6 +225,8 @@ export interface Config {
   readonly webmentionLimits: WebmentionLimits;
   /** How long a claimed background job stays leased before another worker may take it over. */
   readonly jobLeaseSeconds: number;
+  /** Seconds the server's fetch of a webmention source (verification) may take in all, redirects and body included. */
+  readonly outboundTimeout: number;
   /** The built-in `files` handler (`INDIEWEB_MICROPUB_HANDLER=files`). */
   readonly files: FilesConfig;
 }

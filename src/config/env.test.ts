@@ -457,6 +457,31 @@ describe('loadConfig', () => {
     it.each(['0', '-1', '1.5', 'unlimited', '10/min'])('reports %j for each of them', (raw) => {
       const names = ['INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST', 'INDIEWEB_WEBMENTION_RATE_LIMIT', 'INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT'];
       expect(problemsOf(Object.fromEntries(names.map((name) => [name, raw])))).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^${name}: "`))));
+      });
+    });
+
+  describe('timeouts of outside services', () => {
+    const s3 = { INDIEWEB_MEDIA_STORAGE: 's3', INDIEWEB_S3_BUCKET: 'media' };
+    const s3Timeout = (env: Env) => {
+      const storage = load({ ...s3, ...env }).media.storage;
+      return storage.kind === 's3' ? storage.timeout : null;
+    };
+
+    it('gives an S3 request 30 s per wait and a webmention source fetch 10 s in all by default', () => {
+      expect(s3Timeout({})).toBe(30);
+      expect(load().outboundTimeout).toBe(10);
+    });
+
+    it('reads INDIEWEB_S3_TIMEOUT and INDIEWEB_OUTBOUND_TIMEOUT in seconds', () => {
+      expect(s3Timeout({ INDIEWEB_S3_TIMEOUT: '1' })).toBe(1);
+      expect(load({ INDIEWEB_OUTBOUND_TIMEOUT: '3' }).outboundTimeout).toBe(3);
+    });
+
+    it.each(['0', '-1', '1.5', 'none', '30s'])('reports %j for each', (raw) => {
+      expect(problemsOf({ ...s3, INDIEWEB_S3_TIMEOUT: raw, INDIEWEB_OUTBOUND_TIMEOUT: raw })).toEqual([
+        expect.stringMatching(/^INDIEWEB_OUTBOUND_TIMEOUT: /),
+        expect.stringMatching(/^INDIEWEB_S3_TIMEOUT: /),
+      ]);
     });
   });
 

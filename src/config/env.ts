@@ -34,7 +34,9 @@ import {
   DEFAULT_MEDIA_MAX_UPLOAD_BYTES,
   DEFAULT_MEDIA_MAX_UPLOAD_COUNT,
   DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES,
+  DEFAULT_OUTBOUND_TIMEOUT_S,
   DEFAULT_PORT,
+  DEFAULT_S3_TIMEOUT_S,
   DEFAULT_TOKEN_LIFETIME_S,
   DEFAULT_WEBMENTION_LIMITS,
   LOG_LEVELS,
@@ -75,6 +77,7 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_REFRESH_TOKEN_EXPIRES_IN', defaultValue: '2592000', description: 'Lifetime in seconds of an unused refresh token (30 days); each use rotates it.' },
   { name: 'INDIEWEB_INTROSPECTION_SECRET', defaultValue: '(unset)', description: 'Bearer secret (at least 32 characters) a resource server presents to the introspection endpoint; without it only a token of the same owner may introspect.' },
   { name: 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', defaultValue: 'false', description: 'Allow outbound fetches to private, loopback and link-local addresses (tests on one machine).' },
+  { name: 'INDIEWEB_OUTBOUND_TIMEOUT', defaultValue: String(DEFAULT_OUTBOUND_TIMEOUT_S), description: 'Seconds the server\'s fetch of a webmention source may take in all (connecting, redirects, headers and body); a slower source fails that attempt and its job is retried later.' },
   { name: 'INDIEWEB_MAX_BODY_BYTES', defaultValue: String(DEFAULT_MAX_BODY_BYTES), description: 'Largest form or JSON request body in bytes; larger ones get 413 (uploads have their own limits).' },
   { name: 'INDIEWEB_MAX_JSON_DEPTH', defaultValue: String(DEFAULT_REQUEST_LIMITS.jsonDepth), description: 'Deepest nesting of arrays and objects in a JSON body; deeper gives 400.' },
   { name: 'INDIEWEB_MAX_PROPERTIES', defaultValue: String(DEFAULT_REQUEST_LIMITS.properties), description: 'Keys in one JSON object and properties of one form or multipart Micropub create; more give 400.' },
@@ -105,6 +108,7 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_S3_PUBLIC_BASE_URL', defaultValue: 'ENDPOINT/BUCKET', description: 'Public URL prefix of stored objects: `{prefix}/indieweb/media/…`.' },
   { name: 'INDIEWEB_S3_ACCESS_KEY_ID', defaultValue: '(AWS default chain)', description: 'Access key; without it the AWS SDK finds credentials itself (AWS_* variables, profiles, roles).' },
   { name: 'INDIEWEB_S3_SECRET_ACCESS_KEY', defaultValue: '(AWS default chain)', description: 'Secret key belonging to INDIEWEB_S3_ACCESS_KEY_ID.' },
+  { name: 'INDIEWEB_S3_TIMEOUT', defaultValue: String(DEFAULT_S3_TIMEOUT_S), description: 'Seconds one S3 request may wait for a connection, and then for data; a request is tried at most twice, so a silent endpoint fails an upload (500) after about three times this.' },
   { name: 'INDIEWEB_FILES_CONTENT_DIR', defaultValue: 'DATA_DIR/sites', description: 'Files handler: directory holding every account\'s site directory.' },
   { name: 'INDIEWEB_FILES_USER_DIR', defaultValue: DEFAULT_FILES_USER_DIR, description: 'Files handler: an account\'s site directory inside the content directory; `{user}` is the account name, `{id}` its id; `.` uses the content directory itself (then only one account may publish).' },
   { name: 'INDIEWEB_FILES_SITE_URL', defaultValue: '(first profile URL)', description: 'Files handler: public URL of the site the posts appear on (`{user}` allowed).' },
@@ -191,6 +195,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const introspectionSecret = read('INDIEWEB_INTROSPECTION_SECRET') ?? null;
   if (introspectionSecret !== null && introspectionSecret.length < 32) problems.push('INDIEWEB_INTROSPECTION_SECRET: must be at least 32 characters');
   const allowPrivateNetworks = parseBoolean(problems, 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', read('INDIEWEB_ALLOW_PRIVATE_NETWORKS'), false);
+  const outboundTimeout = parseInteger(problems, 'INDIEWEB_OUTBOUND_TIMEOUT', read('INDIEWEB_OUTBOUND_TIMEOUT'), DEFAULT_OUTBOUND_TIMEOUT_S, { min: 1, max: 600 });
 
   const maxBodyBytes = parseInteger(problems, 'INDIEWEB_MAX_BODY_BYTES', read('INDIEWEB_MAX_BODY_BYTES'), DEFAULT_MAX_BODY_BYTES, { min: 1024 });
   const limits = {
@@ -274,6 +279,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     webmentionTargetHosts,
     webmentionLimits,
     jobLeaseSeconds,
+    outboundTimeout,
     files,
   });
 }
@@ -392,6 +398,7 @@ function parseMediaStorage(problems: string[], read: (name: string) => string | 
   const accessKeyId = read('INDIEWEB_S3_ACCESS_KEY_ID');
   const secretAccessKey = read('INDIEWEB_S3_SECRET_ACCESS_KEY');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) problems.push('INDIEWEB_S3_ACCESS_KEY_ID and INDIEWEB_S3_SECRET_ACCESS_KEY go together');
+  const timeout = parseInteger(problems, 'INDIEWEB_S3_TIMEOUT', read('INDIEWEB_S3_TIMEOUT'), DEFAULT_S3_TIMEOUT_S, { min: 1, max: 3600 });
   return {
     kind: 's3',
     bucket: bucket ?? '',
@@ -400,6 +407,7 @@ function parseMediaStorage(problems: string[], read: (name: string) => string | 
     forcePathStyle,
     publicBaseUrl,
     credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : null,
+    timeout,
   };
 }
 

@@ -201,7 +201,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     if (!urlPolicy.ok) app.log.error({ err: urlPolicy.error, specifier: config.micropubUrlPolicy }, 'micropub URL policy cannot be loaded; requests that need it answer 500');
   }
 
-  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
+  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000 });
   // client pages are fetched while a person waits on the consent screen: a tighter cap
   const clientOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: 3_000, maxBytes: 256 * 1024 });
   const events = new WebmentionEvents();
