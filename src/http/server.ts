@@ -9,6 +9,7 @@ import type { Clock } from '../core/clock.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { openDatabase } from '../storage/open.js';
 import { clientErrorHandler, closeUnreadBodies } from './client-errors.js';
+import { defaultErrorHandler } from './error-handler.js';
 import { indieweb } from './plugin.js';
 import { sendText } from './reply.js';
 
@@ -77,6 +78,9 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
   app.server.maxConnections = config.server.maxConnections;
   // the server's own routes and its 404s; the plugin does the same for everything under /indieweb
   closeUnreadBodies(app);
+  // errors outside the plugin's routes (a body the parser refuses on a path that matches no route, say) get our short
+  // answers too, never Fastify's JSON with its error code
+  app.setErrorHandler(defaultErrorHandler);
   if (options.database === undefined) app.addHook('onClose', async () => database.close());
 
   app.get('/healthz', async (_request, reply) => {

@@ -143,6 +143,15 @@ describe('indiestack serve under broken and slow clients', () => {
     }
   });
 
+  it('a body the parser refuses on a path without a route gets a short plain-text 400, not Fastify\'s error JSON (fuzz seed 20261124 case 390)', async () => {
+    for (const url of ['/indieweb/micropub//constructor/prototype/', '/nowhere']) {
+      const response = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(await response.text()).toBe('invalid_request');
+    }
+  });
+
   it('SIGTERM stops the server and it exits 0', async () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
