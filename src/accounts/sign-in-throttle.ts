@@ -5,7 +5,7 @@
  * @module
  */
 import type { FastifyReply } from 'fastify';
-import { addressKey } from '../core/throttle.js';
+import { clientAddressKey } from '../outbound/address-guard.js';
 import { html, type SafeHtml } from '../http/html.js';
 
 /**
@@ -18,10 +18,10 @@ export function accountKey(name: string): string {
   return `account:${name.slice(0, 65).toLowerCase()}`;
 }
 
-/** The keys of one password attempt: the client's address and the account name. */
+/** The keys of one password attempt: the client's address (IPv6 by its /64) and the account name. */
 export function passwordAttemptKeys(address: string, name: string): { readonly account: string; readonly all: readonly string[] } {
   const account = accountKey(name);
-  return { account, all: [addressKey(address), account] };
+  return { account, all: [`address:${clientAddressKey(address)}`, account] };
 }
 
 /** "5 seconds", "1 second", "15 minutes". */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from './clock.js';
-import { addressKey, backoffSeconds, createFailureThrottle, type FailureThrottle, type ThrottleAttempt } from './throttle.js';
+import { backoffSeconds, createFailureThrottle, MAX_THROTTLE_KEY_LENGTH, type FailureThrottle, type ThrottleAttempt } from './throttle.js';
 
 function setup(options: { freeFailures?: number | null; maxDelaySeconds?: number; maxKeys?: number } = {}) {
   const clock = createManualClock();
@@ -181,6 +181,24 @@ describe('createFailureThrottle', () => {
     expect(throttle.size).toBe(100);
   });
 
+  it('cuts keys to MAX_THROTTLE_KEY_LENGTH characters: long keys with the same start share a count', () => {
+    const { throttle } = setup({ freeFailures: 1 });
+    const start = 'k'.repeat(MAX_THROTTLE_KEY_LENGTH);
+    const attempt = allowed(throttle, [`${start}${'a'.repeat(100_000)}`]);
+    attempt.fail();
+    expect(retryAfter(throttle, [`${start}b`])).toBe(1);
+    expect(retryAfter(throttle, [start.slice(1)])).toBeNull();
+  });
+
+  it('forgets a long key on success by the same cut', () => {
+    const { clock, throttle } = setup({ freeFailures: 1 });
+    const long = 'n'.repeat(1_000);
+    allowed(throttle, [long]).fail();
+    clock.advance(1);
+    allowed(throttle, [long]).succeed([long]);
+    expect(throttle.size).toBe(0);
+  });
+
   it('with 1 free failure, the second attempt after a failure waits 1 s', () => {
     const { throttle } = setup({ freeFailures: 1 });
     allowed(throttle, ['a']).fail();
@@ -197,24 +215,5 @@ describe('createFailureThrottle', () => {
     failTimes(throttle, ['a'], 500);
     expect(retryAfter(throttle, ['a'])).toBeNull();
     expect(throttle.size).toBe(0);
-  });
-});
-
-describe('addressKey', () => {
-  it('keeps an IPv4 address, also when it arrives IPv4-mapped', () => {
-    expect(addressKey('203.0.113.7')).toBe('address:203.0.113.7');
-    expect(addressKey('::ffff:203.0.113.7')).toBe('address:203.0.113.7');
-  });
-
-  it('groups IPv6 addresses by their /64, however they are spelled', () => {
-    const key = addressKey('2001:db8:1:2::1');
-    expect(key).toBe('address:2001:db8:1:2::/64');
-    expect(addressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe(key);
-    expect(addressKey('2001:db8:1:3::1')).not.toBe(key);
-  });
-
-  it('keeps something that is not an address as a bounded key of its own', () => {
-    expect(addressKey('unknown')).toBe('address:unknown');
-    expect(addressKey('x'.repeat(1000))).toHaveLength('address:'.length + 64);
   });
 });

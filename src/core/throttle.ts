@@ -13,7 +13,6 @@
  * @see docs/security.md "Throttles"
  * @module
  */
-import ipaddr from 'ipaddr.js';
 import type { Clock } from './clock.js';
 
 export interface FailureThrottleOptions {
@@ -54,6 +53,8 @@ export interface FailureThrottle {
 }
 
 export const DEFAULT_THROTTLE_MAX_KEYS = 10_000;
+/** Keys are cut to this many characters, so a long one (a forwarded address, a typed name) costs no more memory. */
+export const MAX_THROTTLE_KEY_LENGTH = 128;
 const MIN_QUIET_PERIOD_S = 3600;
 
 interface KeyFailures {
@@ -61,6 +62,8 @@ interface KeyFailures {
   /** Epoch milliseconds of the last failure. */
   lastFailure: number;
 }
+
+const bounded = (key: string) => key.slice(0, MAX_THROTTLE_KEY_LENGTH);
 
 const NO_OP_ATTEMPT: ThrottleAttempt = Object.freeze({ fail() {}, succeed() {}, release() {} });
 const ALWAYS_ALLOWED: ThrottleDecision = Object.freeze({ allowed: true, attempt: NO_OP_ATTEMPT });
@@ -132,7 +135,7 @@ export function createFailureThrottle(options: FailureThrottleOptions): FailureT
       return failed.size;
     },
     begin(keys) {
-      const unique = [...new Set(keys)];
+      const unique = [...new Set(keys.map(bounded))];
       const now = nowMs();
       const wait = Math.max(0, ...unique.map((key) => secondsToWait(key, now)));
       if (wait > 0) return { allowed: false, retryAfter: wait };
@@ -141,7 +144,7 @@ export function createFailureThrottle(options: FailureThrottleOptions): FailureT
       const finish = (outcome: 'fail' | 'succeed' | 'release', forget: readonly string[] = []) => {
         if (ended) return;
         ended = true;
-        end(unique, outcome, forget);
+        end(unique, outcome, forget.map(bounded));
       };
       return {
         allowed: true,
@@ -153,18 +156,4 @@ export function createFailureThrottle(options: FailureThrottleOptions): FailureT
       };
     },
   };
-}
-
-/**
- * The throttle key of a client address: an IPv4 address as it is (also when
- * it arrives IPv4-mapped), an IPv6 address by its /64, the network one
- * subscriber usually holds whole.
- */
-export function addressKey(address: string): string {
-  if (!ipaddr.isValid(address)) return `address:${address.slice(0, 64)}`;
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv4') return `address:${parsed.toString()}`;
-  const v6 = parsed as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return `address:${v6.toIPv4Address().toString()}`;
-  return `address:${v6.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
 }

@@ -9,7 +9,6 @@ import { CSRF_FIELD } from '../accounts/csrf.js';
 import type { HostUser } from '../contracts/accounts.js';
 import { constantTimeEqual } from '../core/crypto.js';
 import { hasScope } from '../core/scope.js';
-import { addressKey } from '../core/throttle.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
 import { InvalidRequestError, isIndieWebError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
@@ -23,6 +22,7 @@ import { consentBody, notYourProfileBody } from './consent-page.js';
 import type { ClientInfo } from './client-info.js';
 import { basicCredentialsFromHeader, tokenFromAuthorizationHeader } from './bearer.js';
 import { parseCodeRedemption } from './exchange.js';
+import { clientAddressKey } from '../outbound/address-guard.js';
 import {
   authorizationErrorHandler,
   prefersJson,
@@ -160,7 +160,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
    * up; an `invalid_grant` counts as a failure, other errors do not.
    */
   async function redeemThrottled<T>(request: FastifyRequest, reply: FastifyReply, redeem: () => Promise<T>): Promise<T | null> {
-    const decision = ctx.throttles.token.begin([addressKey(request.ip)]);
+    const decision = ctx.throttles.token.begin([clientAddressKey(request.ip)]);
     if (!decision.allowed) {
       request.log.info({ retryAfter: decision.retryAfter }, 'redemption throttled');
       sendTooManyFailures(reply, decision.retryAfter);
