@@ -12,6 +12,7 @@ import { html, sendPage, type SafeHtml } from '../http/html.js';
 import { linkTags } from '../profile/template-helpers.js';
 import { CSRF_FIELD } from './csrf.js';
 import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
+import { passwordAttemptKeys, throttledAnswer } from './sign-in-throttle.js';
 
 const HOME_PATH = '/indieweb/';
 
@@ -59,8 +60,21 @@ ${options.message ?? ''}
       return loginPage(request, reply, 403, { returnTo, username, message: html`<p class="error" role="alert">The form expired. Please sign in again.</p>` });
     }
     const password = typeof body.password === 'string' ? body.password : '';
-    const user = await users.authenticate(username, password);
+    // security: the keys come from the address and the name as typed, so an unknown name waits exactly like a real one;
+    // a throttled attempt is answered before any password is hashed
+    const keys = passwordAttemptKeys(request.ip, username);
+    const decision = ctx.throttles.signIn.begin(keys.all);
+    if (!decision.allowed) {
+      request.log.info({ retryAfter: decision.retryAfter }, 'login throttled');
+      return loginPage(request, reply, 429, { returnTo, username, message: throttledAnswer(reply, decision.retryAfter) });
+    }
+    const { attempt } = decision;
+    const user = await users.authenticate(username, password).catch((error: unknown) => {
+      attempt.release();
+      throw error;
+    });
     if (user === null) {
+      attempt.fail();
       request.log.info('login failed');
       return loginPage(request, reply, 401, {
         returnTo,
@@ -68,6 +82,7 @@ ${options.message ?? ''}
         message: html`<p class="error" role="alert">Sign-in failed. Check the user name and the password.</p>`,
       });
     }
+    attempt.succeed([keys.account]);
     setCookie(reply, SESSION_COOKIE, encodeSession(ctx.signer, { userId: user.id, epoch: user.sessionEpoch, expiresAt: Math.floor(ctx.clock.now().getTime() / 1000) + SESSION_LIFETIME_S }), {
       secure: ctx.secureCookies,
       maxAge: SESSION_LIFETIME_S,

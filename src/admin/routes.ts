@@ -6,11 +6,12 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CSRF_FIELD } from '../accounts/csrf.js';
+import { passwordAttemptKeys, throttledAnswer } from '../accounts/sign-in-throttle.js';
 import type { HostUser } from '../contracts/accounts.js';
 import { isIndieWebError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
 import { csrfTokenFor, isValidCsrf } from '../http/csrf.js';
-import { html, sendPage, type SafeHtml } from '../http/html.js';
+import { html, SafeHtml, sendPage } from '../http/html.js';
 import { HCardValidationError, type HCardProblem } from '../profile/h-card.js';
 import type { HCard } from '../storage/repositories/profiles.js';
 import type { WebmentionStatus } from '../storage/repositories/webmentions.js';
@@ -317,11 +318,11 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
   const users = ctx.users;
   if (users === null) return;
 
-  function accountPage(admin: AdminContext, error?: string, status = 200) {
+  function accountPage(admin: AdminContext, error?: string | SafeHtml, status = 200) {
     return page(
       admin,
       'Account',
-      html`<h2>Change password</h2>${error === undefined ? '' : html`<p class="error" role="alert">${error}</p>`}
+      html`<h2>Change password</h2>${error === undefined || error instanceof SafeHtml ? error : html`<p class="error" role="alert">${error}</p>`}
 <form method="post" action="${ADMIN}/account/password">${csrfInput(admin)}
 <label for="current">Current password</label><input type="password" id="current" name="current" autocomplete="current-password" required>
 <label for="new">New password</label><input type="password" id="new" name="new" autocomplete="new-password" required minlength="8">
@@ -345,7 +346,23 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
     const current = readParam(request.body, 'current') ?? '';
     const next = readParam(request.body, 'new') ?? '';
     if (next !== (readParam(request.body, 'confirm') ?? '')) return accountPage(admin, 'The new passwords do not match.', 400);
-    if ((await users.authenticate(admin.user.name, current)) === null) return accountPage(admin, 'The current password is not right.', 400);
+    // the current password is guessed like a sign-in: the same throttle, the same keys, no hashing while it says wait
+    const keys = passwordAttemptKeys(request.ip, admin.user.name);
+    const decision = ctx.throttles.signIn.begin(keys.all);
+    if (!decision.allowed) {
+      request.log.info({ userId: admin.user.id, retryAfter: decision.retryAfter }, 'password change throttled');
+      return accountPage(admin, throttledAnswer(reply, decision.retryAfter), 429);
+    }
+    const { attempt } = decision;
+    const authenticated = await users.authenticate(admin.user.name, current).catch((error: unknown) => {
+      attempt.release();
+      throw error;
+    });
+    if (authenticated === null) {
+      attempt.fail();
+      return accountPage(admin, 'The current password is not right.', 400);
+    }
+    attempt.succeed([keys.account]);
     try {
       await users.setPassword(admin.user.name, next);
     } catch (error) {

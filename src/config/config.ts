@@ -49,6 +49,19 @@ export interface WebmentionLimits {
 /** The pending cap is on by default; the two rate limits are off, as SPEC.md ("Rate limiting: none is implemented") has it. */
 export const DEFAULT_WEBMENTION_LIMITS: WebmentionLimits = Object.freeze({ maxPendingPerHost: 1000, perClientPerMinute: null, perSourceHostPerMinute: null });
 
+/** A failure throttle's settings (src/core/throttle.ts; docs/security.md "Throttles"). */
+export interface ThrottleConfig {
+  /** Failures per key that cost no wait; after them each attempt waits 1 s, 2 s, 4 s …; null switches the throttle off. */
+  readonly freeFailures: number | null;
+  /** The longest wait, in seconds. */
+  readonly maxDelay: number;
+}
+
+export const DEFAULT_SIGNIN_FREE_ATTEMPTS = 5;
+export const DEFAULT_THROTTLE_MAX_DELAY_S = 900;
+/** scrypt computations at once: half of libuv's default pool of 4, so file reads and DNS keep the other half. */
+export const DEFAULT_MAX_CONCURRENT_HASHES = 2;
+
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Shape limits of request bodies (see {@link RequestLimits}). */
 export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({
@@ -209,6 +222,15 @@ export interface Config {
   /** Bearer secret a resource server may present to the introspection endpoint; null: only a token's owner may introspect. */
   readonly introspectionSecret: string | null;
   readonly allowPrivateNetworks: boolean;
+  /** The sign-in form and the account page's password change: per client address and per account name. */
+  readonly signInThrottle: ThrottleConfig;
+  /**
+   * Code and refresh-token redemptions (token endpoint, code verification): per client address.
+   * Off by default: SPEC.md says no rate limiting is implemented, and conformance suites send many failing requests from one address.
+   */
+  readonly tokenThrottle: ThrottleConfig;
+  /** Password hashes (scrypt) computed at once; more wait their turn. */
+  readonly maxConcurrentHashes: number;
   /** Largest form or JSON body accepted (bytes); larger ones get 413. */
   readonly maxBodyBytes: number;
   readonly micropubHandler: string | null;

@@ -28,6 +28,9 @@ import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_DATABASE_TIMEOUT_S,
+  DEFAULT_MAX_CONCURRENT_HASHES,
+  DEFAULT_SIGNIN_FREE_ATTEMPTS,
+  DEFAULT_THROTTLE_MAX_DELAY_S,
   DEFAULT_SERVER_LIMITS,
   DEFAULT_REQUEST_LIMITS,
   DEFAULT_MEDIA_ALLOWED_TYPES,
@@ -78,6 +81,10 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_INTROSPECTION_SECRET', defaultValue: '(unset)', description: 'Bearer secret (at least 32 characters) a resource server presents to the introspection endpoint; without it only a token of the same owner may introspect.' },
   { name: 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', defaultValue: 'false', description: 'Allow outbound fetches to private, loopback and link-local addresses (tests on one machine).' },
   { name: 'INDIEWEB_OUTBOUND_TIMEOUT', defaultValue: String(DEFAULT_OUTBOUND_TIMEOUT_S), description: 'Seconds the server\'s fetch of a webmention source may take in all (connecting, redirects, headers and body); a slower source fails that attempt and its job is retried later.' },
+  { name: 'INDIEWEB_SIGNIN_FREE_ATTEMPTS', defaultValue: String(DEFAULT_SIGNIN_FREE_ATTEMPTS), description: 'Failed sign-ins (and wrong current passwords on the account page) per client address and per account name that cost no wait; after them each attempt waits 1 s, 2 s, 4 s … and is answered 429 with Retry-After until then; `none` switches this throttle off. Counted in each instance\'s memory.' },
+  { name: 'INDIEWEB_SIGNIN_MAX_DELAY', defaultValue: String(DEFAULT_THROTTLE_MAX_DELAY_S), description: 'Longest wait in seconds the sign-in throttle (and the token endpoint throttle) imposes.' },
+  { name: 'INDIEWEB_TOKEN_FREE_FAILURES', defaultValue: 'none', description: 'Failed code and refresh-token redemptions per client address that cost no wait; after them the token endpoint answers 429 with Retry-After as sign-in does. `none` (default) keeps SPEC.md\'s "no rate limiting".' },
+  { name: 'INDIEWEB_MAX_CONCURRENT_HASHES', defaultValue: String(DEFAULT_MAX_CONCURRENT_HASHES), description: 'Password hashes (scrypt) computed at once; further sign-ins wait their turn, so file reads and DNS keep threads of libuv\'s pool (UV_THREADPOOL_SIZE, default 4).' },
   { name: 'INDIEWEB_MAX_BODY_BYTES', defaultValue: String(DEFAULT_MAX_BODY_BYTES), description: 'Largest form or JSON request body in bytes; larger ones get 413 (uploads have their own limits).' },
   { name: 'INDIEWEB_MAX_JSON_DEPTH', defaultValue: String(DEFAULT_REQUEST_LIMITS.jsonDepth), description: 'Deepest nesting of arrays and objects in a JSON body; deeper gives 400.' },
   { name: 'INDIEWEB_MAX_PROPERTIES', defaultValue: String(DEFAULT_REQUEST_LIMITS.properties), description: 'Keys in one JSON object and properties of one form or multipart Micropub create; more give 400.' },
@@ -197,6 +204,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const allowPrivateNetworks = parseBoolean(problems, 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', read('INDIEWEB_ALLOW_PRIVATE_NETWORKS'), false);
   const outboundTimeout = parseInteger(problems, 'INDIEWEB_OUTBOUND_TIMEOUT', read('INDIEWEB_OUTBOUND_TIMEOUT'), DEFAULT_OUTBOUND_TIMEOUT_S, { min: 1, max: 600 });
 
+  const throttleMaxDelay = parseInteger(problems, 'INDIEWEB_SIGNIN_MAX_DELAY', read('INDIEWEB_SIGNIN_MAX_DELAY'), DEFAULT_THROTTLE_MAX_DELAY_S, { min: 1, max: 86_400 });
+  const signInThrottle = { freeFailures: parseFreeFailures(problems, 'INDIEWEB_SIGNIN_FREE_ATTEMPTS', read('INDIEWEB_SIGNIN_FREE_ATTEMPTS'), DEFAULT_SIGNIN_FREE_ATTEMPTS), maxDelay: throttleMaxDelay };
+  const tokenThrottle = { freeFailures: parseFreeFailures(problems, 'INDIEWEB_TOKEN_FREE_FAILURES', read('INDIEWEB_TOKEN_FREE_FAILURES'), null), maxDelay: throttleMaxDelay };
+  // libuv's pool holds at most 1024 threads
+  const maxConcurrentHashes = parseInteger(problems, 'INDIEWEB_MAX_CONCURRENT_HASHES', read('INDIEWEB_MAX_CONCURRENT_HASHES'), DEFAULT_MAX_CONCURRENT_HASHES, { min: 1, max: 1024 });
+
   const maxBodyBytes = parseInteger(problems, 'INDIEWEB_MAX_BODY_BYTES', read('INDIEWEB_MAX_BODY_BYTES'), DEFAULT_MAX_BODY_BYTES, { min: 1024 });
   const limits = {
     jsonDepth: parseInteger(problems, 'INDIEWEB_MAX_JSON_DEPTH', read('INDIEWEB_MAX_JSON_DEPTH'), DEFAULT_REQUEST_LIMITS.jsonDepth, { min: 8, max: 1000 }),
@@ -268,6 +281,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     refreshTokenExpiresIn,
     introspectionSecret,
     allowPrivateNetworks,
+    signInThrottle,
+    tokenThrottle,
+    maxConcurrentHashes,
     maxBodyBytes,
     micropubHandler,
     micropubServerManagedProperties,
@@ -304,6 +320,17 @@ function parseLimit(problems: string[], name: string, raw: string | undefined, f
   }
   const value = parseInteger(problems, name, raw, Number.NaN, { min: range.min ?? 0 });
   return Number.isNaN(value) ? fallback : value;
+}
+
+/** A throttle's free failures: a whole number from 1 to 1000, or `none` (null: the throttle is off). */
+function parseFreeFailures(problems: string[], name: string, raw: string | undefined, fallback: number | null): number | null {
+  if (raw === undefined) return fallback;
+  if (raw.toLowerCase() === 'none') return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
+    problems.push(`${name}: "${raw}" is not a whole number between 1 and 1000 or "none"`);
+    return fallback;
+  }
+  return Number(raw);
 }
 
 function parseBoolean(problems: string[], name: string, raw: string | undefined, fallback: boolean): boolean {

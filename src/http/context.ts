@@ -23,6 +23,7 @@ import type { ClientPolicy } from '../indieauth/client-policy.js';
 import type { ClientInfoFetcher } from '../indieauth/client-info.js';
 import type { ExchangeService } from '../indieauth/exchange.js';
 import type { DatabaseHandle } from '../storage/connect.js';
+import type { FailureThrottle } from '../core/throttle.js';
 
 /** What every feature of the plugin shares; hung on the Fastify instance as `indieweb`. */
 export interface IndieWebContext {
@@ -34,6 +35,13 @@ export interface IndieWebContext {
   /** The built-in accounts; null when the host passed its own {@link Accounts}. */
   readonly users: UserService | null;
   readonly tokens: TokenService;
+  /** Failure throttles, counted in this instance's memory (docs/security.md "Throttles"). */
+  readonly throttles: {
+    /** The sign-in form and the account page's password change: keys per client address and per account name. */
+    readonly signIn: FailureThrottle;
+    /** Code and refresh-token redemptions: a key per client address; off unless INDIEWEB_TOKEN_FREE_FAILURES is set. */
+    readonly token: FailureThrottle;
+  };
   readonly indieauth: {
     readonly authorization: AuthorizationService;
     readonly exchange: ExchangeService;

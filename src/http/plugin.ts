@@ -39,6 +39,8 @@ import { accountRoutes } from '../accounts/routes.js';
 import { createSigner } from '../accounts/signing.js';
 import { createStandaloneAccounts } from '../accounts/standalone-accounts.js';
 import { createUserService } from '../accounts/user-service.js';
+import { createPasswordHasher } from '../accounts/passwords.js';
+import { createFailureThrottle } from '../core/throttle.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/env.js';
 import { resolveSecret } from '../config/secret.js';
@@ -167,7 +169,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   const signer = createSigner(options.secret ?? resolveSecret(config.secret, config.dataDir));
   const { db } = options.database;
   const usersRepository = createUsersRepository(db);
-  const users = options.accounts === undefined ? createUserService({ users: usersRepository, clock }) : null;
+  const users =
+    options.accounts === undefined ? createUserService({ users: usersRepository, clock, passwords: createPasswordHasher({ maxConcurrent: config.maxConcurrentHashes }) }) : null;
   const accounts = options.accounts ?? createStandaloneAccounts({ users: usersRepository, signer, clock, baseUrl: config.baseUrl });
 
   const clientPolicy = createClientPolicy({
@@ -261,6 +264,10 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     accounts,
     users,
     tokens,
+    throttles: {
+      signIn: createFailureThrottle({ freeFailures: config.signInThrottle.freeFailures, maxDelaySeconds: config.signInThrottle.maxDelay, clock }),
+      token: createFailureThrottle({ freeFailures: config.tokenThrottle.freeFailures, maxDelaySeconds: config.tokenThrottle.maxDelay, clock }),
+    },
     indieauth: {
       authorization: createAuthorizationService({ authCodes, clientPolicy, clock, codeLifetime: config.authCodeExpiresIn }),
       exchange: createExchangeService({

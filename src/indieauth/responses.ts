@@ -80,6 +80,20 @@ export const codeVerificationErrorHandler = backChannelError((error) => {
 });
 
 /**
+ * A client address the token throttle makes wait (docs/security.md
+ * "Throttles"; off unless INDIEWEB_TOKEN_FREE_FAILURES is set): 429 with
+ * `Retry-After` and an OAuth error body in JSON.
+ */
+export function sendTooManyFailures(reply: FastifyReply, retryAfter: number): FastifyReply {
+  return reply
+    .code(429)
+    .header('retry-after', String(retryAfter))
+    .header('cache-control', 'no-store')
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify({ error: 'temporarily_unavailable', error_description: `too many failed attempts from this address; retry after ${retryAfter} seconds` }));
+}
+
+/**
  * The resource servers' (Micropub, media, token verification) answers to
  * bearer problems. Returns null for other errors.
  * @see SPEC.md "Authentication" 2 and 3

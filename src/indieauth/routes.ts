@@ -22,6 +22,7 @@ import { consentBody, notYourProfileBody } from './consent-page.js';
 import type { ClientInfo } from './client-info.js';
 import { basicCredentialsFromHeader, tokenFromAuthorizationHeader } from './bearer.js';
 import { parseCodeRedemption } from './exchange.js';
+import { clientAddressKey } from '../outbound/address-guard.js';
 import {
   authorizationErrorHandler,
   prefersJson,
@@ -31,6 +32,7 @@ import {
   oauthErrorHandler,
   sendInvalidClientBasic,
   sendOAuthBearerError,
+  sendTooManyFailures,
   tokenErrorHandler,
 } from './responses.js';
 import { remainingLifetime } from './token-service.js';
@@ -152,13 +154,37 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     });
   });
 
+  /**
+   * Runs a code or refresh-token redemption under the token throttle: a client
+   * address that must wait gets 429 (and null here) before anything is looked
+   * up; an `invalid_grant` counts as a failure, other errors do not.
+   */
+  async function redeemThrottled<T>(request: FastifyRequest, reply: FastifyReply, redeem: () => Promise<T>): Promise<T | null> {
+    const decision = ctx.throttles.token.begin([clientAddressKey(request.ip)]);
+    if (!decision.allowed) {
+      request.log.info({ retryAfter: decision.retryAfter }, 'redemption throttled');
+      sendTooManyFailures(reply, decision.retryAfter);
+      return null;
+    }
+    try {
+      const redeemed = await redeem();
+      decision.attempt.succeed();
+      return redeemed;
+    } catch (error) {
+      if (isIndieWebError(error) && error.code === 'invalid_grant') decision.attempt.fail();
+      else decision.attempt.release();
+      throw error;
+    }
+  }
+
   // the back channel: clients, server to server
   await app.register(async (back) => {
     back.setErrorHandler(codeVerificationErrorHandler);
     back.post('/auth/', async (request, reply) => {
       const grantType = readParam(request.body, 'grant_type');
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
-      const redeemed = await exchange.verify(parseCodeRedemption(request.body));
+      const redeemed = await redeemThrottled(request, reply, () => exchange.verify(parseCodeRedemption(request.body)));
+      if (redeemed === null) return reply;
       request.log.info({ clientId: redeemed.code.clientId }, 'authorization code verified');
       reply.header('cache-control', 'no-store');
       const profile = prefersJson(request) ? await profileFor(redeemed.user, redeemed.code.scope) : null;
@@ -177,7 +203,8 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       if (grantType === 'refresh_token') {
         // beyond SPEC.md: the refresh grant answers JSON, as IndieAuth and OAuth say, success and error alike
         try {
-          const refreshed = await exchange.refresh(request.body);
+          const refreshed = await redeemThrottled(request, reply, () => exchange.refresh(request.body));
+          if (refreshed === null) return reply;
           request.log.info({ clientId: refreshed.record.clientId, userId: refreshed.record.userId }, 'token refreshed');
           return await sendTokenResponse(request, reply, refreshed, refreshed.refreshToken, { json: true });
         } catch (error) {
@@ -186,7 +213,10 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       }
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
       // a refresh token only for a modern client: it names the grant type and asks for JSON (SPEC's form answer keeps its four fields)
-      const issued = await exchange.exchange(parseCodeRedemption(request.body), { withRefresh: grantType === 'authorization_code' && prefersJson(request) });
+      const issued = await redeemThrottled(request, reply, () =>
+        exchange.exchange(parseCodeRedemption(request.body), { withRefresh: grantType === 'authorization_code' && prefersJson(request) }),
+      );
+      if (issued === null) return reply;
       request.log.info({ clientId: issued.record.clientId, userId: issued.record.userId, scope: issued.record.scope }, 'token issued');
       return sendTokenResponse(request, reply, issued, issued.refreshToken);
     });
