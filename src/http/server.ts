@@ -72,7 +72,8 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     // a path the router cannot decode (`%c0%ae`) or a parameter over its length: a short plain-text 400, not Fastify's JSON with its error code
     frameworkErrors: (error, request, reply) => {
       request.log.info({ code: error.code }, 'request rejected by the router');
-      void sendText(reply as unknown as FastifyReply, 400, 'bad request: the path could not be read\n');
+      // answered before the body is read, outside the route hooks: say the connection ends, as client-errors.ts does
+      void sendText((reply as unknown as FastifyReply).header('connection', 'close'), 400, 'bad request: the path could not be read\n');
     },
   });
   app.server.maxConnections = config.server.maxConnections;
