@@ -1,5 +1,5 @@
 import { beforeAll, describe, it, expect } from 'vitest';
-import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { createPasswordHasher, dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 
 // scrypt is deliberately slow, so the suite hashes only a handful of passwords
 const PASSWORD = 'correct horse battery staple';
@@ -111,5 +111,24 @@ describe('verifyPassword fails closed on damaged hashes', () => {
     ['an extra field', 'scrypt$32768$8$1$c2FsdHNhbHRzYWx0c2FsdA$AAAA$x'],
   ])('returns false, never throws, for %s', async (_label, stored) => {
     await expect(verifyPassword('any password at all', stored)).resolves.toBe(false);
+  });
+});
+
+describe('createPasswordHasher', () => {
+  it('runs at most maxConcurrent hashes at once; the rest wait their turn and all finish', async () => {
+    const hasher = createPasswordHasher({ maxConcurrent: 2 });
+    const verifications = Array.from({ length: 6 }, (_, index) => hasher.verify(index === 0 ? PASSWORD : `wrong ${index}`, stored));
+    expect(hasher.load).toEqual({ running: 2, waiting: 4 });
+    expect(await Promise.all(verifications)).toEqual([true, false, false, false, false, false]);
+    expect(hasher.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('hashes through the same slots, and what it hashes verifies', async () => {
+    const hasher = createPasswordHasher({ maxConcurrent: 1 });
+    const hashing = hasher.hash(PASSWORD);
+    const waiting = hasher.verify(PASSWORD, stored);
+    expect(hasher.load).toEqual({ running: 1, waiting: 1 });
+    expect(await verifyPassword(PASSWORD, await hashing)).toBe(true);
+    expect(await waiting).toBe(true);
   });
 });

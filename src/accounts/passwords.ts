@@ -1,4 +1,12 @@
+/**
+ * Password hashing with scrypt from `node:crypto`. scrypt runs on libuv's
+ * thread pool, which file reads and DNS lookups share: a
+ * {@link PasswordHasher} lets only a few hashes run at once so that sign-ins
+ * queue among themselves instead of filling the pool (docs/reliability.md).
+ * @module
+ */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createSemaphore } from '../core/semaphore.js';
 
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
@@ -45,4 +53,32 @@ let dummyHash: Promise<string> | undefined;
 export function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword(randomBytes(16).toString('base64url'));
   return dummyHash;
+}
+
+/** Hashing and verification with a bound on how many run at once. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, stored: string): Promise<boolean>;
+  /** Hashes running now and waiting for a turn. */
+  readonly load: { readonly running: number; readonly waiting: number };
+}
+
+/**
+ * A hasher that runs at most `maxConcurrent` scrypt computations at once; the
+ * others wait their turn in arrival order.
+ */
+export function createPasswordHasher(options: { maxConcurrent: number }): PasswordHasher {
+  const slots = createSemaphore(options.maxConcurrent);
+  return {
+    hash: (password) => slots.run(() => hashPassword(password)),
+    verify: (password, stored) => slots.run(() => verifyPassword(password, stored)),
+    load: {
+      get running() {
+        return slots.running;
+      },
+      get waiting() {
+        return slots.waiting;
+      },
+    },
+  };
 }

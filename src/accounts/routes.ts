@@ -6,13 +6,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Accounts, HostUser } from '../contracts/accounts.js';
 import type { Clock } from '../core/clock.js';
+import type { FailureThrottle } from '../core/throttle.js';
 import type { Signer } from '../core/signing.js';
 import { isSafeReturnPath } from '../core/url.js';
 import { clearCookie, setCookie } from '../web/cookies.js';
 import type { Csrf } from '../web/csrf.js';
 import { html, sendPage, type SafeHtml } from '../web/html.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
+import { linkTags } from '../profile/template-helpers.js';
 import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
+import { passwordAttemptKeys, throttledAnswer } from './sign-in-throttle.js';
 import type { UserService } from './user-service.js';
 
 const HOME_PATH = '/indieweb/';
@@ -23,13 +26,15 @@ export interface AccountRoutesDeps {
   readonly csrf: Csrf;
   readonly signer: Signer;
   readonly clock: Clock;
+  /** Sign-in attempts: keys per client address and per account name. */
+  readonly signInThrottle: FailureThrottle;
   readonly baseUrl: string;
   /** Session cookies carry `Secure` (the base URL is https). */
   readonly secureCookies: boolean;
 }
 
 export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDeps): Promise<void> {
-  const { accounts, users, csrf, signer, clock, baseUrl, secureCookies } = deps;
+  const { accounts, users, csrf, signer, clock, signInThrottle, baseUrl, secureCookies } = deps;
 
   const returnPathOf = (value: unknown): string => (typeof value === 'string' && isSafeReturnPath(value) ? value : HOME_PATH);
 
@@ -70,8 +75,21 @@ ${options.message ?? ''}
       return loginPage(request, reply, 403, { returnTo, username, message: html`<p class="error" role="alert">The form expired. Please sign in again.</p>` });
     }
     const password = typeof body.password === 'string' ? body.password : '';
-    const user = await users.authenticate(username, password);
+    // security: the keys come from the address and the name as typed, so an unknown name waits exactly like a real one;
+    // a throttled attempt is answered before any password is hashed
+    const keys = passwordAttemptKeys(request.ip, username);
+    const decision = signInThrottle.begin(keys.all);
+    if (!decision.allowed) {
+      request.log.info({ retryAfter: decision.retryAfter }, 'login throttled');
+      return loginPage(request, reply, 429, { returnTo, username, message: throttledAnswer(reply, decision.retryAfter) });
+    }
+    const { attempt } = decision;
+    const user = await users.authenticate(username, password).catch((error: unknown) => {
+      attempt.release();
+      throw error;
+    });
     if (user === null) {
+      attempt.fail();
       request.log.info('login failed');
       return loginPage(request, reply, 401, {
         returnTo,
@@ -79,6 +97,7 @@ ${options.message ?? ''}
         message: html`<p class="error" role="alert">Sign-in failed. Check the user name and the password.</p>`,
       });
     }
+    attempt.succeed([keys.account]);
     setCookie(reply, SESSION_COOKIE, encodeSession(signer, { userId: user.id, epoch: user.sessionEpoch, expiresAt: Math.floor(clock.now().getTime() / 1000) + SESSION_LIFETIME_S }), {
       secure: secureCookies,
       maxAge: SESSION_LIFETIME_S,
@@ -119,6 +138,7 @@ ${options.message ?? ''}
   });
 
   app.get('/', async (request, reply) => {
+    const admin = `${baseUrl}/indieweb/admin`;
     const user = await accounts.currentUser(request);
     if (user === null) return reply.redirect(accounts.loginUrl(HOME_PATH), 303);
     return sendPage(reply, 200, {
@@ -128,6 +148,17 @@ ${options.message ?? ''}
 <h1>Signed in as ${user.name}</h1>
 <p>Your profile URLs:</p>
 <ul>${user.me.map((url) => html`<li><a href="${url}">${url}</a></li>`)}</ul>
+<h2>Manage</h2>
+<ul>
+<li><a href="${admin}/profile/">Profile</a>: the h-card of your homepage</li>
+<li><a href="${admin}/apps/">Apps</a>: what you signed in to, and revoking it</li>
+<li><a href="${admin}/webmentions/">Webmentions</a>: what others said about your posts</li>
+<li><a href="${admin}/media/">Media</a>: your uploads</li>
+<li><a href="${admin}/account/">Account</a>: your password, signing out everywhere</li>
+</ul>
+<h2>Your homepage</h2>
+<p>Put these tags in the <code>&lt;head&gt;</code> of each profile URL above, so apps find this server when you sign in with it:</p>
+<pre><code>${linkTags(baseUrl)}</code></pre>
 </main>`,
     });
   });

@@ -4,7 +4,8 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../core/error
 import { profileUrlKey, withRootPath } from '../core/url.js';
 import { isUniqueViolation } from '../storage/errors.js';
 import type { UserRecord, UsersRepository } from '../storage/repositories/users.js';
-import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { DEFAULT_MAX_CONCURRENT_HASHES } from '../config/config.js';
+import { createPasswordHasher, dummyPasswordHash, type PasswordHasher } from './passwords.js';
 
 export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const MIN_PASSWORD_LENGTH = 8;
@@ -12,8 +13,14 @@ export const MAX_PASSWORD_LENGTH = 1024;
 
 export type UserService = ReturnType<typeof createUserService>;
 
-export function createUserService(deps: { users: UsersRepository; clock: Clock }) {
+export function createUserService(deps: {
+  users: UsersRepository;
+  clock: Clock;
+  /** @defaultValue a hasher of its own running {@link DEFAULT_MAX_CONCURRENT_HASHES} hashes at once */
+  passwords?: PasswordHasher;
+}) {
   const { users, clock } = deps;
+  const passwords = deps.passwords ?? createPasswordHasher({ maxConcurrent: DEFAULT_MAX_CONCURRENT_HASHES });
   const now = () => clock.now().toISOString();
 
   async function requireUser(name: string): Promise<UserRecord> {
@@ -43,7 +50,7 @@ export function createUserService(deps: { users: UsersRepository; clock: Clock }
 
       const id = randomId();
       try {
-        await users.insert({ id, name: input.name, passwordHash: await hashPassword(input.password), profileUrls, now: now() });
+        await users.insert({ id, name: input.name, passwordHash: await passwords.hash(input.password), profileUrls, now: now() });
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError(`user "${input.name}" or one of its profile URLs already exists`, { cause: error });
         throw error;
@@ -68,7 +75,7 @@ export function createUserService(deps: { users: UsersRepository; clock: Clock }
     async setPassword(name: string, password: string): Promise<void> {
       assertPassword(password);
       const user = await requireUser(name);
-      await users.setPasswordHash(user.id, await hashPassword(password), now());
+      await users.setPasswordHash(user.id, await passwords.hash(password), now());
     },
 
     async signOutEverywhere(userId: string): Promise<void> {
@@ -82,7 +89,7 @@ export function createUserService(deps: { users: UsersRepository; clock: Clock }
     async authenticate(name: string, password: string): Promise<UserRecord | null> {
       const found = USER_NAME_PATTERN.test(name) ? await users.findCredentials(name) : null;
       const candidate = password.length <= MAX_PASSWORD_LENGTH ? password : '';
-      const ok = await verifyPassword(candidate, found?.passwordHash ?? (await dummyPasswordHash()));
+      const ok = await passwords.verify(candidate, found?.passwordHash ?? (await dummyPasswordHash()));
       if (!ok || found === null || !found.user.isActive || candidate !== password) return null;
       return found.user;
     },

@@ -5,15 +5,17 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { passwordAttemptKeys, throttledAnswer } from '../accounts/sign-in-throttle.js';
 import type { UserService } from '../accounts/user-service.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
 import type { Accounts, HostUser } from '../contracts/accounts.js';
 import { isIndieWebError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
+import type { FailureThrottle } from '../core/throttle.js';
 import type { TokenService } from '../indieauth/token-service.js';
 import type { UploadPipeline } from '../media/upload.js';
 import type { Csrf } from '../web/csrf.js';
-import { html, sendPage, type SafeHtml } from '../web/html.js';
+import { html, SafeHtml, sendPage } from '../web/html.js';
 import { HCardValidationError, type HCardProblem } from '../profile/h-card.js';
 import type { ProfileService } from '../profile/service.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
@@ -56,6 +58,8 @@ export interface AdminRoutesDeps {
   readonly accounts: Accounts;
   /** The built-in accounts (the account page); null when the host brings its own. */
   readonly users: UserService | null;
+  /** The account page's password change is guessed like a sign-in: the same throttle. */
+  readonly signInThrottle: FailureThrottle;
   readonly csrf: Csrf;
   readonly baseUrl: string;
   readonly tokens: TokenService;
@@ -334,11 +338,11 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
   const users = deps.users;
   if (users === null) return;
 
-  function accountPage(admin: AdminContext, error?: string, status = 200) {
+  function accountPage(admin: AdminContext, error?: string | SafeHtml, status = 200) {
     return page(
       admin,
       'Account',
-      html`<h2>Change password</h2>${error === undefined ? '' : html`<p class="error" role="alert">${error}</p>`}
+      html`<h2>Change password</h2>${error === undefined || error instanceof SafeHtml ? error : html`<p class="error" role="alert">${error}</p>`}
 <form method="post" action="${ADMIN}/account/password">${csrfInput(admin)}
 <label for="current">Current password</label><input type="password" id="current" name="current" autocomplete="current-password" required>
 <label for="new">New password</label><input type="password" id="new" name="new" autocomplete="new-password" required minlength="8">
@@ -362,7 +366,23 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
     const current = readParam(request.body, 'current') ?? '';
     const next = readParam(request.body, 'new') ?? '';
     if (next !== (readParam(request.body, 'confirm') ?? '')) return accountPage(admin, 'The new passwords do not match.', 400);
-    if ((await users.authenticate(admin.user.name, current)) === null) return accountPage(admin, 'The current password is not right.', 400);
+    // the current password is guessed like a sign-in: the same throttle, the same keys, no hashing while it says wait
+    const keys = passwordAttemptKeys(request.ip, admin.user.name);
+    const decision = deps.signInThrottle.begin(keys.all);
+    if (!decision.allowed) {
+      request.log.info({ userId: admin.user.id, retryAfter: decision.retryAfter }, 'password change throttled');
+      return accountPage(admin, throttledAnswer(reply, decision.retryAfter), 429);
+    }
+    const { attempt } = decision;
+    const authenticated = await users.authenticate(admin.user.name, current).catch((error: unknown) => {
+      attempt.release();
+      throw error;
+    });
+    if (authenticated === null) {
+      attempt.fail();
+      return accountPage(admin, 'The current password is not right.', 400);
+    }
+    attempt.succeed([keys.account]);
     try {
       await users.setPassword(admin.user.name, next);
     } catch (error) {

@@ -97,7 +97,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
 
   // features
   const csrf = createCsrf({ signer, clock, secureCookies });
-  const accounts = createAccounts({ host: options.accounts, repository: stores.users, signer, clock, csrf, baseUrl: config.baseUrl, secureCookies });
+  const accounts = createAccounts({ host: options.accounts, repository: stores.users, config, signer, clock, csrf, secureCookies });
   const profile = createProfile({ repository: stores.profiles, clock, users: accounts.users, baseUrl: config.baseUrl });
   const indieauth = await createIndieAuth({
     config,
@@ -128,6 +128,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   const admin = createAdmin({
     accounts: accounts.accounts,
     users: accounts.users,
+    signInThrottle: accounts.signInThrottle,
     csrf,
     baseUrl: config.baseUrl,
     tokens: indieauth.tokens,

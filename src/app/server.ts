@@ -9,6 +9,7 @@ import type { Clock } from '../core/clock.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { openDatabase } from '../storage/open.js';
 import { clientErrorHandler, closeUnreadBodies } from '../web/client-errors.js';
+import { defaultErrorHandler } from '../web/error-handler.js';
 import { indieweb } from './plugin.js';
 import { sendText } from '../web/reply.js';
 
@@ -71,12 +72,16 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     // a path the router cannot decode (`%c0%ae`) or a parameter over its length: a short plain-text 400, not Fastify's JSON with its error code
     frameworkErrors: (error, request, reply) => {
       request.log.info({ code: error.code }, 'request rejected by the router');
-      void sendText(reply as unknown as FastifyReply, 400, 'bad request: the path could not be read\n');
+      // answered before the body is read, outside the route hooks: say the connection ends, as client-errors.ts does
+      void sendText((reply as unknown as FastifyReply).header('connection', 'close'), 400, 'bad request: the path could not be read\n');
     },
   });
   app.server.maxConnections = config.server.maxConnections;
   // the server's own routes and its 404s; the plugin does the same for everything under /indieweb
   closeUnreadBodies(app);
+  // errors outside the plugin's routes (a body the parser refuses on a path that matches no route, say) get our short
+  // answers too, never Fastify's JSON with its error code
+  app.setErrorHandler(defaultErrorHandler);
   if (options.database === undefined) app.addHook('onClose', async () => database.close());
 
   app.get('/healthz', async (_request, reply) => {

@@ -18,6 +18,9 @@ import { registerProfileCommands } from './profiles.js';
 import { didYouMean } from './suggest.js';
 
 export const EXIT_FAILURE = 1;
+
+/** The server could not listen where it was told to; the message says why and what to change. */
+class ListenError extends Error {}
 export const EXIT_CONFIG = 2;
 
 function packageVersion(): string {
@@ -56,7 +59,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
       if (typeof code === 'number') exitCode = code;
     } catch (error) {
       if (error instanceof ConfigError) fail(EXIT_CONFIG, error.problems);
-      else if (isIndieWebError(error) || error instanceof DatabaseUnavailableError) fail(EXIT_FAILURE, [error.message]);
+      else if (isIndieWebError(error) || error instanceof DatabaseUnavailableError || error instanceof ListenError) fail(EXIT_FAILURE, [error.message]);
       else fail(EXIT_FAILURE, [`unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
     }
   };
@@ -92,6 +95,12 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
     .action((options: { host?: string; port?: string }) =>
       run(async () => {
         const config = configFrom(io, options);
+        // the standalone server answers at the root of its host: a base URL with a path would advertise endpoints it never serves
+        const basePath = new URL(config.baseUrl).pathname;
+        if (basePath !== '/' && basePath !== '') {
+          const named = io.overrides?.baseUrl !== undefined ? '--base-url' : 'INDIEWEB_BASE_URL';
+          throw new ConfigError([`${named}: "${config.baseUrl}" has a path; \`serve\` answers at the root of its host (/indieweb/…), so give it the host's root URL, or mount indiestack under a prefix in your own Fastify app (docs/plugin-mode.md)`]);
+        }
         // the server (Fastify and every feature) loads only for serve, so other commands start fast
         const { createServer } = await import('../app/server.js');
         const { app } = await createServer({ config });
@@ -116,6 +125,10 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
           await app.listen({ host: config.host, port: config.port });
         } catch (error) {
           await app.close();
+          const code = (error as { code?: string }).code;
+          if (code === 'EADDRINUSE') throw new ListenError(`port ${config.port} on ${config.host} is already in use: stop what holds it, or pick another with --port (INDIEWEB_PORT)`);
+          if (code === 'EACCES') throw new ListenError(`not allowed to listen on port ${config.port}: ports below 1024 need privileges; pick another with --port (INDIEWEB_PORT)`);
+          if (code === 'EADDRNOTAVAIL') throw new ListenError(`${config.host} is not an address of this machine: pick another with --host (INDIEWEB_HOST)`);
           throw error;
         }
         app.log.info({ baseUrl: config.baseUrl }, 'indiestack is serving');

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { MIN_PASSWORD_LENGTH } from '../accounts/user-service.js';
 import { InvalidRequestError } from '../core/errors.js';
 import { withServices } from './context.js';
 import { formatTable, isInteractive, promptHidden, readAll, type CliIo } from './io.js';
@@ -11,6 +12,8 @@ async function readPassword(io: CliIo, fromStdin: boolean): Promise<string> {
   }
   if (!isInteractive(io)) throw new InvalidRequestError('no password given: pass --password-stdin or run in a terminal');
   const password = await promptHidden(io, 'Password: ');
+  // said before the second prompt, not after both
+  if ([...password].length < MIN_PASSWORD_LENGTH) throw new InvalidRequestError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
   const again = await promptHidden(io, 'Password (again): ');
   if (password !== again) throw new InvalidRequestError('the passwords do not match');
   return password;

@@ -17,6 +17,10 @@ export const DEFAULT_MEDIA_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MEDIA_MAX_UPLOAD_COUNT = 10;
 export const DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES = 50 * 1024 * 1024;
 export const SQLITE_FILE_NAME = 'indiestack.sqlite';
+/** Seconds one S3 request may wait for a connection or for data (see {@link MediaStorageConfig}). */
+export const DEFAULT_S3_TIMEOUT_S = 30;
+/** Seconds the server's fetch of a webmention source may take in all. */
+export const DEFAULT_OUTBOUND_TIMEOUT_S = 10;
 /** Timeouts (seconds) and connection bounds of the standalone HTTP server; see docs/reliability.md. */
 export interface ServerLimits {
   /** Time to receive a request's head; slower clients get 408 and are disconnected. */
@@ -45,6 +49,19 @@ export interface WebmentionLimits {
 
 /** The pending cap is on by default; the two rate limits are off, as SPEC.md ("Rate limiting: none is implemented") has it. */
 export const DEFAULT_WEBMENTION_LIMITS: WebmentionLimits = Object.freeze({ maxPendingPerHost: 1000, perClientPerMinute: null, perSourceHostPerMinute: null });
+
+/** A failure throttle's settings (src/core/throttle.ts; docs/security.md "Throttles"). */
+export interface ThrottleConfig {
+  /** Failures per key that cost no wait; after them each attempt waits 1 s, 2 s, 4 s …; null switches the throttle off. */
+  readonly freeFailures: number | null;
+  /** The longest wait, in seconds. */
+  readonly maxDelay: number;
+}
+
+export const DEFAULT_SIGNIN_FREE_ATTEMPTS = 5;
+export const DEFAULT_THROTTLE_MAX_DELAY_S = 900;
+/** scrypt computations at once: half of libuv's default pool of 4, so file reads and DNS keep the other half. */
+export const DEFAULT_MAX_CONCURRENT_HASHES = 2;
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Common image, audio and video types accepted by default. */
@@ -101,6 +118,8 @@ export type MediaStorageConfig =
       readonly publicBaseUrl: string;
       /** Static credentials; null: the AWS SDK's default chain. */
       readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
+      /** Seconds one S3 request may wait for a connection, and then for data (each wait, not the whole request). */
+      readonly timeout: number;
     };
 
 /** Front-matter formats of the files handler: YAML between `---` lines, TOML between `+++` lines (Hugo's convention). */
@@ -178,6 +197,15 @@ export interface Config {
   /** Bearer secret a resource server may present to the introspection endpoint; null: only a token's owner may introspect. */
   readonly introspectionSecret: string | null;
   readonly allowPrivateNetworks: boolean;
+  /** The sign-in form and the account page's password change: per client address and per account name. */
+  readonly signInThrottle: ThrottleConfig;
+  /**
+   * Code and refresh-token redemptions (token endpoint, code verification): per client address.
+   * Off by default: SPEC.md says no rate limiting is implemented, and conformance suites send many failing requests from one address.
+   */
+  readonly tokenThrottle: ThrottleConfig;
+  /** Password hashes (scrypt) computed at once; more wait their turn. */
+  readonly maxConcurrentHashes: number;
   /** Largest form or JSON body accepted (bytes); larger ones get 413. */
   readonly maxBodyBytes: number;
   readonly micropubHandler: string | null;
@@ -194,6 +222,8 @@ export interface Config {
   readonly webmentionLimits: WebmentionLimits;
   /** How long a claimed background job stays leased before another worker may take it over. */
   readonly jobLeaseSeconds: number;
+  /** Seconds the server's fetch of a webmention source (verification) may take in all, redirects and body included. */
+  readonly outboundTimeout: number;
   /** The built-in `files` handler (`INDIEWEB_MICROPUB_HANDLER=files`). */
   readonly files: FilesConfig;
 }

@@ -86,6 +86,15 @@ describe('loadConfig', () => {
     it('keeps media in the data directory', () => {
       expect(config.media.dir).toBe(path.join(CWD, 'data', 'media'));
     });
+
+    it('throttles sign-in after 5 free failures up to 900 s, and not the token endpoint (SPEC.md: no rate limiting)', () => {
+      expect(config.signInThrottle).toEqual({ freeFailures: 5, maxDelay: 900 });
+      expect(config.tokenThrottle).toEqual({ freeFailures: null, maxDelay: 900 });
+    });
+
+    it('computes 2 password hashes at once', () => {
+      expect(config.maxConcurrentHashes).toBe(2);
+    });
   });
 
   it('treats empty and whitespace-only values as unset', () => {
@@ -457,6 +466,63 @@ describe('loadConfig', () => {
     it.each(['0', '-1', '1.5', 'unlimited', '10/min'])('reports %j for each of them', (raw) => {
       const names = ['INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST', 'INDIEWEB_WEBMENTION_RATE_LIMIT', 'INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT'];
       expect(problemsOf(Object.fromEntries(names.map((name) => [name, raw])))).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^${name}: "`))));
+      });
+    });
+
+  describe('timeouts of outside services', () => {
+    const s3 = { INDIEWEB_MEDIA_STORAGE: 's3', INDIEWEB_S3_BUCKET: 'media' };
+    const s3Timeout = (env: Env) => {
+      const storage = load({ ...s3, ...env }).media.storage;
+      return storage.kind === 's3' ? storage.timeout : null;
+    };
+
+    it('gives an S3 request 30 s per wait and a webmention source fetch 10 s in all by default', () => {
+      expect(s3Timeout({})).toBe(30);
+      expect(load().outboundTimeout).toBe(10);
+    });
+
+    it('reads INDIEWEB_S3_TIMEOUT and INDIEWEB_OUTBOUND_TIMEOUT in seconds', () => {
+      expect(s3Timeout({ INDIEWEB_S3_TIMEOUT: '1' })).toBe(1);
+      expect(load({ INDIEWEB_OUTBOUND_TIMEOUT: '3' }).outboundTimeout).toBe(3);
+    });
+
+    it.each(['0', '-1', '1.5', 'none', '30s'])('reports %j for each', (raw) => {
+      expect(problemsOf({ ...s3, INDIEWEB_S3_TIMEOUT: raw, INDIEWEB_OUTBOUND_TIMEOUT: raw })).toEqual([
+        expect.stringMatching(/^INDIEWEB_OUTBOUND_TIMEOUT: /),
+        expect.stringMatching(/^INDIEWEB_S3_TIMEOUT: /),
+      ]);
+    });
+  });
+
+  describe('throttles and password hashing', () => {
+    it('reads free failures, the longest wait and the hashes at once', () => {
+      const config = load({ INDIEWEB_SIGNIN_FREE_ATTEMPTS: '3', INDIEWEB_SIGNIN_MAX_DELAY: '60', INDIEWEB_TOKEN_FREE_FAILURES: '20', INDIEWEB_MAX_CONCURRENT_HASHES: '1' });
+      expect(config.signInThrottle).toEqual({ freeFailures: 3, maxDelay: 60 });
+      expect(config.tokenThrottle).toEqual({ freeFailures: 20, maxDelay: 60 });
+      expect(config.maxConcurrentHashes).toBe(1);
+    });
+
+    it.each(['none', 'NONE'])('reads %j as the throttle off (null)', (raw) => {
+      expect(load({ INDIEWEB_SIGNIN_FREE_ATTEMPTS: raw }).signInThrottle.freeFailures).toBeNull();
+      expect(load({ INDIEWEB_TOKEN_FREE_FAILURES: raw }).tokenThrottle.freeFailures).toBeNull();
+    });
+
+    it.each(['0', '-1', '1001', '2.5', 'off'])('reports free failures of %j for each throttle', (raw) => {
+      expect(problemsOf({ INDIEWEB_SIGNIN_FREE_ATTEMPTS: raw, INDIEWEB_TOKEN_FREE_FAILURES: raw })).toEqual([
+        expect.stringMatching(/^INDIEWEB_SIGNIN_FREE_ATTEMPTS: .*between 1 and 1000 or "none"/),
+        expect.stringMatching(/^INDIEWEB_TOKEN_FREE_FAILURES: .*between 1 and 1000 or "none"/),
+      ]);
+    });
+
+    it.each([
+      ['INDIEWEB_SIGNIN_MAX_DELAY', '0'],
+      ['INDIEWEB_SIGNIN_MAX_DELAY', '86401'],
+      ['INDIEWEB_SIGNIN_MAX_DELAY', 'none'],
+      ['INDIEWEB_MAX_CONCURRENT_HASHES', '0'],
+      ['INDIEWEB_MAX_CONCURRENT_HASHES', '1025'],
+      ['INDIEWEB_MAX_CONCURRENT_HASHES', 'none'],
+    ])('reports %s=%j', (name, raw) => {
+      expect(problemsOf({ [name]: raw })).toEqual([expect.stringMatching(new RegExp(`^${name}: `))]);
     });
   });
 

@@ -29,12 +29,17 @@ import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_DATABASE_TIMEOUT_S,
+  DEFAULT_MAX_CONCURRENT_HASHES,
+  DEFAULT_SIGNIN_FREE_ATTEMPTS,
+  DEFAULT_THROTTLE_MAX_DELAY_S,
   DEFAULT_SERVER_LIMITS,
   DEFAULT_MEDIA_ALLOWED_TYPES,
   DEFAULT_MEDIA_MAX_UPLOAD_BYTES,
   DEFAULT_MEDIA_MAX_UPLOAD_COUNT,
   DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES,
+  DEFAULT_OUTBOUND_TIMEOUT_S,
   DEFAULT_PORT,
+  DEFAULT_S3_TIMEOUT_S,
   DEFAULT_TOKEN_LIFETIME_S,
   DEFAULT_WEBMENTION_LIMITS,
   LOG_LEVELS,
@@ -75,6 +80,11 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_REFRESH_TOKEN_EXPIRES_IN', defaultValue: '2592000', description: 'Lifetime in seconds of an unused refresh token (30 days); each use rotates it.' },
   { name: 'INDIEWEB_INTROSPECTION_SECRET', defaultValue: '(unset)', description: 'Bearer secret (at least 32 characters) a resource server presents to the introspection endpoint; without it only a token of the same owner may introspect.' },
   { name: 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', defaultValue: 'false', description: 'Allow outbound fetches to private, loopback and link-local addresses (tests on one machine).' },
+  { name: 'INDIEWEB_OUTBOUND_TIMEOUT', defaultValue: String(DEFAULT_OUTBOUND_TIMEOUT_S), description: 'Seconds the server\'s fetch of a webmention source may take in all (connecting, redirects, headers and body); a slower source fails that attempt and its job is retried later.' },
+  { name: 'INDIEWEB_SIGNIN_FREE_ATTEMPTS', defaultValue: String(DEFAULT_SIGNIN_FREE_ATTEMPTS), description: 'Failed sign-ins (and wrong current passwords on the account page) per client address and per account name that cost no wait; after them each attempt waits 1 s, 2 s, 4 s … and is answered 429 with Retry-After until then; `none` switches this throttle off. Counted in each instance\'s memory.' },
+  { name: 'INDIEWEB_SIGNIN_MAX_DELAY', defaultValue: String(DEFAULT_THROTTLE_MAX_DELAY_S), description: 'Longest wait in seconds the sign-in throttle (and the token endpoint throttle) imposes.' },
+  { name: 'INDIEWEB_TOKEN_FREE_FAILURES', defaultValue: 'none', description: 'Failed code and refresh-token redemptions per client address that cost no wait; after them the token endpoint answers 429 with Retry-After as sign-in does. `none` (default) keeps SPEC.md\'s "no rate limiting".' },
+  { name: 'INDIEWEB_MAX_CONCURRENT_HASHES', defaultValue: String(DEFAULT_MAX_CONCURRENT_HASHES), description: 'Password hashes (scrypt) computed at once; further sign-ins wait their turn, so file reads and DNS keep threads of libuv\'s pool (UV_THREADPOOL_SIZE, default 4).' },
   { name: 'INDIEWEB_MAX_BODY_BYTES', defaultValue: String(DEFAULT_MAX_BODY_BYTES), description: 'Largest form or JSON request body in bytes; larger ones get 413 (uploads have their own limits).' },
   { name: 'INDIEWEB_MAX_JSON_DEPTH', defaultValue: String(DEFAULT_REQUEST_LIMITS.jsonDepth), description: 'Deepest nesting of arrays and objects in a JSON body; deeper gives 400.' },
   { name: 'INDIEWEB_MAX_PROPERTIES', defaultValue: String(DEFAULT_REQUEST_LIMITS.properties), description: 'Keys in one JSON object and properties of one form or multipart Micropub create; more give 400.' },
@@ -105,6 +115,7 @@ export const SETTINGS: readonly SettingDoc[] = Object.freeze([
   { name: 'INDIEWEB_S3_PUBLIC_BASE_URL', defaultValue: 'ENDPOINT/BUCKET', description: 'Public URL prefix of stored objects: `{prefix}/indieweb/media/…`.' },
   { name: 'INDIEWEB_S3_ACCESS_KEY_ID', defaultValue: '(AWS default chain)', description: 'Access key; without it the AWS SDK finds credentials itself (AWS_* variables, profiles, roles).' },
   { name: 'INDIEWEB_S3_SECRET_ACCESS_KEY', defaultValue: '(AWS default chain)', description: 'Secret key belonging to INDIEWEB_S3_ACCESS_KEY_ID.' },
+  { name: 'INDIEWEB_S3_TIMEOUT', defaultValue: String(DEFAULT_S3_TIMEOUT_S), description: 'Seconds one S3 request may wait for a connection, and then for data; a request is tried at most twice, so a silent endpoint fails an upload (500) after about three times this.' },
   { name: 'INDIEWEB_FILES_CONTENT_DIR', defaultValue: 'DATA_DIR/sites', description: 'Files handler: directory holding every account\'s site directory.' },
   { name: 'INDIEWEB_FILES_USER_DIR', defaultValue: DEFAULT_FILES_USER_DIR, description: 'Files handler: an account\'s site directory inside the content directory; `{user}` is the account name, `{id}` its id; `.` uses the content directory itself (then only one account may publish).' },
   { name: 'INDIEWEB_FILES_SITE_URL', defaultValue: '(first profile URL)', description: 'Files handler: public URL of the site the posts appear on (`{user}` allowed).' },
@@ -191,6 +202,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const introspectionSecret = read('INDIEWEB_INTROSPECTION_SECRET') ?? null;
   if (introspectionSecret !== null && introspectionSecret.length < 32) problems.push('INDIEWEB_INTROSPECTION_SECRET: must be at least 32 characters');
   const allowPrivateNetworks = parseBoolean(problems, 'INDIEWEB_ALLOW_PRIVATE_NETWORKS', read('INDIEWEB_ALLOW_PRIVATE_NETWORKS'), false);
+  const outboundTimeout = parseInteger(problems, 'INDIEWEB_OUTBOUND_TIMEOUT', read('INDIEWEB_OUTBOUND_TIMEOUT'), DEFAULT_OUTBOUND_TIMEOUT_S, { min: 1, max: 600 });
+
+  const throttleMaxDelay = parseInteger(problems, 'INDIEWEB_SIGNIN_MAX_DELAY', read('INDIEWEB_SIGNIN_MAX_DELAY'), DEFAULT_THROTTLE_MAX_DELAY_S, { min: 1, max: 86_400 });
+  const signInThrottle = { freeFailures: parseFreeFailures(problems, 'INDIEWEB_SIGNIN_FREE_ATTEMPTS', read('INDIEWEB_SIGNIN_FREE_ATTEMPTS'), DEFAULT_SIGNIN_FREE_ATTEMPTS), maxDelay: throttleMaxDelay };
+  const tokenThrottle = { freeFailures: parseFreeFailures(problems, 'INDIEWEB_TOKEN_FREE_FAILURES', read('INDIEWEB_TOKEN_FREE_FAILURES'), null), maxDelay: throttleMaxDelay };
+  // libuv's pool holds at most 1024 threads
+  const maxConcurrentHashes = parseInteger(problems, 'INDIEWEB_MAX_CONCURRENT_HASHES', read('INDIEWEB_MAX_CONCURRENT_HASHES'), DEFAULT_MAX_CONCURRENT_HASHES, { min: 1, max: 1024 });
 
   const maxBodyBytes = parseInteger(problems, 'INDIEWEB_MAX_BODY_BYTES', read('INDIEWEB_MAX_BODY_BYTES'), DEFAULT_MAX_BODY_BYTES, { min: 1024 });
   const limits = {
@@ -263,6 +281,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     refreshTokenExpiresIn,
     introspectionSecret,
     allowPrivateNetworks,
+    signInThrottle,
+    tokenThrottle,
+    maxConcurrentHashes,
     maxBodyBytes,
     micropubHandler,
     micropubServerManagedProperties,
@@ -274,6 +295,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     webmentionTargetHosts,
     webmentionLimits,
     jobLeaseSeconds,
+    outboundTimeout,
     files,
   });
 }
@@ -298,6 +320,17 @@ function parseLimit(problems: string[], name: string, raw: string | undefined, f
   }
   const value = parseInteger(problems, name, raw, Number.NaN, { min: range.min ?? 0 });
   return Number.isNaN(value) ? fallback : value;
+}
+
+/** A throttle's free failures: a whole number from 1 to 1000, or `none` (null: the throttle is off). */
+function parseFreeFailures(problems: string[], name: string, raw: string | undefined, fallback: number | null): number | null {
+  if (raw === undefined) return fallback;
+  if (raw.toLowerCase() === 'none') return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
+    problems.push(`${name}: "${raw}" is not a whole number between 1 and 1000 or "none"`);
+    return fallback;
+  }
+  return Number(raw);
 }
 
 function parseBoolean(problems: string[], name: string, raw: string | undefined, fallback: boolean): boolean {
@@ -392,6 +425,7 @@ function parseMediaStorage(problems: string[], read: (name: string) => string | 
   const accessKeyId = read('INDIEWEB_S3_ACCESS_KEY_ID');
   const secretAccessKey = read('INDIEWEB_S3_SECRET_ACCESS_KEY');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) problems.push('INDIEWEB_S3_ACCESS_KEY_ID and INDIEWEB_S3_SECRET_ACCESS_KEY go together');
+  const timeout = parseInteger(problems, 'INDIEWEB_S3_TIMEOUT', read('INDIEWEB_S3_TIMEOUT'), DEFAULT_S3_TIMEOUT_S, { min: 1, max: 3600 });
   return {
     kind: 's3',
     bucket: bucket ?? '',
@@ -400,6 +434,7 @@ function parseMediaStorage(problems: string[], read: (name: string) => string | 
     forcePathStyle,
     publicBaseUrl,
     credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : null,
+    timeout,
   };
 }
 

@@ -10,6 +10,7 @@ import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
 import type { Accounts } from '../contracts/accounts.js';
 import type { ClientIdValidator } from '../contracts/policies.js';
 import type { Clock } from '../core/clock.js';
+import { createFailureThrottle } from '../core/throttle.js';
 import { createOutbound } from '../outbound/fetch.js';
 import type { ProfileService } from '../profile/service.js';
 import type { DatabaseHandle } from '../storage/connect.js';
@@ -103,6 +104,7 @@ export async function createIndieAuth(deps: {
     profiles: deps.profiles,
     csrf: deps.csrf,
     clock,
+    tokenThrottle: createFailureThrottle({ freeFailures: config.tokenThrottle.freeFailures, maxDelaySeconds: config.tokenThrottle.maxDelay, clock }),
     // RFC 9207: the iss of every authorization response is exactly the metadata's issuer
     issuer: metadata.issuer,
     config,

@@ -73,6 +73,20 @@ export const codeVerificationErrorHandler = backChannelError((error) => {
 });
 
 /**
+ * A client address the token throttle makes wait (docs/security.md
+ * "Throttles"; off unless INDIEWEB_TOKEN_FREE_FAILURES is set): 429 with
+ * `Retry-After` and an OAuth error body in JSON.
+ */
+export function sendTooManyFailures(reply: FastifyReply, retryAfter: number): FastifyReply {
+  return reply
+    .code(429)
+    .header('retry-after', String(retryAfter))
+    .header('cache-control', 'no-store')
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify({ error: 'temporarily_unavailable', error_description: `too many failed attempts from this address; retry after ${retryAfter} seconds` }));
+}
+
+/**
  * The RFC 6750 answer of the endpoints beyond SPEC.md (userinfo,
  * introspection): a JSON body and a `WWW-Authenticate` header naming the
  * error; a request that presented no token at all gets no error code.

@@ -9,6 +9,7 @@ import { CSRF_FIELD } from '../web/csrf-token.js';
 import type { Accounts, HostUser } from '../contracts/accounts.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
+import type { FailureThrottle } from '../core/throttle.js';
 import { constantTimeEqual } from '../core/crypto.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
@@ -25,6 +26,7 @@ import { consentBody, notYourProfileBody } from './consent-page.js';
 import type { ClientInfo, ClientInfoFetcher } from './client-info.js';
 import { basicCredentialsFromHeader, replyToBearerError, tokenFromAuthorizationHeader, type BearerGuard } from './bearer.js';
 import { parseCodeRedemption, type ExchangeService } from './exchange.js';
+import { clientAddressKey } from '../outbound/address-guard.js';
 import {
   authorizationErrorHandler,
   codeVerificationErrorHandler,
@@ -32,6 +34,7 @@ import {
   oauthErrorHandler,
   sendInvalidClientBasic,
   sendOAuthBearerError,
+  sendTooManyFailures,
   tokenErrorHandler,
 } from './responses.js';
 import type { ProfileService } from '../profile/service.js';
@@ -64,13 +67,15 @@ export interface IndieAuthRoutesDeps {
   readonly profiles: ProfileService;
   readonly csrf: Csrf;
   readonly clock: Clock;
+  /** Code and refresh-token redemptions: a key per client address; off unless INDIEWEB_TOKEN_FREE_FAILURES is set. */
+  readonly tokenThrottle: FailureThrottle;
   /** The `iss` of authorization responses: the base URL with a trailing slash. */
   readonly issuer: string;
   readonly config: Pick<Config, 'introspectionSecret' | 'trustProxy'>;
 }
 
 export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoutesDeps): Promise<void> {
-  const { authorization, exchange, tokens, bearer, clientInfo, accounts, profiles, csrf, clock, issuer, config } = deps;
+  const { authorization, exchange, tokens, bearer, clientInfo, accounts, profiles, csrf, clock, tokenThrottle, issuer, config } = deps;
 
   /** The `profile` object for a token with the `profile` scope (and `email` with the `email` scope); null without it. */
   async function profileFor(user: HostUser, scope: string): Promise<Record<string, string> | null> {
@@ -170,13 +175,37 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
     });
   });
 
+  /**
+   * Runs a code or refresh-token redemption under the token throttle: a client
+   * address that must wait gets 429 (and null here) before anything is looked
+   * up; an `invalid_grant` counts as a failure, other errors do not.
+   */
+  async function redeemThrottled<T>(request: FastifyRequest, reply: FastifyReply, redeem: () => Promise<T>): Promise<T | null> {
+    const decision = tokenThrottle.begin([clientAddressKey(request.ip)]);
+    if (!decision.allowed) {
+      request.log.info({ retryAfter: decision.retryAfter }, 'redemption throttled');
+      sendTooManyFailures(reply, decision.retryAfter);
+      return null;
+    }
+    try {
+      const redeemed = await redeem();
+      decision.attempt.succeed();
+      return redeemed;
+    } catch (error) {
+      if (isIndieWebError(error) && error.code === 'invalid_grant') decision.attempt.fail();
+      else decision.attempt.release();
+      throw error;
+    }
+  }
+
   // the back channel: clients, server to server
   await app.register(async (back) => {
     back.setErrorHandler(codeVerificationErrorHandler);
     back.post('/auth/', async (request, reply) => {
       const grantType = readParam(request.body, 'grant_type');
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
-      const redeemed = await exchange.verify(parseCodeRedemption(request.body));
+      const redeemed = await redeemThrottled(request, reply, () => exchange.verify(parseCodeRedemption(request.body)));
+      if (redeemed === null) return reply;
       request.log.info({ clientId: redeemed.code.clientId }, 'authorization code verified');
       reply.header('cache-control', 'no-store');
       const profile = prefersJson(request) ? await profileFor(redeemed.user, redeemed.code.scope) : null;
@@ -195,7 +224,8 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
       if (grantType === 'refresh_token') {
         // beyond SPEC.md: the refresh grant answers JSON, as IndieAuth and OAuth say, success and error alike
         try {
-          const refreshed = await exchange.refresh(request.body);
+          const refreshed = await redeemThrottled(request, reply, () => exchange.refresh(request.body));
+          if (refreshed === null) return reply;
           request.log.info({ clientId: refreshed.record.clientId, userId: refreshed.record.userId }, 'token refreshed');
           return await sendTokenResponse(request, reply, refreshed, refreshed.refreshToken, { json: true });
         } catch (error) {
@@ -204,7 +234,10 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
       }
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
       // a refresh token only for a modern client: it names the grant type and asks for JSON (SPEC's form answer keeps its four fields)
-      const issued = await exchange.exchange(parseCodeRedemption(request.body), { withRefresh: grantType === 'authorization_code' && prefersJson(request) });
+      const issued = await redeemThrottled(request, reply, () =>
+        exchange.exchange(parseCodeRedemption(request.body), { withRefresh: grantType === 'authorization_code' && prefersJson(request) }),
+      );
+      if (issued === null) return reply;
       request.log.info({ clientId: issued.record.clientId, userId: issued.record.userId, scope: issued.record.scope }, 'token issued');
       return sendTokenResponse(request, reply, issued, issued.refreshToken);
     });

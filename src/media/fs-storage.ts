@@ -43,10 +43,15 @@ export function createLocalStorage(options: LocalStorageOptions): LocalMediaStor
       const target = pathOf(key);
       await mkdir(path.dirname(target), { recursive: true });
       const partial = `${target}.${randomId()}.partial`;
+      const out = createWriteStream(partial, { flags: 'wx', mode: 0o644 });
+      const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
       try {
-        await pipeline(Readable.from(content), createWriteStream(partial, { flags: 'wx', mode: 0o644 }));
+        await pipeline(Readable.from(content), out);
         await rename(partial, target);
       } catch (error) {
+        // closed as well as removed: a full disk gets its space back before the next upload is answered
+        out.destroy();
+        await closed;
         await rm(partial, { force: true });
         throw error;
       }

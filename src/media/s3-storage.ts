@@ -1,24 +1,46 @@
 /**
  * S3-compatible storage (AWS S3, MinIO, Garage, R2…). Uploads stream in
  * parts; an upload that fails or is aborted is aborted on the server too.
+ * Every request has bounded waits (connecting, then silence on the socket)
+ * and at most {@link S3_MAX_ATTEMPTS} tries, so an endpoint that refuses or
+ * never answers fails the upload instead of holding it.
  * @module
  */
 import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Readable } from 'node:stream';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import type { MediaStorageConfig } from '../config/config.js';
 
-/** Bucket, region, endpoint, addressing, public URL prefix and credentials: the `s3` storage settings. */
+/** Bucket, region, endpoint, addressing, public URL prefix, credentials and timeout: the `s3` storage settings. */
 export type S3StorageOptions = Omit<Extract<MediaStorageConfig, { kind: 's3' }>, 'kind'>;
 
+/** Tries of one S3 request: one retry for a timeout, a refused connection, a 5xx or a throttle. */
+export const S3_MAX_ATTEMPTS = 2;
+
 export function createS3Storage(options: S3StorageOptions): MediaStorage & { readonly kind: 's3' } {
+  const timeoutMs = options.timeout * 1000;
   const client = new S3Client({
     region: options.region,
     forcePathStyle: options.forcePathStyle,
+    maxAttempts: S3_MAX_ATTEMPTS,
+    // socketTimeout is the wait for data; requestTimeout would cap a whole part's transfer (and only warns unless told to throw)
+    requestHandler: new NodeHttpHandler({ connectionTimeout: timeoutMs, socketTimeout: timeoutMs }),
     ...(options.endpoint === null ? {} : { endpoint: options.endpoint }),
     ...(options.credentials === null ? {} : { credentials: { ...options.credentials } }),
   });
+
+  /** Best-effort removal after a failed upload: one try within one timeout, so a dead endpoint does not double the wait. */
+  async function removeQuietly(key: string): Promise<boolean> {
+    try {
+      await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   return {
     kind: 's3',
     async save(key, content, mediaType) {
@@ -32,9 +54,10 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage & { rea
           throw error;
         }
       }
+      const body = Readable.from(watched());
       const upload = new Upload({
         client,
-        params: { Bucket: options.bucket, Key: key, Body: Readable.from(watched()), ContentType: mediaType, CacheControl: 'public, max-age=31536000, immutable' },
+        params: { Bucket: options.bucket, Key: key, Body: body, ContentType: mediaType, CacheControl: 'public, max-age=31536000, immutable' },
         queueSize: 2,
         partSize: 5 * 1024 * 1024,
         leavePartsOnError: false,
@@ -43,9 +66,13 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage & { rea
         await upload.done();
       } catch (error) {
         await upload.abort().catch(() => {});
+        // stop reading the client's file: nothing more of it will be stored
+        body.destroy();
         // a small object may have been put in one request before the stream failed
-        await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key })).catch(() => {});
-        throw contentError ?? error;
+        const removed = await removeQuietly(key);
+        if (contentError !== undefined) throw contentError;
+        if (!removed) throw new Error(`S3 upload of ${key} failed, and removing what may have been stored failed too`, { cause: error });
+        throw error;
       }
       return `${options.publicBaseUrl.replace(/\/+$/, '')}/${key}`;
     },

@@ -7,15 +7,17 @@
  */
 import type { Agent, request as undiciRequest } from 'undici';
 import ipaddr from 'ipaddr.js';
+import { DEFAULT_OUTBOUND_TIMEOUT_S } from '../config/config.js';
 import { ForbiddenAddressError, guardedLookup, isPublicAddress } from './address-guard.js';
 
 export const MAX_REDIRECTS = 5;
-export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_TIMEOUT_MS = DEFAULT_OUTBOUND_TIMEOUT_S * 1000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
 export const USER_AGENT = 'indiestack/0.1 (IndieWeb server; Webmention, IndieAuth)';
 
 export interface OutboundOptions {
   readonly allowPrivateNetworks: boolean;
+  /** Time one fetch may take in all: connecting, every redirect, the headers and the whole body. @defaultValue 10 000 (`INDIEWEB_OUTBOUND_TIMEOUT`) */
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
   readonly userAgent?: string;
@@ -156,6 +158,8 @@ export function createOutbound(options: OutboundOptions) {
         }
       } catch (error) {
         if (error instanceof OutboundError) throw error;
+        // the time cap covers the body too: a page dripped a byte at a time ends here
+        if (signal.aborted) throw new OutboundError(`${url.host} did not send its answer within ${timeoutMs} ms`, true, { cause: error });
         throw new OutboundError(`reading ${url.host} failed: ${(error as Error).message}`, true, { cause: error });
       }
       return { url: url.href, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), redirects, ...(truncated ? { truncated } : {}) };

@@ -46,7 +46,7 @@ async function assignMissingOwners(webmention: WebmentionService, log: FastifyBa
 }
 
 export function createWebmention(deps: {
-  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds'>;
+  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds'>;
   clock: Clock;
   stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions'>;
   accounts: Accounts;
@@ -58,7 +58,7 @@ export function createWebmention(deps: {
   log: FastifyBaseLogger;
 }): WebmentionFeature {
   const { config, clock, stores, accounts, handler, log } = deps;
-  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
+  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000 });
   const events = new WebmentionEvents();
   if (deps.onWebmentionReceived !== undefined) events.on('webmention_received', deps.onWebmentionReceived);
   const baseHost = bareHost(new URL(config.baseUrl).hostname);

@@ -70,6 +70,9 @@ describe('sign-in pages', () => {
       expect(home.statusCode).toBe(200);
       expect(home.body).toContain('Signed in as alice');
       expect(home.body).toContain('https://alice.example/');
+      // the way on from here: every admin page, and the tags for the homepage, escaped as text
+      for (const page of ['profile', 'apps', 'webmentions', 'media', 'account']) expect(home.body).toContain(`href="http://indiestack.test/indieweb/admin/${page}/"`);
+      expect(home.body).toContain('&lt;link rel=&quot;micropub&quot; href=&quot;http://indiestack.test/indieweb/micropub/&quot;&gt;');
     });
 
     it.each([['//evil.example/'], ['https://evil.example/'], ['/\\evil.example'], ['javascript:alert(1)']])('303 to the home page, never to the foreign return_to %s', async (returnTo) => {

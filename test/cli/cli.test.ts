@@ -222,6 +222,33 @@ describe('indiestack CLI configuration errors', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(2);
   });
 
+  it('a bad flag is reported under the name of the flag, not of the variable the person did not set', async () => {
+    const result = await runCli(['serve', '--port', '99999', '--base-url', 'ftp://x'], { cwd });
+    expect(result.stderr.trim().split('\n').map((line) => line.split(':')[1]?.trim())).toEqual(['--port', '--base-url']);
+  });
+
+  it('serve refuses a base URL with a path at start, saying why (exit 2)', async () => {
+    const result = await runCli(['serve', '--port', '0', '--base-url', 'https://example.com/id'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^indiestack: --base-url: "https:\/\/example\.com\/id" has a path; `serve` answers at the root of its host/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a port in use is one line that says so (exit 1)', async () => {
+    const { createServer } = await import('node:net');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as { port: number }).port;
+    try {
+      const result = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port)], { cwd, env: { INDIEWEB_LOG_LEVEL: 'error' } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`indiestack: port ${port} on 127.0.0.1 is already in use: stop what holds it, or pick another with --port (INDIEWEB_PORT)\n`);
+    } finally {
+      holder.close();
+    }
+  });
+
   it('an unreachable database is one line and exit 1', async () => {
     const result = await runCli(['migrate'], { cwd, env: { INDIEWEB_DATABASE_URL: 'postgres://user:hunter22@127.0.0.1:1/none' } });
     expect(result.code).toBe(1);

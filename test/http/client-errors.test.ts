@@ -143,6 +143,22 @@ describe('indiestack serve under broken and slow clients', () => {
     }
   });
 
+  it('that 400 ends the connection and says so, so a body still on its way is not read as a next request (fuzz seed 777 case 4556)', async () => {
+    const answer = await raw(port, 'POST /indieweb/token/introspect/%c0%ae/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n1\r\nt\r\n0\r\n\r\n');
+    expect(answer.text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer.text.toLowerCase()).toContain('connection: close');
+    expect(answer.closed).toBe(true);
+  });
+
+  it('a body the parser refuses on a path without a route gets a short plain-text 400, not Fastify\'s error JSON (fuzz seed 20261124 case 390)', async () => {
+    for (const url of ['/indieweb/micropub//constructor/prototype/', '/nowhere']) {
+      const response = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(await response.text()).toBe('invalid_request');
+    }
+  });
+
   it('SIGTERM stops the server and it exits 0', async () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
