@@ -78,12 +78,10 @@ export const codeVerificationErrorHandler = backChannelError((error) => {
  * `Retry-After` and an OAuth error body in JSON.
  */
 export function sendTooManyFailures(reply: FastifyReply, retryAfter: number): FastifyReply {
-  return reply
-    .code(429)
-    .header('retry-after', String(retryAfter))
-    .header('cache-control', 'no-store')
-    .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify({ error: 'temporarily_unavailable', error_description: `too many failed attempts from this address; retry after ${retryAfter} seconds` }));
+  return sendJson(reply.header('retry-after', String(retryAfter)).header('cache-control', 'no-store'), 429, {
+    error: 'temporarily_unavailable',
+    error_description: `too many failed attempts from this address; retry after ${retryAfter} seconds`,
+  });
 }
 
 /**
