@@ -3,7 +3,7 @@ import formbody from '@fastify/formbody';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Accounts, HostUser } from '../src/contracts/index.js';
 import { loadConfig } from '../src/config/env.js';
-import { indieweb } from '../src/http/plugin.js';
+import { indieweb } from '../src/app/plugin.js';
 import { openTestDatabase, type TestDatabase } from './helpers/databases.js';
 import { TEST_SECRET } from './helpers/app.js';
 

@@ -3,6 +3,7 @@
  * then the environment (standalone), then these defaults.
  * @module
  */
+import type { RequestLimits } from '../core/request-limits.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -63,16 +64,6 @@ export const DEFAULT_THROTTLE_MAX_DELAY_S = 900;
 export const DEFAULT_MAX_CONCURRENT_HASHES = 2;
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** Shape limits of request bodies (see {@link RequestLimits}). */
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({
-  jsonDepth: 32,
-  properties: 200,
-  valuesPerProperty: 1000,
-  formFields: 1000,
-  multipartFields: 100,
-  fieldNameBytes: 256,
-});
-
 /** Common image, audio and video types accepted by default. */
 export const DEFAULT_MEDIA_ALLOWED_TYPES: readonly string[] = Object.freeze([
   'image/jpeg',
@@ -182,22 +173,6 @@ export interface FilesConfig {
   readonly git: FilesGitMode;
   /** Remote name (or URL/path) pushed to in `push` mode. */
   readonly gitRemote: string;
-}
-
-/** Shape limits applied to request bodies before any route sees them (4xx when crossed). */
-export interface RequestLimits {
-  /** Deepest nesting of arrays/objects in a JSON body. */
-  readonly jsonDepth: number;
-  /** Keys in one JSON object (Micropub properties), and properties of a form/multipart Micropub create. */
-  readonly properties: number;
-  /** Items in one JSON array (values of one property). */
-  readonly valuesPerProperty: number;
-  /** Parameters in a form-encoded body. */
-  readonly formFields: number;
-  /** Text fields in a multipart body (all of them together hold at most maxBodyBytes). */
-  readonly multipartFields: number;
-  /** Bytes of one form/multipart field name or JSON object key. */
-  readonly fieldNameBytes: number;
 }
 
 export interface Config {

@@ -13,6 +13,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { DEFAULT_REQUEST_LIMITS } from '../core/request-limits.js';
 import { parseStrictHttpUrl } from '../core/url.js';
 import { filesTemplateProblems, filesUserDirProblem } from '../micropub/handlers/files/template-rules.js';
 import {
@@ -32,7 +33,6 @@ import {
   DEFAULT_SIGNIN_FREE_ATTEMPTS,
   DEFAULT_THROTTLE_MAX_DELAY_S,
   DEFAULT_SERVER_LIMITS,
-  DEFAULT_REQUEST_LIMITS,
   DEFAULT_MEDIA_ALLOWED_TYPES,
   DEFAULT_MEDIA_MAX_UPLOAD_BYTES,
   DEFAULT_MEDIA_MAX_UPLOAD_COUNT,
