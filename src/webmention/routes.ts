@@ -8,10 +8,12 @@ import { InvalidRequestError, isIndieWebError, type TooManyRequestsError } from 
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
 import { html, sendPage } from '../web/html.js';
+import { layout } from '../web/ui/layout.js';
 import { statusOf, unavailable } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+import { failureReason } from './failure.js';
 import type { WebmentionService } from './service.js';
 import { sendText } from '../web/reply.js';
 
@@ -93,19 +95,22 @@ export async function webmentionRoutes(app: FastifyInstance, deps: { service: We
     const record = await service.get(request.params.id);
     reply.header('cache-control', 'no-store');
     if (prefersJson(request)) return reply.send(statusJson(record));
+    const reason = failureReason(record);
     return sendPage(reply, 200, {
       title: 'Webmention status',
-      body: html`<main>
-<h1>Webmention: ${record.status}</h1>
+      body: layout({
+        heading: `Webmention: ${record.status}`,
+        content: html`
 <dl>
 <dt>Source</dt><dd><code>${record.source}</code></dd>
 <dt>Target</dt><dd><code>${record.target}</code></dd>
-<dt>Status</dt><dd>${record.status}${record.verifiedAt === null ? '' : html` (verified ${record.verifiedAt})`}</dd>
+<dt>Status</dt><dd>${record.status}${record.verifiedAt === null ? '' : html` (verified ${record.verifiedAt})`}</dd>${reason === null ? '' : html`<dt>Why it failed</dt><dd>${reason}</dd>`}
 ${record.type === null ? '' : html`<dt>Type</dt><dd>${record.type}</dd>`}
 ${record.author.name === null ? '' : html`<dt>Author</dt><dd>${record.author.name}</dd>`}
 ${record.contentText === null ? '' : html`<dt>Content</dt><dd>${record.contentText}</dd>`}
 </dl>
-</main>`,
+`,
+      }),
     });
   });
 
