@@ -4,6 +4,17 @@
  * @module
  */
 
+/** Explicit values that win over the environment (CLI flags, plugin options). */
+export interface ConfigOverrides {
+  host?: string;
+  port?: string | number;
+  baseUrl?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  logLevel?: string;
+  secret?: string;
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -12,6 +23,8 @@ export const DEFAULT_PORT = 8080;
 export const DEFAULT_DATA_DIR = './data';
 export const DEFAULT_TOKEN_LIFETIME_S = 86_400;
 export const DEFAULT_AUTH_CODE_LIFETIME_S = 600;
+/** Longest lifetime of a code or token (10 years): timestamps stay four-digit years, so they sort as text. */
+export const MAX_LIFETIME_S = 10 * 365 * 24 * 3600;
 export const DEFAULT_MEDIA_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MEDIA_MAX_UPLOAD_COUNT = 10;
 export const DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES = 50 * 1024 * 1024;

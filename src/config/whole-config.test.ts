@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_MEDIA_ALLOWED_TYPES } from './config.js';
-import { loadConfig, type ConfigOverrides } from './env.js';
+import { DEFAULT_MEDIA_ALLOWED_TYPES, type ConfigOverrides } from './config.js';
+import { loadConfig } from './env.js';
 
 // Whole results of loadConfig, value for value and problem for problem in order, so that a change
 // to how settings are read shows up here even where env.test.ts checks one field or one prefix.
