@@ -133,6 +133,18 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
           throw error;
         }
         app.log.info({ baseUrl: config.baseUrl }, 'indiestack is serving');
+        // `npx indiestack serve &` then `kill $!` ends npm, which does not pass the signal on, and the server would keep
+        // the port: started by npm, we stop as on SIGTERM when our parent goes away
+        if (io.env.npm_command !== undefined) {
+          const parent = process.ppid;
+          const watch = setInterval(() => {
+            if (process.ppid === parent) return;
+            clearInterval(watch);
+            app.log.warn('the npm process that started indiestack has gone: shutting down');
+            stop();
+          }, 500);
+          watch.unref();
+        }
         await closed;
       }),
     );

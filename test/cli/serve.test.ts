@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../helpers/global-setup.js';
-import { lastLine, runCli, startCli } from '../helpers/cli.js';
+import { BIN, cleanEnv, lastLine, runCli, startCli } from '../helpers/cli.js';
 import { CookieJar, hiddenField } from '../helpers/app.js';
 
 async function waitForHealth(base: string, child: ChildProcess): Promise<Response> {
@@ -105,4 +105,39 @@ describe('indiestack serve with no configuration', () => {
     const [code] = await once(child, 'close');
     expect(code).toBe(0);
   });
+});
+
+describe('indiestack serve started by npm (`npx indiestack serve &`, then `kill $!`)', () => {
+  it('stops by itself when the npm process that started it is gone, instead of keeping the port', async () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-npx-'));
+    const port = await freePort();
+    // npm exec runs the bin under `sh -c`; killing npm ends the shell and leaves the server to init
+    const shell = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" serve --port ${port} & echo $! ; wait`], {
+      cwd,
+      env: cleanEnv({ npm_command: 'exec', INDIEWEB_LOG_LEVEL: 'error' }),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const [pidLine] = (await once(shell.stdout!, 'data')) as [Buffer];
+      const serverPid = Number(pidLine.toString().trim());
+      const up = async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+      for (let i = 0; i < 100 && !(await up().catch(() => false)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await up()).toBe(true);
+      shell.kill('SIGKILL');
+      let alive = true;
+      for (let i = 0; i < 100 && alive; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        try {
+          process.kill(serverPid, 0);
+        } catch {
+          alive = false;
+        }
+      }
+      expect(alive).toBe(false);
+      await expect(up()).rejects.toThrow();
+    } finally {
+      shell.kill('SIGKILL');
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
