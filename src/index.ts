@@ -5,9 +5,9 @@
  * in your own Fastify application.
  * @module
  */
-export { indieweb, type IndieWebPluginOptions } from './http/plugin.js';
-export type { IndieWebContext } from './http/context.js';
-export { createServer, openDatabase, type CreateServerOptions, type StandaloneServer } from './http/server.js';
+export { indieweb, type IndieWebPluginOptions } from './app/plugin.js';
+export type { IndieWebContext } from './app/context.js';
+export { createServer, openDatabase, type CreateServerOptions, type StandaloneServer } from './app/server.js';
 export { loadConfig, type LoadConfigOptions } from './config/env.js';
 export { SETTINGS, type SettingDoc } from './config/settings.js';
 export type { Config, ConfigOverrides, DatabaseLocation, LogLevel, MediaConfig } from './config/config.js';

@@ -4,34 +4,49 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { HostUser } from '../contracts/accounts.js';
+import type { Accounts, HostUser } from '../contracts/accounts.js';
+import type { Clock } from '../core/clock.js';
+import type { FailureThrottle } from '../core/throttle.js';
+import type { Signer } from '../core/signing.js';
 import { isSafeReturnPath } from '../core/url.js';
-import { clearCookie, setCookie } from '../http/cookies.js';
-import { csrfTokenFor, isValidCsrf } from '../http/csrf.js';
-import { html, sendPage, type SafeHtml } from '../http/html.js';
+import { clearCookie, setCookie } from '../web/cookies.js';
+import type { Csrf } from '../web/csrf.js';
+import { html, sendPage, type SafeHtml } from '../web/html.js';
+import { CSRF_FIELD } from '../web/csrf-token.js';
 import { linkTags } from '../profile/template-helpers.js';
-import { CSRF_FIELD } from './csrf.js';
 import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
 import { passwordAttemptKeys, throttledAnswer } from './sign-in-throttle.js';
+import type { UserService } from './user-service.js';
 
 const HOME_PATH = '/indieweb/';
 
-export async function accountRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = app.indieweb;
-  const users = ctx.users;
-  if (users === null) return;
+export interface AccountRoutesDeps {
+  readonly accounts: Accounts;
+  readonly users: UserService;
+  readonly csrf: Csrf;
+  readonly signer: Signer;
+  readonly clock: Clock;
+  /** Sign-in attempts: keys per client address and per account name. */
+  readonly signInThrottle: FailureThrottle;
+  readonly baseUrl: string;
+  /** Session cookies carry `Secure` (the base URL is https). */
+  readonly secureCookies: boolean;
+}
+
+export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDeps): Promise<void> {
+  const { accounts, users, csrf, signer, clock, signInThrottle, baseUrl, secureCookies } = deps;
 
   const returnPathOf = (value: unknown): string => (typeof value === 'string' && isSafeReturnPath(value) ? value : HOME_PATH);
 
   function loginPage(request: FastifyRequest, reply: FastifyReply, status: number, options: { returnTo: string; username?: string; message?: SafeHtml }) {
-    const csrf = csrfTokenFor(ctx, request, reply, null);
+    const csrfToken = csrf.tokenFor(request, reply, null);
     return sendPage(reply, status, {
       title: 'Sign in',
       body: html`<main>
 <h1>Sign in</h1>
 ${options.message ?? ''}
 <form method="post" action="/indieweb/login/">
-<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
+<input type="hidden" name="${CSRF_FIELD}" value="${csrfToken}">
 <input type="hidden" name="return_to" value="${options.returnTo}">
 <label for="username">User name</label>
 <input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" required value="${options.username ?? ''}">
@@ -46,8 +61,8 @@ ${options.message ?? ''}
   app.get('/login/', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const returnTo = returnPathOf(query.return_to);
-    const user = await ctx.accounts.currentUser(request);
-    if (user !== null) return reply.redirect(`${ctx.config.baseUrl}${returnTo}`, 303);
+    const user = await accounts.currentUser(request);
+    if (user !== null) return reply.redirect(`${baseUrl}${returnTo}`, 303);
     return loginPage(request, reply, 200, { returnTo });
   });
 
@@ -55,7 +70,7 @@ ${options.message ?? ''}
     const body = (request.body ?? {}) as Record<string, unknown>;
     const returnTo = returnPathOf(body.return_to);
     const username = typeof body.username === 'string' ? body.username : '';
-    if (!isValidCsrf(ctx, request, null, body[CSRF_FIELD])) {
+    if (!csrf.isValid(request, null, body[CSRF_FIELD])) {
       request.log.info('login rejected: csrf token missing or expired');
       return loginPage(request, reply, 403, { returnTo, username, message: html`<p class="error" role="alert">The form expired. Please sign in again.</p>` });
     }
@@ -63,7 +78,7 @@ ${options.message ?? ''}
     // security: the keys come from the address and the name as typed, so an unknown name waits exactly like a real one;
     // a throttled attempt is answered before any password is hashed
     const keys = passwordAttemptKeys(request.ip, username);
-    const decision = ctx.throttles.signIn.begin(keys.all);
+    const decision = signInThrottle.begin(keys.all);
     if (!decision.allowed) {
       request.log.info({ retryAfter: decision.retryAfter }, 'login throttled');
       return loginPage(request, reply, 429, { returnTo, username, message: throttledAnswer(reply, decision.retryAfter) });
@@ -83,20 +98,20 @@ ${options.message ?? ''}
       });
     }
     attempt.succeed([keys.account]);
-    setCookie(reply, SESSION_COOKIE, encodeSession(ctx.signer, { userId: user.id, epoch: user.sessionEpoch, expiresAt: Math.floor(ctx.clock.now().getTime() / 1000) + SESSION_LIFETIME_S }), {
-      secure: ctx.secureCookies,
+    setCookie(reply, SESSION_COOKIE, encodeSession(signer, { userId: user.id, epoch: user.sessionEpoch, expiresAt: Math.floor(clock.now().getTime() / 1000) + SESSION_LIFETIME_S }), {
+      secure: secureCookies,
       maxAge: SESSION_LIFETIME_S,
     });
     request.log.info({ userId: user.id }, 'signed in');
-    return reply.redirect(`${ctx.config.baseUrl}${returnTo}`, 303);
+    return reply.redirect(`${baseUrl}${returnTo}`, 303);
   });
 
   const logoutForm = (request: FastifyRequest, reply: FastifyReply, user: HostUser, label = 'Sign out') =>
-    html`<form method="post" action="/indieweb/logout/"><input type="hidden" name="${CSRF_FIELD}" value="${csrfTokenFor(ctx, request, reply, user.id)}"><button type="submit">${label}</button></form>`;
+    html`<form method="post" action="/indieweb/logout/"><input type="hidden" name="${CSRF_FIELD}" value="${csrf.tokenFor(request, reply, user.id)}"><button type="submit">${label}</button></form>`;
 
   app.get('/logout/', async (request, reply) => {
-    const user = await ctx.accounts.currentUser(request);
-    if (user === null) return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
+    const user = await accounts.currentUser(request);
+    if (user === null) return reply.redirect(`${baseUrl}/indieweb/login/`, 303);
     return sendPage(reply, 200, {
       title: 'Sign out',
       body: html`<main><h1>Sign out</h1><p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}</main>`,
@@ -104,28 +119,28 @@ ${options.message ?? ''}
   });
 
   app.post('/logout/', async (request, reply) => {
-    const user = await ctx.accounts.currentUser(request);
+    const user = await accounts.currentUser(request);
     const body = (request.body ?? {}) as Record<string, unknown>;
-    if (user !== null && !isValidCsrf(ctx, request, user.id, body[CSRF_FIELD])) {
+    if (user !== null && !csrf.isValid(request, user.id, body[CSRF_FIELD])) {
       return sendPage(reply, 403, {
         title: 'Sign out',
         body: html`<main><h1>Sign out</h1><p class="error" role="alert">The form expired. Please try again.</p>${logoutForm(request, reply, user)}</main>`,
       });
     }
-    clearCookie(reply, SESSION_COOKIE, { secure: ctx.secureCookies });
+    clearCookie(reply, SESSION_COOKIE, { secure: secureCookies });
     if (user !== null) {
       // sessions are signed cookies with a per-account epoch: ending this one on the server ends every session of the
       // account, so a copy of the cookie taken before sign-out opens nothing (issue 23 #9)
       await users.signOutEverywhere(user.id);
       request.log.info({ userId: user.id }, 'signed out');
     }
-    return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
+    return reply.redirect(`${baseUrl}/indieweb/login/`, 303);
   });
 
   app.get('/', async (request, reply) => {
-    const admin = `${ctx.config.baseUrl}/indieweb/admin`;
-    const user = await ctx.accounts.currentUser(request);
-    if (user === null) return reply.redirect(ctx.accounts.loginUrl(HOME_PATH), 303);
+    const admin = `${baseUrl}/indieweb/admin`;
+    const user = await accounts.currentUser(request);
+    if (user === null) return reply.redirect(accounts.loginUrl(HOME_PATH), 303);
     return sendPage(reply, 200, {
       title: 'Your indiestack',
       body: html`<nav><strong>indiestack</strong>${logoutForm(request, reply, user)}</nav>
@@ -143,7 +158,7 @@ ${options.message ?? ''}
 </ul>
 <h2>Your homepage</h2>
 <p>Put these tags in the <code>&lt;head&gt;</code> of each profile URL above, so apps find this server when you sign in with it:</p>
-<pre><code>${linkTags(ctx.config.baseUrl)}</code></pre>
+<pre><code>${linkTags(baseUrl)}</code></pre>
 </main>`,
     });
   });

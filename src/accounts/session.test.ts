@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createManualClock } from '../core/clock.js';
 import { SESSION_LIFETIME_S, decodeSession, encodeSession, type SessionClaims } from './session.js';
-import { createSigner } from './signing.js';
+import { createSigner } from '../core/signing.js';
 
 const signer = createSigner('session-test-secret-0123456789abcdef');
 const clock = createManualClock('2026-01-01T00:00:00.000Z');

@@ -4,7 +4,7 @@
  * a user at once (password change, "sign out everywhere").
  * @module
  */
-import type { Signer } from './signing.js';
+import type { Signer } from '../core/signing.js';
 
 export const SESSION_COOKIE = 'indiestack_session';
 export const SESSION_LIFETIME_S = 14 * 24 * 3600;

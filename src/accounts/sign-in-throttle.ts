@@ -6,7 +6,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { clientAddressKey } from '../outbound/address-guard.js';
-import { html, type SafeHtml } from '../http/html.js';
+import { html, type SafeHtml } from '../web/html.js';
 
 /**
  * The throttle key of an account name. It is built from the name as typed,

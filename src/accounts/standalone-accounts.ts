@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { UserRecord, UsersRepository } from '../storage/repositories/users.js';
 import { parseCookie } from 'cookie';
 import { decodeSession, SESSION_COOKIE } from './session.js';
-import type { Signer } from './signing.js';
+import type { Signer } from '../core/signing.js';
 
 export const LOGIN_PATH = '/indieweb/login/';
 

@@ -5,18 +5,24 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CSRF_FIELD } from '../accounts/csrf.js';
 import { passwordAttemptKeys, throttledAnswer } from '../accounts/sign-in-throttle.js';
-import type { HostUser } from '../contracts/accounts.js';
+import type { UserService } from '../accounts/user-service.js';
+import { CSRF_FIELD } from '../web/csrf-token.js';
+import type { Accounts, HostUser } from '../contracts/accounts.js';
 import { isIndieWebError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
-import { csrfTokenFor, isValidCsrf } from '../http/csrf.js';
-import { html, SafeHtml, sendPage } from '../http/html.js';
+import type { FailureThrottle } from '../core/throttle.js';
+import type { TokenService } from '../indieauth/token-service.js';
+import type { UploadPipeline } from '../media/upload.js';
+import type { Csrf } from '../web/csrf.js';
+import { html, SafeHtml, sendPage } from '../web/html.js';
 import { HCardValidationError, type HCardProblem } from '../profile/h-card.js';
+import type { ProfileService } from '../profile/service.js';
+import type { MediaRepository } from '../storage/repositories/media.js';
 import type { HCard } from '../storage/repositories/profiles.js';
 import type { WebmentionStatus } from '../storage/repositories/webmentions.js';
 import { WEBMENTION_STATUSES } from '../storage/repositories/webmentions.js';
-import { OWNED_PAGE_SIZE } from '../webmention/service.js';
+import { OWNED_PAGE_SIZE, type WebmentionService } from '../webmention/service.js';
 
 const ADMIN = '/indieweb/admin';
 
@@ -48,8 +54,22 @@ interface AdminContext {
   readonly csrf: string;
 }
 
-export async function adminRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = app.indieweb;
+export interface AdminRoutesDeps {
+  readonly accounts: Accounts;
+  /** The built-in accounts (the account page); null when the host brings its own. */
+  readonly users: UserService | null;
+  /** The account page's password change is guessed like a sign-in: the same throttle. */
+  readonly signInThrottle: FailureThrottle;
+  readonly csrf: Csrf;
+  readonly baseUrl: string;
+  readonly tokens: TokenService;
+  readonly profiles: ProfileService;
+  readonly webmentions: WebmentionService;
+  readonly media: { readonly repository: MediaRepository; readonly pipeline: UploadPipeline };
+}
+
+export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): Promise<void> {
+  const { accounts, csrf, baseUrl, tokens, profiles, webmentions, media } = deps;
 
   const csrfInput = (admin: AdminContext) => html`<input type="hidden" name="${CSRF_FIELD}" value="${admin.csrf}">`;
 
@@ -60,7 +80,7 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
     return sendPage(admin.reply, status, {
       title,
       body: html`<nav><strong>indiestack</strong>${link('/profile/', 'Profile')}${link('/apps/', 'Apps')}${link('/webmentions/', 'Webmentions')}${link('/media/', 'Media')}${
-        ctx.users === null ? '' : link('/account/', 'Account')
+        deps.users === null ? '' : link('/account/', 'Account')
       }<form method="post" action="/indieweb/logout/">${csrfInput(admin)}<button type="submit">Sign out</button></form></nav>
 <main><h1>${title}</h1>${notice}${body}</main>`,
     });
@@ -68,20 +88,20 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   /** The signed-in user, or null after answering with a redirect to sign in. */
   async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<AdminContext | null> {
-    const user = await ctx.accounts.currentUser(request);
+    const user = await accounts.currentUser(request);
     if (user === null || !user.isActive) {
       const path = request.method === 'GET' ? request.url : `${ADMIN}/`;
-      await reply.redirect(ctx.accounts.loginUrl(path), 303);
+      await reply.redirect(accounts.loginUrl(path), 303);
       return null;
     }
-    return { request, reply, user, csrf: csrfTokenFor(ctx, request, reply, user.id) };
+    return { request, reply, user, csrf: csrf.tokenFor(request, reply, user.id) };
   }
 
   /** For POSTs: signed in and a valid CSRF token, or null after answering. */
   async function authorizedPost(request: FastifyRequest, reply: FastifyReply): Promise<AdminContext | null> {
     const admin = await signedIn(request, reply);
     if (admin === null) return null;
-    if (!isValidCsrf(ctx, request, admin.user.id, readParam(request.body, CSRF_FIELD))) {
+    if (!csrf.isValid(request, admin.user.id, readParam(request.body, CSRF_FIELD))) {
       request.log.info('admin form rejected: csrf token missing or expired');
       await page(admin, 'Form expired', html`<p class="error" role="alert">The form expired or did not come from this site. Go back, reload the page and try again.</p>`, 403);
       return null;
@@ -89,9 +109,9 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
     return admin;
   }
 
-  const back = (reply: FastifyReply, path: string, done: string) => reply.redirect(`${ctx.config.baseUrl}${ADMIN}${path}?done=${done}`, 303);
+  const back = (reply: FastifyReply, path: string, done: string) => reply.redirect(`${baseUrl}${ADMIN}${path}?done=${done}`, 303);
 
-  app.get('/admin/', async (_request, reply) => reply.redirect(`${ctx.config.baseUrl}${ADMIN}/profile/`, 303));
+  app.get('/admin/', async (_request, reply) => reply.redirect(`${baseUrl}${ADMIN}/profile/`, 303));
 
   // --- profile -------------------------------------------------------------
 
@@ -127,13 +147,13 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
   app.get('/admin/profile/', async (request, reply) => {
     const admin = await signedIn(request, reply);
     if (admin === null) return reply;
-    return profileForm(admin, (await ctx.profiles.get(admin.user)).hCard);
+    return profileForm(admin, (await profiles.get(admin.user)).hCard);
   });
 
   app.post('/admin/profile/', async (request, reply) => {
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
-    const current = (await ctx.profiles.get(admin.user)).hCard;
+    const current = (await profiles.get(admin.user)).hCard;
     const card: Record<string, string[]> = { ...current };
     for (const field of FORM_FIELDS) {
       const raw = readParam(request.body, field.name, FIELD_READ_LIMIT) ?? '';
@@ -150,7 +170,7 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
       else card[field.name] = next;
     }
     try {
-      await ctx.profiles.update(admin.user, card);
+      await profiles.update(admin.user, card);
     } catch (error) {
       if (error instanceof HCardValidationError) return profileForm(admin, card, { problems: error.problems });
       throw error;
@@ -162,7 +182,7 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
     const raw = readParam(request.body, 'h_card', FIELD_READ_LIMIT) ?? '';
-    const current = (await ctx.profiles.get(admin.user)).hCard;
+    const current = (await profiles.get(admin.user)).hCard;
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
@@ -170,7 +190,7 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
       return profileForm(admin, current, { problems: [{ field: 'h_card', message: 'is not valid JSON' }], json: raw, fromJson: true });
     }
     try {
-      await ctx.profiles.update(admin.user, parsed);
+      await profiles.update(admin.user, parsed);
     } catch (error) {
       if (error instanceof HCardValidationError) return profileForm(admin, current, { problems: error.problems, json: raw, fromJson: true });
       throw error;
@@ -184,7 +204,7 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
   app.get('/admin/apps/', async (request, reply) => {
     const admin = await signedIn(request, reply);
     if (admin === null) return reply;
-    const grants = await ctx.tokens.listGrants({ userId: admin.user.id });
+    const grants = await tokens.listGrants({ userId: admin.user.id });
     const clients = new Map<string, typeof grants>();
     for (const grant of grants) clients.set(grant.clientId, [...(clients.get(grant.clientId) ?? []), grant]);
     const body =
@@ -205,7 +225,7 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
     // only the signed-in user's own grants: an id of another user's grant revokes nothing
-    const revoked = await ctx.tokens.revokeGrants(admin.user.id, { grantId: readParam(request.body, 'grant_id') ?? '' });
+    const revoked = await tokens.revokeGrants(admin.user.id, { grantId: readParam(request.body, 'grant_id') ?? '' });
     request.log.info({ userId: admin.user.id, revoked }, 'grant revoked from admin');
     return back(reply, '/apps/', 'revoked');
   });
@@ -213,7 +233,7 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
   app.post('/admin/apps/revoke-client', async (request, reply) => {
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
-    const revoked = await ctx.tokens.revokeGrants(admin.user.id, { clientId: readParam(request.body, 'client_id') ?? '' });
+    const revoked = await tokens.revokeGrants(admin.user.id, { clientId: readParam(request.body, 'client_id') ?? '' });
     request.log.info({ userId: admin.user.id, revoked }, 'app access revoked from admin');
     return back(reply, '/apps/', 'revoked');
   });
@@ -233,7 +253,7 @@ ${options.fromJson === true ? html`<div class="error" role="alert"><p>Nothing wa
     const offsetParam = readParam(request.query, 'offset') ?? '';
     // a malformed or huge offset shows the first page rather than an error
     const offset = /^\d{1,9}$/.test(offsetParam) ? Number(offsetParam) : 0;
-    const { items, total } = await ctx.webmention.listOwned(admin.user, { ...(status === undefined ? {} : { status }), ...(target === '' ? {} : { target }), offset });
+    const { items, total } = await webmentions.listOwned(admin.user, { ...(status === undefined ? {} : { status }), ...(target === '' ? {} : { target }), offset });
     const pageLink = (at: number, label: string) => {
       const query = new URLSearchParams({ ...(status === undefined ? {} : { status }), ...(target === '' ? {} : { target }), ...(at === 0 ? {} : { offset: String(at) }) }).toString();
       return html`<a href="${ADMIN}/webmentions/${query === '' ? '' : `?${query}`}">${label}</a>`;
@@ -266,14 +286,14 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
     if (admin === null) return reply;
     const { id, action } = request.params;
     try {
-      await ctx.webmention.getOwned(admin.user, id);
+      await webmentions.getOwned(admin.user, id);
     } catch (error) {
       if (isIndieWebError(error) && error.status === 404) return noSuchMention(admin);
       throw error;
     }
-    if (action === 'reprocess') await ctx.webmention.reprocess(id);
-    else if (action === 'spam') await ctx.webmention.markSpam(id);
-    else if (action === 'delete') await ctx.webmention.remove(id);
+    if (action === 'reprocess') await webmentions.reprocess(id);
+    else if (action === 'spam') await webmentions.markSpam(id);
+    else if (action === 'delete') await webmentions.remove(id);
     else return page(admin, 'Webmentions', html`<p class="error" role="alert">Unknown action.</p>`, 400);
     const done = action === 'reprocess' ? 'reprocessed' : action === 'spam' ? 'spam' : 'deleted';
     return back(reply, '/webmentions/', done);
@@ -284,7 +304,7 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
   app.get('/admin/media/', async (request, reply) => {
     const admin = await signedIn(request, reply);
     if (admin === null) return reply;
-    const files = await ctx.media.repository.listByUser(admin.user.id);
+    const files = await media.repository.listByUser(admin.user.id);
     const preview = (type: string, url: string) =>
       type.startsWith('image/')
         ? html`<img src="${url}" alt="" loading="lazy" width="160">`
@@ -308,14 +328,14 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
     const admin = await authorizedPost(request, reply);
     if (admin === null) return reply;
     const id = readParam(request.body, 'id') ?? '';
-    const file = (await ctx.media.repository.listByUser(admin.user.id)).find((f) => f.id === id);
-    if (file !== undefined) await ctx.media.pipeline.discard([file]);
+    const file = (await media.repository.listByUser(admin.user.id)).find((f) => f.id === id);
+    if (file !== undefined) await media.pipeline.discard([file]);
     return back(reply, '/media/', 'deleted');
   });
 
   // --- account (built-in accounts only) ------------------------------------
 
-  const users = ctx.users;
+  const users = deps.users;
   if (users === null) return;
 
   function accountPage(admin: AdminContext, error?: string | SafeHtml, status = 200) {
@@ -348,7 +368,7 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
     if (next !== (readParam(request.body, 'confirm') ?? '')) return accountPage(admin, 'The new passwords do not match.', 400);
     // the current password is guessed like a sign-in: the same throttle, the same keys, no hashing while it says wait
     const keys = passwordAttemptKeys(request.ip, admin.user.name);
-    const decision = ctx.throttles.signIn.begin(keys.all);
+    const decision = deps.signInThrottle.begin(keys.all);
     if (!decision.allowed) {
       request.log.info({ userId: admin.user.id, retryAfter: decision.retryAfter }, 'password change throttled');
       return accountPage(admin, throttledAnswer(reply, decision.retryAfter), 429);
@@ -370,7 +390,7 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
       throw error;
     }
     request.log.info({ userId: admin.user.id }, 'password changed');
-    return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/?return_to=${encodeURIComponent(`${ADMIN}/account/?done=password`)}`, 303);
+    return reply.redirect(`${baseUrl}/indieweb/login/?return_to=${encodeURIComponent(`${ADMIN}/account/?done=password`)}`, 303);
   });
 
   app.post('/admin/account/sign-out-everywhere', async (request, reply) => {
@@ -378,6 +398,6 @@ ${action(item.id, 'reprocess', 'Check again')}${item.status === 'spam' ? '' : ac
     if (admin === null) return reply;
     await users.signOutEverywhere(admin.user.id);
     request.log.info({ userId: admin.user.id }, 'signed out everywhere');
-    return reply.redirect(`${ctx.config.baseUrl}/indieweb/login/`, 303);
+    return reply.redirect(`${baseUrl}/indieweb/login/`, 303);
   });
 }

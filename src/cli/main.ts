@@ -103,7 +103,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
           throw new ConfigError([`${named}: "${config.baseUrl}" has a path; \`serve\` answers at the root of its host (/indieweb/…), so give it the host's root URL, or mount indiestack under a prefix in your own Fastify app (docs/plugin-mode.md)`]);
         }
         // the server (Fastify and every feature) loads only for serve, so other commands start fast
-        const { createServer } = await import('../http/server.js');
+        const { createServer } = await import('../app/server.js');
         const { app } = await createServer({ config });
         const closed = new Promise<void>((resolve) => app.addHook('onClose', async () => resolve()));
         // SIGTERM/SIGINT: stop accepting, let requests in flight finish for up to INDIEWEB_SHUTDOWN_TIMEOUT seconds,

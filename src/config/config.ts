@@ -8,6 +8,7 @@
  * unit, what null stands for, what shape a string has.
  * @module
  */
+import type { RequestLimits } from '../core/request-limits.js';
 
 /** Explicit values that win over the environment (CLI flags, plugin options). */
 export interface ConfigOverrides {
@@ -72,16 +73,6 @@ export const DEFAULT_THROTTLE_MAX_DELAY_S = 900;
 export const DEFAULT_MAX_CONCURRENT_HASHES = 2;
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** Shape limits of request bodies (see {@link RequestLimits}). */
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({
-  jsonDepth: 32,
-  properties: 200,
-  valuesPerProperty: 1000,
-  formFields: 1000,
-  multipartFields: 100,
-  fieldNameBytes: 256,
-});
-
 /** Common image, audio and video types accepted by default. */
 export const DEFAULT_MEDIA_ALLOWED_TYPES: readonly string[] = Object.freeze([
   'image/jpeg',
@@ -187,16 +178,6 @@ export interface FilesConfig {
   readonly templates: Readonly<Record<string, FilesTemplates>>;
   readonly git: FilesGitMode;
   readonly gitRemote: string;
-}
-
-/** Shape limits applied to request bodies before any route sees them (4xx when crossed); sizes in bytes. */
-export interface RequestLimits {
-  readonly jsonDepth: number;
-  readonly properties: number;
-  readonly valuesPerProperty: number;
-  readonly formFields: number;
-  readonly multipartFields: number;
-  readonly fieldNameBytes: number;
 }
 
 /** See the module comment: each field's meaning is in the settings table row whose `key` is its path. */

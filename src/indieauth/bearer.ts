@@ -1,13 +1,17 @@
 /**
  * The resource guard of Micropub and media: finds the access token, checks
- * it, its owner and its client, then the scope an operation needs.
+ * it, its owner and its client, then the scope an operation needs; and how
+ * its refusals look on the wire, so every surface the guard protects
+ * answers them alike.
  * @see SPEC.md "Authentication", "Scope enforcement"
  * @module
  */
+import type { FastifyReply } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
-import { AuthenticationError, InsufficientScopeError, InvalidClientError, InvalidRequestError } from '../core/errors.js';
+import { AuthenticationError, InsufficientScopeError, InvalidClientError, InvalidRequestError, isIndieWebError } from '../core/errors.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
+import { sendText } from '../web/reply.js';
 import type { ClientPolicy } from './client-policy.js';
 import type { TokenService } from './token-service.js';
 
@@ -122,4 +126,31 @@ export function createBearerGuard(deps: { tokens: TokenService; clientPolicy: Cl
       if (!hasScope(auth.scope, required)) throw new InsufficientScopeError(`scope ${required} required`);
     },
   };
+}
+
+/**
+ * The resource servers' (Micropub, media, token verification) answers to
+ * bearer problems: 401 `authentication error` with a Bearer challenge, 403
+ * `authorization error` or `invalid_client`.
+ * @see SPEC.md "Authentication" 2 and 3
+ */
+export function sendResourceAuthError(reply: FastifyReply, status: 401 | 403, code?: string): FastifyReply {
+  if (status === 401) {
+    return reply
+      .code(401)
+      .header('content-type', 'text/plain; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('www-authenticate', 'Bearer')
+      .send('authentication error');
+  }
+  return sendText(reply, 403, code === 'invalid_client' ? 'invalid_client' : 'authorization error');
+}
+
+/** Maps a bearer-guard error to its answer, or returns null when the error is not one. */
+export function replyToBearerError(error: unknown, reply: FastifyReply): FastifyReply | null {
+  if (!isIndieWebError(error)) return null;
+  if (error.code === 'authentication_error') return sendResourceAuthError(reply, 401);
+  if (error.code === 'insufficient_scope') return sendResourceAuthError(reply, 403);
+  if (error.code === 'invalid_client') return sendResourceAuthError(reply, 403, 'invalid_client');
+  return null;
 }

@@ -1,7 +1,7 @@
-import { CSRF_FIELD } from '../accounts/csrf.js';
+import { CSRF_FIELD } from '../web/csrf-token.js';
 import type { HostUser } from '../contracts/accounts.js';
 import { scopeNames } from '../core/scope.js';
-import { html, type SafeHtml } from '../http/html.js';
+import { html, type SafeHtml } from '../web/html.js';
 import { hostOf, type AuthorizationRequest } from './authorize.js';
 import type { ClientInfo } from './client-info.js';
 

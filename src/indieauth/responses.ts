@@ -3,25 +3,18 @@
  * @see SPEC.md "Errors" (Authorization endpoint, Token endpoint, Micropub and media)
  * @module
  */
-import accepts from 'accepts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError, MalformedClientError } from '../core/errors.js';
-import { statusOf, unavailable } from '../http/error-handler.js';
-import { sendText } from '../http/reply.js';
-
-const FORM = 'application/x-www-form-urlencoded';
-const JSON_TYPE = 'application/json';
-
-/** True when the client prefers JSON over form encoding: JSON ranks higher in its Accept header (`*\/*` or no header: form). */
-export function prefersJson(request: FastifyRequest): boolean {
-  return accepts(request.raw).type([FORM, JSON_TYPE]) === JSON_TYPE;
-}
+import { statusOf, unavailable } from '../web/error-handler.js';
+import { prefersJson } from '../web/negotiation.js';
+import { sendJson, sendText } from '../web/reply.js';
+import { sendResourceAuthError } from './bearer.js';
 
 /** A form-encoded (or, on request, JSON) body with an explicit content type. */
 export function sendFields(request: FastifyRequest | 'json', reply: FastifyReply, status: number, fields: Readonly<Record<string, string | number>>): FastifyReply {
-  if (request === 'json' || prefersJson(request)) return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(fields));
+  if (request === 'json' || prefersJson(request)) return sendJson(reply, status, fields);
   const body = new URLSearchParams(Object.entries(fields).map(([key, value]): [string, string] => [key, String(value)])).toString();
-  return reply.code(status).header('content-type', `${FORM}; charset=utf-8`).send(body);
+  return reply.code(status).header('content-type', 'application/x-www-form-urlencoded; charset=utf-8').send(body);
 }
 
 
@@ -85,29 +78,10 @@ export const codeVerificationErrorHandler = backChannelError((error) => {
  * `Retry-After` and an OAuth error body in JSON.
  */
 export function sendTooManyFailures(reply: FastifyReply, retryAfter: number): FastifyReply {
-  return reply
-    .code(429)
-    .header('retry-after', String(retryAfter))
-    .header('cache-control', 'no-store')
-    .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify({ error: 'temporarily_unavailable', error_description: `too many failed attempts from this address; retry after ${retryAfter} seconds` }));
-}
-
-/**
- * The resource servers' (Micropub, media, token verification) answers to
- * bearer problems. Returns null for other errors.
- * @see SPEC.md "Authentication" 2 and 3
- */
-export function sendResourceAuthError(reply: FastifyReply, status: 401 | 403, code?: string): FastifyReply {
-  if (status === 401) {
-    return reply
-      .code(401)
-      .header('content-type', 'text/plain; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('www-authenticate', 'Bearer')
-      .send('authentication error');
-  }
-  return sendText(reply, 403, code === 'invalid_client' ? 'invalid_client' : 'authorization error');
+  return sendJson(reply.header('retry-after', String(retryAfter)).header('cache-control', 'no-store'), 429, {
+    error: 'temporarily_unavailable',
+    error_description: `too many failed attempts from this address; retry after ${retryAfter} seconds`,
+  });
 }
 
 /**
@@ -136,13 +110,4 @@ export function sendInvalidClientBasic(reply: FastifyReply): FastifyReply {
     .header('cache-control', 'no-store')
     .header('www-authenticate', 'Basic realm="indiestack"')
     .send(JSON.stringify({ error: 'invalid_client' }));
-}
-
-/** Maps a bearer-guard error to its answer, or returns null when the error is not one. */
-export function replyToBearerError(error: unknown, reply: FastifyReply): FastifyReply | null {
-  if (!isIndieWebError(error)) return null;
-  if (error.code === 'authentication_error') return sendResourceAuthError(reply, 401);
-  if (error.code === 'insufficient_scope') return sendResourceAuthError(reply, 403);
-  if (error.code === 'invalid_client') return sendResourceAuthError(reply, 403, 'invalid_client');
-  return null;
 }

@@ -5,29 +5,31 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CSRF_FIELD } from '../accounts/csrf.js';
-import type { HostUser } from '../contracts/accounts.js';
+import { CSRF_FIELD } from '../web/csrf-token.js';
+import type { Accounts, HostUser } from '../contracts/accounts.js';
+import type { Config } from '../config/config.js';
+import type { Clock } from '../core/clock.js';
+import type { FailureThrottle } from '../core/throttle.js';
 import { constantTimeEqual } from '../core/crypto.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
 import { InvalidRequestError, isIndieWebError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
-import { isValidCsrf, csrfTokenFor } from '../http/csrf.js';
-import { html, sendPage } from '../http/html.js';
-import { methodNotAllowed } from '../http/method-not-allowed.js';
-import { sendText } from '../http/reply.js';
-import type { AuthorizationRequest } from './authorize.js';
+import type { Csrf } from '../web/csrf.js';
+import { html, sendPage } from '../web/html.js';
+import { methodNotAllowed } from '../web/method-not-allowed.js';
+import { prefersJson } from '../web/negotiation.js';
+import { sendJson, sendText } from '../web/reply.js';
+import type { AuthorizationRequest, AuthorizationService } from './authorize.js';
 import { hostOf, ownProfileUrl } from './authorize.js';
 import { consentBody, notYourProfileBody } from './consent-page.js';
-import type { ClientInfo } from './client-info.js';
-import { basicCredentialsFromHeader, tokenFromAuthorizationHeader } from './bearer.js';
-import { parseCodeRedemption } from './exchange.js';
+import type { ClientInfo, ClientInfoFetcher } from './client-info.js';
+import { basicCredentialsFromHeader, replyToBearerError, tokenFromAuthorizationHeader, type BearerGuard } from './bearer.js';
+import { parseCodeRedemption, type ExchangeService } from './exchange.js';
 import { clientAddressKey } from '../outbound/address-guard.js';
 import {
   authorizationErrorHandler,
-  prefersJson,
   codeVerificationErrorHandler,
-  replyToBearerError,
   sendFields,
   oauthErrorHandler,
   sendInvalidClientBasic,
@@ -35,7 +37,8 @@ import {
   sendTooManyFailures,
   tokenErrorHandler,
 } from './responses.js';
-import { remainingLifetime } from './token-service.js';
+import type { ProfileService } from '../profile/service.js';
+import { remainingLifetime, type TokenService } from './token-service.js';
 
 class UnsupportedGrantTypeError extends InvalidRequestError {
   override readonly code = 'unsupported_grant_type' as 'invalid_request';
@@ -52,14 +55,32 @@ function authorizationPath(request: AuthorizationRequest): string {
   return `/indieweb/auth/?${new URLSearchParams(params).toString()}`;
 }
 
-export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = app.indieweb;
-  const { authorization, exchange, bearer, config } = ctx.indieauth;
+export interface IndieAuthRoutesDeps {
+  readonly authorization: AuthorizationService;
+  readonly exchange: ExchangeService;
+  readonly tokens: TokenService;
+  /** The resource guard, for token verification and userinfo. */
+  readonly bearer: BearerGuard;
+  /** What clients publish about themselves at their client_id. */
+  readonly clientInfo: ClientInfoFetcher;
+  readonly accounts: Accounts;
+  readonly profiles: ProfileService;
+  readonly csrf: Csrf;
+  readonly clock: Clock;
+  /** Code and refresh-token redemptions: a key per client address; off unless INDIEWEB_TOKEN_FREE_FAILURES is set. */
+  readonly tokenThrottle: FailureThrottle;
+  /** The `iss` of authorization responses: the base URL with a trailing slash. */
+  readonly issuer: string;
+  readonly config: Pick<Config, 'introspectionSecret' | 'trustProxy'>;
+}
+
+export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoutesDeps): Promise<void> {
+  const { authorization, exchange, tokens, bearer, clientInfo, accounts, profiles, csrf, clock, tokenThrottle, issuer, config } = deps;
 
   /** The `profile` object for a token with the `profile` scope (and `email` with the `email` scope); null without it. */
   async function profileFor(user: HostUser, scope: string): Promise<Record<string, string> | null> {
     if (!hasScope(scope, 'profile')) return null;
-    const card = (await ctx.profiles.get(user)).hCard;
+    const card = (await profiles.get(user)).hCard;
     const profile: Record<string, string> = {};
     const name = card.name?.[0];
     const url = card.url?.[0] ?? user.me[0];
@@ -79,7 +100,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
   };
 
   async function activeUser(request: FastifyRequest): Promise<HostUser | null> {
-    const user = await ctx.accounts.currentUser(request);
+    const user = await accounts.currentUser(request);
     return user !== null && user.isActive ? user : null;
   }
 
@@ -90,7 +111,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
    * ever sent to an address the client did not vouch for.
    */
   async function clientCheck(auth: AuthorizationRequest): Promise<{ info: ClientInfo | null; refused: boolean }> {
-    const info = await ctx.indieauth.clientInfo.get(auth.clientId);
+    const info = await clientInfo.get(auth.clientId);
     const crossHost = hostOf(auth.redirectUri).toLowerCase() !== hostOf(auth.clientId).toLowerCase();
     return { info, refused: crossHost && (info === null || !info.redirectUris.includes(auth.redirectUri)) };
   }
@@ -104,15 +125,15 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
   async function showConsent(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, user: HostUser, status = 200, expired = false) {
     const { info, refused } = await clientCheck(auth);
     if (refused) return refuseRedirect(request, reply, auth, info);
-    const csrf = csrfTokenFor(ctx, request, reply, user.id);
+    const csrfToken = csrf.tokenFor(request, reply, user.id);
     if (ownProfileUrl(user, auth.me) === null) {
       request.log.info({ clientId: auth.clientId }, 'authorization refused: me is not the signed-in account');
-      return sendPage(reply, 403, { title: 'Not your profile', body: notYourProfileBody({ request: auth, user, csrf }), formAction: formActionFor(auth) });
+      return sendPage(reply, 403, { title: 'Not your profile', body: notYourProfileBody({ request: auth, user, csrf: csrfToken }), formAction: formActionFor(auth) });
     }
     const notice = expired ? html`<p class="error" role="alert">The form expired. Please decide again.</p>` : undefined;
     return sendPage(reply, status, {
       title: 'Approve sign-in',
-      body: consentBody({ request: auth, user, csrf, client: info, ...(notice === undefined ? {} : { notice }) }),
+      body: consentBody({ request: auth, user, csrf: csrfToken, client: info, ...(notice === undefined ? {} : { notice }) }),
       formAction: formActionFor(auth),
     });
   }
@@ -124,15 +145,15 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
     front.get('/auth/', async (request, reply) => {
       const auth = await authorization.validate(request.query);
       const user = await activeUser(request);
-      if (user === null) return reply.redirect(ctx.accounts.loginUrl(authorizationPath(auth)), 302);
+      if (user === null) return reply.redirect(accounts.loginUrl(authorizationPath(auth)), 302);
       return showConsent(request, reply, auth, user);
     });
 
     front.post('/auth/consent/', async (request, reply) => {
       const auth = await authorization.validate(request.body);
       const user = await activeUser(request);
-      if (user === null) return reply.redirect(ctx.accounts.loginUrl(authorizationPath(auth)), 303);
-      if (!isValidCsrf(ctx, request, user.id, readParam(request.body, CSRF_FIELD))) {
+      if (user === null) return reply.redirect(accounts.loginUrl(authorizationPath(auth)), 303);
+      if (!csrf.isValid(request, user.id, readParam(request.body, CSRF_FIELD))) {
         request.log.info('consent rejected: csrf token missing or expired');
         return showConsent(request, reply, auth, user, 403, true);
       }
@@ -143,14 +164,14 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       if (decision === 'deny') {
         request.log.info({ clientId: auth.clientId }, 'authorization denied');
         // RFC 9207: iss on error responses too
-        return reply.redirect(appendQuery(auth.redirectUri, { error: 'access_denied', state: auth.state, iss: config.issuer }), 302);
+        return reply.redirect(appendQuery(auth.redirectUri, { error: 'access_denied', state: auth.state, iss: issuer }), 302);
       }
       if (decision !== 'approve') throw new InvalidRequestError('decision must be approve or deny');
       const me = ownProfileUrl(user, auth.me);
       if (me === null) return showConsent(request, reply, auth, user);
       const code = await authorization.issueCode(auth, user, me);
       request.log.info({ clientId: auth.clientId, userId: user.id, scope: auth.scope }, 'authorization code issued');
-      return reply.redirect(appendQuery(auth.redirectUri, { code, state: auth.state, me, iss: config.issuer }), 302);
+      return reply.redirect(appendQuery(auth.redirectUri, { code, state: auth.state, me, iss: issuer }), 302);
     });
   });
 
@@ -160,7 +181,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
    * up; an `invalid_grant` counts as a failure, other errors do not.
    */
   async function redeemThrottled<T>(request: FastifyRequest, reply: FastifyReply, redeem: () => Promise<T>): Promise<T | null> {
-    const decision = ctx.throttles.token.begin([clientAddressKey(request.ip)]);
+    const decision = tokenThrottle.begin([clientAddressKey(request.ip)]);
     if (!decision.allowed) {
       request.log.info({ retryAfter: decision.retryAfter }, 'redemption throttled');
       sendTooManyFailures(reply, decision.retryAfter);
@@ -188,7 +209,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       request.log.info({ clientId: redeemed.code.clientId }, 'authorization code verified');
       reply.header('cache-control', 'no-store');
       const profile = prefersJson(request) ? await profileFor(redeemed.user, redeemed.code.scope) : null;
-      if (profile !== null) return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ me: redeemed.code.me, profile }));
+      if (profile !== null) return sendJson(reply, 200, { me: redeemed.code.me, profile });
       return sendFields(request, reply, 200, { me: redeemed.code.me });
     });
   });
@@ -229,17 +250,14 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       options: { json?: boolean } = {},
     ) {
       const { record } = issued;
-      const expiresIn = remainingLifetime(record, ctx.clock.now());
+      const expiresIn = remainingLifetime(record, clock.now());
       const fields: Record<string, string | number> = { access_token: issued.token, scope: record.scope, me: record.me };
       if (expiresIn !== null) fields.expires_in = expiresIn;
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       // DESIGN: JSON (200, with token_type) only for a client that prefers it; SPEC's 201 form otherwise
       if (options.json !== true && !prefersJson(request)) return sendFields(request, reply, 201, refreshToken === null ? fields : { ...fields, refresh_token: refreshToken });
       const profile = await profileFor(issued.user, record.scope);
-      return reply
-        .code(200)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify({ ...fields, token_type: 'Bearer', ...(refreshToken === null ? {} : { refresh_token: refreshToken }), ...(profile === null ? {} : { profile }) }));
+      return sendJson(reply, 200, { ...fields, token_type: 'Bearer', ...(refreshToken === null ? {} : { refresh_token: refreshToken }), ...(profile === null ? {} : { profile }) });
     }
 
     async function revokeAndAnswer(request: FastifyRequest, reply: FastifyReply) {
@@ -269,25 +287,25 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
 
     async function introspect(request: FastifyRequest, reply: FastifyReply) {
       reply.header('cache-control', 'no-store');
-      const inactive = () => reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"active":false}');
-      const secret = ctx.config.introspectionSecret;
+      const inactive = () => sendJson(reply, 200, { active: false });
+      const secret = config.introspectionSecret;
       // RFC 7662 2.1: a resource server may also authenticate as a confidential client (client_secret_basic, the secret as its password)
       const basic = basicCredentialsFromHeader(request.headers.authorization);
       if (basic !== undefined && (basic === null || secret === null || !constantTimeEqual(basic.secret, secret))) return sendInvalidClientBasic(reply);
       const caller = basic === undefined ? (tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined) : undefined;
       const isResourceServer = basic !== undefined || (caller !== undefined && secret !== null && constantTimeEqual(caller, secret));
-      const callerToken = caller === undefined || isResourceServer ? null : await ctx.tokens.validate(caller);
+      const callerToken = caller === undefined || isResourceServer ? null : await tokens.validate(caller);
       // RFC 7662 2.3 / RFC 6750: a JSON error, with the error named only when a credential was presented
       if (!isResourceServer && callerToken === null) return sendOAuthBearerError(reply, 401, caller === undefined ? null : 'invalid_token');
       const token = readParam(request.body, 'token');
       // RFC 7662 2.1: token is required
       if (token === undefined || token === '') throw new InvalidRequestError('token is required');
-      const valid = await ctx.tokens.validate(token);
+      const valid = await tokens.validate(token);
       // a caller that is not a resource server may only learn about tokens of its own owner
       if (valid === null || (!isResourceServer && valid.user.id !== callerToken?.user.id)) return inactive();
       const body: Record<string, unknown> = { active: true, me: valid.token.me, client_id: valid.token.clientId, scope: valid.token.scope, iat: Math.floor(Date.parse(valid.token.createdAt) / 1000) };
       if (valid.token.expiresAt !== null) body.exp = Math.floor(Date.parse(valid.token.expiresAt) / 1000);
-      return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+      return sendJson(reply, 200, body);
     }
 
     back.get('/userinfo', async (request, reply) => {
@@ -299,7 +317,7 @@ export async function indieauthRoutes(app: FastifyInstance): Promise<void> {
       } catch (error) {
         // RFC 6750 answers: this endpoint is IndieAuth's, not SPEC.md's resource format
         if (isIndieWebError(error) && error.code === 'authentication_error') {
-          const presented = request.headers.authorization !== undefined || (ctx.config.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
+          const presented = request.headers.authorization !== undefined || (config.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
           return sendOAuthBearerError(reply, 401, presented ? 'invalid_token' : null);
         }
         if (isIndieWebError(error) && error.code === 'insufficient_scope') return sendOAuthBearerError(reply, 403, 'insufficient_scope', 'profile');

@@ -17,8 +17,10 @@ import path from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
-import type { MediaConfig, RequestLimits } from '../config/config.js';
+import type { MediaConfig } from '../config/config.js';
+import type { RequestLimits } from '../core/request-limits.js';
 import { InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
+import { carriesCredential, type BearerAuth, type BearerGuard } from '../indieauth/bearer.js';
 import type { MediaRecord } from '../storage/repositories/media.js';
 import { readParts } from './multipart.js';
 import { UploadBudget, type IncomingFile, type UploadPipeline } from './upload.js';
@@ -176,4 +178,55 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
     if (spoolDir !== null) await rm(spoolDir, { recursive: true, force: true });
   }
   return { fields, files, stored, user };
+}
+
+/** What one kind of multipart request accepts and needs. */
+export interface ReceiveRequestOptions {
+  /** Which file parts are accepted, given the fields seen so far. */
+  readonly acceptsFile: (name: string, fields: MultipartFields) => boolean;
+  /** The scope needed; a function of the fields gets them; null leaves the scope to the caller. */
+  readonly scope: string | ((fields: MultipartFields) => string | null);
+}
+
+/**
+ * Reads a multipart request: authenticates before the first file (or at
+ * the end, when the token comes after the files), checks the scope, stores
+ * accepted file parts.
+ */
+export type ReceiveRequest = (request: FastifyRequest, options: ReceiveRequestOptions) => Promise<ReceivedMultipart & { readonly auth: BearerAuth }>;
+
+/** {@link receiveMultipart} with the bearer guard and the configured limits, as Micropub and media use it. */
+export function createReceiveRequest(deps: {
+  pipeline: UploadPipeline;
+  bearer: BearerGuard;
+  limits: MediaConfig;
+  /** Bytes of all text fields of one request together. */
+  fieldBytes: number;
+  requestLimits: RequestLimits;
+  trustProxy: boolean;
+}): ReceiveRequest {
+  const { pipeline, bearer, trustProxy } = deps;
+  return async (request, receiveOptions) => {
+    let auth: BearerAuth | null = null;
+    const received = await receiveMultipart(request, {
+      pipeline,
+      limits: deps.limits,
+      fieldBytes: deps.fieldBytes,
+      requestLimits: deps.requestLimits,
+      acceptsFile: receiveOptions.acceptsFile,
+      authenticate: async (fields) => {
+        await bearer.authenticate({ headers: request.headers, body: fields });
+      },
+      authorize: async (fields) => {
+        const authenticated = await bearer.authenticate({ headers: request.headers, body: fields });
+        const scope = typeof receiveOptions.scope === 'function' ? receiveOptions.scope(fields) : receiveOptions.scope;
+        if (scope !== null) bearer.assertScope(authenticated, scope);
+        auth = authenticated;
+        return authenticated.user;
+      },
+      hasCredential: (fields) => carriesCredential({ headers: request.headers, body: fields }, { trustProxy }),
+    });
+    // receiveMultipart authorises before it returns
+    return { ...received, auth: auth! };
+  };
 }

@@ -9,13 +9,20 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
+import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
-import { UnreadableJsonBody } from '../http/body-parsers.js';
-import { methodNotAllowed } from '../http/method-not-allowed.js';
+import { UnreadableJsonBody } from '../web/body-parsers.js';
+import { methodNotAllowed } from '../web/method-not-allowed.js';
+import type { BearerGuard } from '../indieauth/bearer.js';
 import { callHandler } from '../micropub/call-handler.js';
-import { sendText } from '../http/reply.js';
+import type { UrlPolicyCheck } from '../micropub/url-policy.js';
+import type { MediaRepository } from '../storage/repositories/media.js';
+import { sendText } from '../web/reply.js';
+import type { LocalMediaStorage } from './fs-storage.js';
+import type { ReceiveRequest } from './receive.js';
+import type { UploadPipeline } from './upload.js';
 
 const FILE_NAME = /^[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
 
@@ -23,11 +30,20 @@ function isMultipart(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
 }
 
-export async function mediaRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = app.indieweb;
-  const { bearer } = ctx.indieauth;
-  const { handler, urlPolicy } = ctx.micropub;
-  const media = ctx.media;
+export interface MediaRoutesDeps {
+  readonly bearer: BearerGuard;
+  /** The content handler: it lists, describes and deletes media. */
+  readonly handler: MicropubHandler;
+  readonly urlPolicy: UrlPolicyCheck;
+  readonly receive: ReceiveRequest;
+  readonly pipeline: UploadPipeline;
+  readonly repository: MediaRepository;
+  /** The built-in local storage, whose files indiestack serves; null with any other storage. */
+  readonly localStorage: LocalMediaStorage | null;
+}
+
+export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): Promise<void> {
+  const { bearer, handler, urlPolicy, receive, pipeline, repository } = deps;
 
   /** `action=delete` from a form, JSON or file-less multipart body; the caller holds a token with media scope. */
   async function deleteAction(request: FastifyRequest, body: unknown, user: HostUser) {
@@ -45,14 +61,14 @@ export async function mediaRoutes(app: FastifyInstance): Promise<void> {
   app.post('/media/', async (request, reply) => {
     if (isMultipart(request)) {
       // an action never carries a file
-      const received = await media.receive(request, { acceptsFile: (name, fields) => name === 'file' && fields.action === undefined, scope: 'media' });
+      const received = await receive(request, { acceptsFile: (name, fields) => name === 'file' && fields.action === undefined, scope: 'media' });
       if (received.stored.length === 0 && received.fields.action !== undefined) {
         await deleteAction(request, received.fields, received.user);
         return reply.code(204).send();
       }
       const files = received.files.get('file') ?? [];
       if (files.length !== 1 || received.stored.length !== 1 || received.fields.action !== undefined) {
-        await media.pipeline.discard(received.stored);
+        await pipeline.discard(received.stored);
         throw new InvalidRequestError('exactly one file part named file is needed');
       }
       const [file] = files;
@@ -92,12 +108,12 @@ export async function mediaRoutes(app: FastifyInstance): Promise<void> {
 
   methodNotAllowed(app, '/media/', ['GET', 'HEAD', 'POST']);
 
-  const local = media.localStorage;
+  const local = deps.localStorage;
   if (local !== null) {
     // files of the local storage, served with their stored type and no chance to run as a page
     app.get<{ Params: { name: string } }>('/media/:name', async (request, reply) => {
       const { name } = request.params;
-      const record = FILE_NAME.test(name) ? await media.repository.findByKey(`indieweb/media/${name}`) : null;
+      const record = FILE_NAME.test(name) ? await repository.findByKey(`indieweb/media/${name}`) : null;
       if (record === null) return sendText(reply, 404, 'not found');
       const path = local.pathOf(record.storageKey);
       const info = await stat(path).catch(() => null);

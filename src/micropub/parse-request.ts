@@ -3,10 +3,10 @@
  * @see SPEC.md "POST create", "POST actions"
  * @module
  */
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../config/config.js';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../core/request-limits.js';
 import type { MicropubProperties, NewEntry } from '../contracts/micropub-types.js';
 import { InvalidRequestError } from '../core/errors.js';
-import { UnreadableJsonBody } from '../http/body-parsers.js';
+import { UnreadableJsonBody } from '../web/body-parsers.js';
 import { assertPropertyMap } from './properties.js';
 
 export type BodyType = 'form' | 'json' | 'multipart';

@@ -5,9 +5,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError } from '../core/errors.js';
-import { statusOf, unavailable } from '../http/error-handler.js';
-import { replyToBearerError } from '../indieauth/responses.js';
-import { sendText } from '../http/reply.js';
+import { statusOf, unavailable } from '../web/error-handler.js';
+import { replyToBearerError } from '../indieauth/bearer.js';
+import { sendJson, sendText } from '../web/reply.js';
 
 /**
  * 401/403 as the bearer guard says; 400, 413, 415 `invalid_request` and 501
@@ -17,7 +17,7 @@ import { sendText } from '../http/reply.js';
  */
 export function resourceErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const status = statusOf(error);
-  if (status === 503) return unavailable(error, request, reply).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ error: 'temporarily_unavailable' }));
+  if (status === 503) return sendJson(unavailable(error, request, reply), 503, { error: 'temporarily_unavailable' });
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed');
     return sendText(reply, status === 501 ? 501 : 500, '');
@@ -25,14 +25,14 @@ export function resourceErrorHandler(error: unknown, request: FastifyRequest, re
   request.log.info({ status, reason: (error as Error).message }, 'request rejected');
   const answered = replyToBearerError(error, reply);
   if (answered !== null) return answered;
-  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ error: 'invalid_request' }));
+  return sendJson(reply, status, { error: 'invalid_request' });
 }
 
 /** 501 answers carry `not_implemented`; handled apart because statusOf() treats 5xx as failures. */
 export function notImplementedHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (isIndieWebError(error) && error.status === 501) {
     request.log.info({ reason: error.message }, 'not implemented');
-    return reply.code(501).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ error: 'not_implemented' }));
+    return sendJson(reply, 501, { error: 'not_implemented' });
   }
   return resourceErrorHandler(error, request, reply);
 }

@@ -4,12 +4,16 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { BearerAuth } from '../indieauth/bearer.js';
+import type { BearerAuth, BearerGuard } from '../indieauth/bearer.js';
 import type { HostUser } from '../contracts/accounts.js';
+import type { Config } from '../config/config.js';
+import type { ReceiveRequest } from '../media/receive.js';
+import type { UploadPipeline } from '../media/upload.js';
 import { entryHostsOf } from '../core/entry-hosts.js';
 import { readParam } from '../core/params.js';
-import { methodNotAllowed } from '../http/method-not-allowed.js';
+import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from './actions.js';
+import type { Content } from './content.js';
 import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request.js';
 import { createConfigText, runConfigQuery, runSourceQuery } from './queries.js';
 import { notImplementedHandler } from './responses.js';
@@ -25,14 +29,25 @@ function bodyTypeOf(request: FastifyRequest): 'json' | 'multipart' | 'form' {
   return 'form';
 }
 
-export async function micropubRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = app.indieweb;
-  const { bearer } = ctx.indieauth;
-  const micropub = ctx.micropub;
-  const deps = { handler: micropub.handler, mediaEndpoint: micropub.mediaEndpoint, urlPolicy: micropub.urlPolicy };
+export interface MicropubRoutesDeps {
+  readonly content: Content;
+  readonly bearer: BearerGuard;
+  /** Multipart creates: files go through the media pipeline. */
+  readonly media: { readonly receive: ReceiveRequest; readonly pipeline: UploadPipeline };
+  /** Absolute URL of the media endpoint. */
+  readonly mediaEndpoint: string;
+  /** Server-managed properties, dropped from every create. */
+  readonly serverManaged: ReadonlySet<string>;
+  readonly config: Pick<Config, 'baseUrl' | 'limits'>;
+}
+
+export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRoutesDeps): Promise<void> {
+  const { content, bearer, media, serverManaged, config } = routeDeps;
+  const handler = content.handler;
+  const deps = { handler, mediaEndpoint: routeDeps.mediaEndpoint, urlPolicy: content.urlPolicy };
 
   /** Hosts an action URL may name: the request's, and those where the user's entries live. */
-  const hostsOf = (request: FastifyRequest, user: HostUser) => [request.host.toLowerCase(), ...entryHostsOf(ctx.config.baseUrl, micropub.handler, user)];
+  const hostsOf = (request: FastifyRequest, user: HostUser) => [request.host.toLowerCase(), ...entryHostsOf(config.baseUrl, handler, user)];
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
 
   app.setErrorHandler(notImplementedHandler);
@@ -56,11 +71,11 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
     if (bodyType === 'multipart') return createFromMultipart(request, reply);
     // spec: the token first (401), then a body that is not a JSON object (400), before scope and dispatch
     const auth = await bearer.authenticate(request);
-    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost(request.body ?? {}, 'form', ctx.config.limits);
+    const post: MicropubPost = bodyType === 'json' ? parseJsonPost(request.body) : parseFormPost(request.body ?? {}, 'form', config.limits);
 
     if (post.kind === 'create') {
       bearer.assertScope(auth, 'create');
-      const entry = await createEntry(micropub.handler, prepareCreate(post.entry, micropub.serverManaged), auth.user);
+      const entry = await createEntry(handler, prepareCreate(post.entry, serverManaged), auth.user);
       request.log.info({ userId: auth.user.id, url: entry.url }, 'entry created');
       return reply.code(201).header('location', entry.url).send('');
     }
@@ -73,13 +88,13 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
    * also carry an action, as a form body would.
    */
   async function createFromMultipart(request: FastifyRequest, reply: FastifyReply) {
-    const received = await ctx.media.receive(request, {
+    const received = await media.receive(request, {
       // an action never carries files; its scope is checked by the action itself
       acceptsFile: (name, fields) => UPLOAD_PROPERTIES.has(name) && fields.action === undefined,
       scope: (fields) => (fields.action === undefined ? 'create' : null),
     });
     try {
-      const post = parseFormPost(received.fields, 'multipart', ctx.config.limits);
+      const post = parseFormPost(received.fields, 'multipart', config.limits);
       if (post.kind !== 'create') {
         if (received.stored.length > 0) throw new InvalidRequestError('actions cannot carry files');
         return await runActionRequest(request, reply, post, received.auth);
@@ -89,12 +104,12 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
         // spec: stored URLs come after the URL values already submitted
         properties[name] = [...(properties[name] ?? []), ...records.map((record) => record.url)];
       }
-      const prepared = prepareCreate({ type: post.entry.type, properties }, micropub.serverManaged);
-      const entry = await createEntry(micropub.handler, prepared, received.user);
+      const prepared = prepareCreate({ type: post.entry.type, properties }, serverManaged);
+      const entry = await createEntry(handler, prepared, received.user);
       request.log.info({ userId: received.user.id, url: entry.url, files: received.stored.length }, 'entry created');
       return reply.code(201).header('location', entry.url).send('');
     } catch (error) {
-      await ctx.media.pipeline.discard(received.stored);
+      await media.pipeline.discard(received.stored);
       throw error;
     }
   }
@@ -104,7 +119,7 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
     bearer.assertScope(auth, post.action);
     const url = assertLocalUrl(post.url, hostsOf(request, auth.user));
     // a relative URL means the same entry whether read against the request's origin or the base URL's
-    const origins = [originOf(request), `${ctx.config.baseUrl}/`];
+    const origins = [originOf(request), `${config.baseUrl}/`];
     const resolutions = (value: string) =>
       origins.map((origin) => {
         try {
@@ -113,8 +128,8 @@ export async function micropubRoutes(app: FastifyInstance): Promise<void> {
           return value;
         }
       });
-    const result = await runAction(micropub.handler, { ...post, action: post.action }, url, auth.user, {
-      serverManaged: micropub.serverManaged,
+    const result = await runAction(handler, { ...post, action: post.action }, url, auth.user, {
+      serverManaged,
       sameUrl: (submitted, returned) => submitted === returned || resolutions(submitted).some((candidate) => resolutions(returned).includes(candidate)),
     });
     request.log.info({ userId: auth.user.id, action: post.action }, 'micropub action');

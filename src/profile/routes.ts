@@ -4,28 +4,34 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
-import { html, SafeHtml, sendPage } from '../http/html.js';
+import type { UserService } from '../accounts/user-service.js';
+import { html, SafeHtml, sendPage } from '../web/html.js';
 import { metadataUrl } from '../indieauth/metadata.js';
-import { prefersJson } from '../indieauth/responses.js';
+import { prefersJson } from '../web/negotiation.js';
+import type { ProfileService } from './service.js';
 import { linkTags, renderHCard } from './template-helpers.js';
-import { sendText } from '../http/reply.js';
+import { sendText } from '../web/reply.js';
 
-export async function profileRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = app.indieweb;
-  const users = ctx.users;
-  if (users === null) return;
+export interface ProfileRoutesDeps {
+  readonly users: UserService;
+  readonly profiles: ProfileService;
+  readonly baseUrl: string;
+}
+
+export async function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDeps): Promise<void> {
+  const { users, profiles, baseUrl } = deps;
 
   app.get<{ Params: { name: string } }>('/profile/:name/', async (request, reply) => {
     const account = await users.findByName(request.params.name);
     if (account === null || !account.isActive) return sendText(reply, 404, 'not found');
-    const profile = await ctx.profiles.get({ id: account.id, name: account.name, me: account.me, isActive: account.isActive });
-    reply.header('link', `<${metadataUrl(ctx.config.baseUrl)}>; rel="indieauth-metadata"`);
+    const profile = await profiles.get({ id: account.id, name: account.name, me: account.me, isActive: account.isActive });
+    reply.header('link', `<${metadataUrl(baseUrl)}>; rel="indieauth-metadata"`);
     if (prefersJson(request)) {
       return reply.send({ name: account.name, me: account.me, h_card: profile.hCard, profile: { name: profile.name, photo_url: profile.photoUrl, url: profile.url } });
     }
     return sendPage(reply, 200, {
       title: profile.name ?? account.name,
-      head: new SafeHtml(linkTags(ctx.config.baseUrl)),
+      head: new SafeHtml(linkTags(baseUrl)),
       body: html`<main>${new SafeHtml(renderHCard(profile))}</main>`,
     });
   });

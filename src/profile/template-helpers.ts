@@ -3,7 +3,7 @@
  * that make a homepage an IndieWeb identity.
  * @module
  */
-import { escapeHtml } from '../http/html.js';
+import { escapeHtml } from '../web/html.js';
 import type { HCard } from '../storage/repositories/profiles.js';
 import { EMAIL_PROPERTY, URL_PROPERTIES } from './h-card.js';
 

@@ -6,20 +6,7 @@
  * @module
  */
 import type { DatabaseConnection, Dialect, Driver } from 'kysely';
-
-const FROM_DATABASE = Symbol.for('indiestack.database-failure');
-
-function mark(error: unknown): unknown {
-  if (typeof error === 'object' && error !== null && Object.isExtensible(error)) {
-    Object.defineProperty(error, FROM_DATABASE, { value: true });
-  }
-  return error;
-}
-
-/** True when `error` was thrown by the database driver (a query, a connection, a transaction). */
-export function isFromDatabase(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[FROM_DATABASE] === true;
-}
+import { markFromDatabase as mark } from '../core/database-faults.js';
 
 async function* markedRows<T>(rows: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
   try {
@@ -53,7 +40,7 @@ function markedConnection(connection: DatabaseConnection): DatabaseConnection {
   return marking(connection, (name, result) => (name === 'streamQuery' ? markedRows(result as AsyncIterableIterator<unknown>) : result));
 }
 
-/** The dialect with its driver's and connections' failures marked (see {@link isFromDatabase}). */
+/** The dialect with its driver's and connections' failures marked (see `isFromDatabase` in core/database-faults.ts). */
 export function markingFailures(dialect: Dialect): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),

@@ -7,12 +7,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError, isIndieWebError, type TooManyRequestsError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
-import { html, sendPage } from '../http/html.js';
-import { statusOf, unavailable } from '../http/error-handler.js';
-import { methodNotAllowed } from '../http/method-not-allowed.js';
-import { prefersJson } from '../indieauth/responses.js';
+import { html, sendPage } from '../web/html.js';
+import { statusOf, unavailable } from '../web/error-handler.js';
+import { methodNotAllowed } from '../web/method-not-allowed.js';
+import { prefersJson } from '../web/negotiation.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
-import { sendText } from '../http/reply.js';
+import type { WebmentionService } from './service.js';
+import { sendText } from '../web/reply.js';
 
 export const READ_API_DEFAULT_LIMIT = 20;
 export const READ_API_MAX_LIMIT = 100;
@@ -53,8 +54,8 @@ function jf2(record: WebmentionRecord) {
 }
 
 
-export async function webmentionRoutes(app: FastifyInstance): Promise<void> {
-  const service = app.indieweb.webmention;
+export async function webmentionRoutes(app: FastifyInstance, deps: { service: WebmentionService }): Promise<void> {
+  const { service } = deps;
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const status = statusOf(error);

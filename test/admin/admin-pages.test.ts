@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CSRF_COOKIE } from '../../src/accounts/csrf.js';
+import { CSRF_COOKIE } from '../../src/web/csrf-token.js';
 import type { HostUser } from '../../src/contracts/accounts.js';
 import { createWebmentionsRepository } from '../../src/storage/repositories/webmentions.js';
 import { CookieJar, signIn } from '../helpers/app.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
-import { createServer } from '../../src/http/server.js';
+import { createServer } from '../../src/app/server.js';
 import { createDatabase } from '../../src/storage/connect.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { runCli, type CliResult } from '../helpers/cli.js';

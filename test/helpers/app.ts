@@ -2,7 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Config } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/env.js';
 import { createManualClock } from '../../src/core/clock.js';
-import { createServer } from '../../src/http/server.js';
+import { createServer } from '../../src/app/server.js';
 import type { DialectName } from '../../src/storage/connect.js';
 import { openTestDatabase, type TestDatabase } from './databases.js';
 

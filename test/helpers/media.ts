@@ -24,7 +24,7 @@ import type { MediaStorage } from '../../src/contracts/media-storage.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
 import type { UrlPolicy } from '../../src/contracts/policies.js';
 import { createManualClock } from '../../src/core/clock.js';
-import { indieweb } from '../../src/http/plugin.js';
+import { indieweb } from '../../src/app/plugin.js';
 import { createLocalStorage } from '../../src/media/fs-storage.js';
 import { createS3Storage } from '../../src/media/s3-storage.js';
 import { profileUrlKey } from '../../src/core/url.js';

@@ -11,7 +11,7 @@ import type { HostUser } from '../../src/contracts/accounts.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
 import type { UrlPolicy } from '../../src/contracts/policies.js';
 import { profileUrlKey } from '../../src/core/url.js';
-import { indieweb } from '../../src/http/plugin.js';
+import { indieweb } from '../../src/app/plugin.js';
 import type { DatabaseHandle } from '../../src/storage/connect.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
 import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';

@@ -6,7 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { createServer } from '../../src/http/server.js';
+import { createServer } from '../../src/app/server.js';
 import { buildTestApp, form, TEST_SECRET, type CookieJar, type TestApp } from '../helpers/app.js';
 import { addAlice, authorizationParams, CLIENT_ID, formBody, getAuthorization, ME, obtainCode, postToken, REDIRECT_URI, S256_CHALLENGE, VERIFIER } from '../helpers/indieauth.js';
 

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/storage/connect.js';
-import { isDatabaseUnavailable } from '../../src/storage/errors.js';
+import { isDatabaseUnavailable } from '../../src/core/database-faults.js';
 import { freshLocation } from '../helpers/databases.js';
 
 describe('PostgreSQL connection ended by the server', () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type StandaloneServer } from '../../src/http/server.js';
+import { createServer, type StandaloneServer } from '../../src/app/server.js';
 import { createJobsRepository, type JobRecord } from '../../src/storage/repositories/jobs.js';
 import { VERIFY_JOB } from '../../src/webmention/service.js';
 import { backoffSeconds, MAX_ATTEMPTS } from '../../src/webmention/worker.js';

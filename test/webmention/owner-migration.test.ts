@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { createManualClock } from '../../src/core/clock.js';
 import { profileUrlKey } from '../../src/core/url.js';
-import { createServer } from '../../src/http/server.js';
+import { createServer } from '../../src/app/server.js';
 import { createDatabase } from '../../src/storage/connect.js';
 import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '../../src/storage/migrate.js';
 import { MIGRATIONS } from '../../src/storage/migrations/index.js';

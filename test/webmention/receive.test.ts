@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { createManualClock } from '../../src/core/clock.js';
-import { indieweb } from '../../src/http/plugin.js';
+import { indieweb } from '../../src/app/plugin.js';
 import { createJobsRepository } from '../../src/storage/repositories/jobs.js';
 import type { WebmentionReceivedEvent } from '../../src/webmention/events.js';
 import { VERIFY_JOB } from '../../src/webmention/service.js';

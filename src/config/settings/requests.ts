@@ -3,7 +3,8 @@
  * meets before a route sees it.
  * @module
  */
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_LIMITS } from '../config.js';
+import { DEFAULT_REQUEST_LIMITS } from '../../core/request-limits.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../config.js';
 import { integer } from '../parsers.js';
 import { defineSetting, type Setting } from '../setting.js';
 

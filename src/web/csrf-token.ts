@@ -4,7 +4,7 @@
  * instance can check them.
  * @module
  */
-import type { Signer } from './signing.js';
+import type { Signer } from '../core/signing.js';
 
 export const CSRF_COOKIE = 'indiestack_csrf';
 export const CSRF_FIELD = '_csrf';

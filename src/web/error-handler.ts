@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError } from '../core/errors.js';
-import { isDatabaseUnavailable } from '../storage/errors.js';
+import { isDatabaseUnavailable } from '../core/database-faults.js';
 import { sendText } from './reply.js';
 
 /** Seconds a client is asked to wait before it retries a 503. */

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createManualClock } from '../core/clock.js';
-import { CSRF_LIFETIME_S, issueCsrfToken, verifyCsrfToken } from './csrf.js';
-import { createSigner } from './signing.js';
+import { CSRF_LIFETIME_S, issueCsrfToken, verifyCsrfToken } from './csrf-token.js';
+import { createSigner } from '../core/signing.js';
 
 const signer = createSigner('csrf-test-secret-0123456789abcdefghi');
 const BINDING = 'nonce-abc|user-1';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { constantTimeEqual } from '../core/crypto.js';
+import { constantTimeEqual } from './crypto.js';
 
 /**
  * HMAC-SHA256 signatures under the server secret, kept apart by purpose so a

@@ -7,7 +7,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../config/config.js';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../core/request-limits.js';
 import { InvalidRequestError } from '../core/errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -8,10 +8,10 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { openDatabase } from '../storage/open.js';
-import { clientErrorHandler, closeUnreadBodies } from './client-errors.js';
-import { defaultErrorHandler } from './error-handler.js';
+import { clientErrorHandler, closeUnreadBodies } from '../web/client-errors.js';
+import { defaultErrorHandler } from '../web/error-handler.js';
 import { indieweb } from './plugin.js';
-import { sendText } from './reply.js';
+import { sendText } from '../web/reply.js';
 
 const SECRET_QUERY_NAMES = /^(access_token|code|code_verifier|token|refresh_token|client_secret)$/i;
 

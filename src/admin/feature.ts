@@ -1,0 +1,15 @@
+/**
+ * The admin feature: the signed-in user's pages for profile, connected apps,
+ * webmentions, media and (with the built-in accounts) the account.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify';
+import { adminRoutes, type AdminRoutesDeps } from './routes.js';
+
+export interface AdminFeature {
+  readonly routes: (app: FastifyInstance) => Promise<void>;
+}
+
+export function createAdmin(deps: AdminRoutesDeps): AdminFeature {
+  return { routes: (app) => adminRoutes(app, deps) };
+}

@@ -1,0 +1,207 @@
+/**
+ * The mountable Fastify plugin, and the composition root: storage, then the
+ * features (each built by its factory from explicit dependencies), then
+ * registration. The outer function is wrapped with fastify-plugin so the
+ * `indieweb` decorator is visible to the host; routes, parsers and error
+ * handlers live in an encapsulated child under `/indieweb` and never leak
+ * into the host application.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { createAccounts } from '../accounts/feature.js';
+import { createAdmin } from '../admin/feature.js';
+import type { Config } from '../config/config.js';
+import { loadConfig } from '../config/env.js';
+import { resolveSecret } from '../config/secret.js';
+import type { Accounts } from '../contracts/accounts.js';
+import type { MediaStorage } from '../contracts/media-storage.js';
+import type { MicropubHandler } from '../contracts/micropub-handler.js';
+import type { ClientIdValidator, UrlPolicy } from '../contracts/policies.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { createSigner } from '../core/signing.js';
+import { createIndieAuth } from '../indieauth/feature.js';
+import { createMedia, openMediaStorage } from '../media/feature.js';
+import { createMediaHooks } from '../media/hooks.js';
+import { loadContent } from '../micropub/content.js';
+import { createMicropub } from '../micropub/feature.js';
+import { createProfile } from '../profile/feature.js';
+import type { DatabaseHandle } from '../storage/connect.js';
+import { createStores } from '../storage/stores.js';
+import { deferJsonErrors, registerBodyParsers } from '../web/body-parsers.js';
+import { closeUnreadBodies } from '../web/client-errors.js';
+import { createCsrf } from '../web/csrf.js';
+import { defaultErrorHandler } from '../web/error-handler.js';
+import type { WebmentionReceivedEvent } from '../webmention/events.js';
+import { createWebmention } from '../webmention/feature.js';
+import './augment.js';
+import type { IndieWebContext } from './context.js';
+
+export interface IndieWebPluginOptions {
+  /** An open, migrated database (see `createDatabase` and `migrateToLatest`). */
+  database: DatabaseHandle;
+  /**
+   * Settled configuration. Plugin mode never reads the environment: pass
+   * `loadConfig()` yourself to use it.
+   * @defaultValue the built-in defaults
+   */
+  config?: Config;
+  /**
+   * The host's accounts. Without it indiestack uses its own accounts table,
+   * password login page and signed session cookie.
+   */
+  accounts?: Accounts;
+  /**
+   * Key for session cookies and CSRF tokens.
+   * @defaultValue `config.secret`, else a secret generated once into `config.dataDir`
+   */
+  secret?: string;
+  /**
+   * Decides which client_ids may be used (only `true` permits). Overrides
+   * `config.clientIdValidator`.
+   */
+  clientIdValidator?: ClientIdValidator;
+  /**
+   * The content handler. Overrides `config.micropubHandler`.
+   * @defaultValue the in-memory handler (entries are lost on restart)
+   */
+  handler?: MicropubHandler;
+  /**
+   * Where uploads go. Overrides `config.media.storage`.
+   * @defaultValue files under `config.media.dir`, served by indiestack
+   */
+  storage?: MediaStorage;
+  /** Decides whether a submitted URL may reach the handler. Overrides `config.micropubUrlPolicy`. */
+  urlPolicy?: UrlPolicy;
+  /** Called for every accepted webmention (same payload as the `webmention_received` event). */
+  onWebmentionReceived?: (event: WebmentionReceivedEvent) => void;
+  /**
+   * Run the background worker that verifies webmentions in this process.
+   * @defaultValue true
+   */
+  worker?: boolean;
+  /**
+   * Serve IndieAuth server metadata at `/.well-known/oauth-authorization-server`
+   * of the host's root, where RFC 8414 clients look for it. Pass false when
+   * the host serves that path itself; the same document is always at
+   * `/indieweb/metadata`, which the `indieauth-metadata` link can name instead.
+   * A host that already has the route keeps it: indiestack then skips its own.
+   * @defaultValue true
+   */
+  wellKnown?: boolean;
+  /** @defaultValue the system clock */
+  clock?: Clock;
+}
+
+async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptions): Promise<void> {
+  const config = options.config ?? loadConfig({ env: {} });
+  const clock = options.clock ?? systemClock;
+  const signer = createSigner(options.secret ?? resolveSecret(config.secret, config.dataDir));
+  const secureCookies = config.baseUrl.startsWith('https:');
+  const { database } = options;
+  const log = app.log;
+
+  // storage
+  const stores = createStores(database);
+
+  // features
+  const csrf = createCsrf({ signer, clock, secureCookies });
+  const accounts = createAccounts({ host: options.accounts, repository: stores.users, config, signer, clock, csrf, secureCookies });
+  const profile = createProfile({ repository: stores.profiles, clock, users: accounts.users, baseUrl: config.baseUrl });
+  const indieauth = await createIndieAuth({
+    config,
+    clock,
+    stores,
+    database,
+    accounts: accounts.accounts,
+    ownAccounts: options.accounts === undefined,
+    profiles: profile.service,
+    csrf,
+    clientIdValidator: options.clientIdValidator,
+    log,
+  });
+  const mediaStorage = options.storage ?? (await openMediaStorage(config));
+  const content = await loadContent({ config, handler: options.handler, urlPolicy: options.urlPolicy, mediaHooks: createMediaHooks({ media: stores.media, storage: mediaStorage }), log });
+  const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content });
+  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media });
+  const webmention = createWebmention({
+    config,
+    clock,
+    stores,
+    accounts: accounts.accounts,
+    handler: content.handler,
+    onWebmentionReceived: options.onWebmentionReceived,
+    runWorker: options.worker !== false,
+    log,
+  });
+  const admin = createAdmin({
+    accounts: accounts.accounts,
+    users: accounts.users,
+    signInThrottle: accounts.signInThrottle,
+    csrf,
+    baseUrl: config.baseUrl,
+    tokens: indieauth.tokens,
+    profiles: profile.service,
+    webmentions: webmention.service,
+    media,
+  });
+
+  // register: lifecycle, the public decorator, the routes
+  app.addHook('onReady', async () => webmention.start());
+  app.addHook('onClose', async () => {
+    await webmention.close();
+    await indieauth.close();
+  });
+
+  const decorator: IndieWebContext = Object.freeze({
+    config,
+    accounts: accounts.accounts,
+    users: accounts.users,
+    tokens: indieauth.tokens,
+    profiles: profile.service,
+    webmention: webmention.service,
+    events: webmention.events,
+    jobs: webmention.jobs,
+    indieauth: { bearer: indieauth.bearer },
+    media: { repository: media.repository },
+  });
+  app.decorate('indieweb', decorator);
+
+  // the one route outside /indieweb: left out when the host asks, or when it has one already (no FST_ERR_DUPLICATED_ROUTE)
+  if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) indieauth.addWellKnownRoute(app);
+  await app.register(
+    async (child) => {
+      indieauth.addMetadataRoute(child);
+      await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes, limits: config.limits });
+      child.setErrorHandler(defaultErrorHandler);
+      // an early answer (401/413 before a multipart body ends, a 404 with a body) closes the connection, in both modes
+      closeUnreadBodies(child);
+      await child.register(accounts.routes);
+      await child.register(webmention.routes);
+      await child.register(profile.routes);
+      await child.register(admin.routes);
+      await child.register(indieauth.routes);
+      // the resource endpoints: the token is checked before the body is refused
+      await child.register(async (resource) => {
+        resource.setErrorHandler(micropub.errorHandler);
+        // any other body type reaches the routes unread, which answer 401/403/400 in the spec's order
+        resource.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+        deferJsonErrors(resource, { bodyLimit: config.maxBodyBytes, limits: config.limits });
+        await resource.register(micropub.routes);
+        await resource.register(media.routes);
+      });
+    },
+    { prefix: '/indieweb' },
+  );
+}
+
+/**
+ * The indiestack Fastify plugin.
+ * @example
+ * ```ts
+ * const database = createDatabase({ kind: 'sqlite', filename: './data/indiestack.sqlite' });
+ * await migrateToLatest(database.db);
+ * await app.register(indieweb, { database, accounts });
+ * ```
+ */
+export const indieweb = fp(indiewebPlugin, { name: 'indiestack', fastify: '5.x' });

@@ -1,0 +1,66 @@
+/**
+ * The media feature: where uploads go, the upload pipeline (limits,
+ * sniffing, storage), multipart reading behind the bearer guard, and the
+ * `/media/` endpoint (with the local storage, the files themselves).
+ * @module
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { MediaStorage } from '../contracts/media-storage.js';
+import type { Clock } from '../core/clock.js';
+import type { BearerGuard } from '../indieauth/bearer.js';
+import type { Content } from '../micropub/content.js';
+import type { MediaRepository } from '../storage/repositories/media.js';
+import { createLocalStorage, type LocalMediaStorage } from './fs-storage.js';
+import { createReceiveRequest, type ReceiveRequest } from './receive.js';
+import { mediaRoutes } from './routes.js';
+import { createUploadPipeline, type UploadPipeline } from './upload.js';
+
+export interface MediaFeature {
+  readonly repository: MediaRepository;
+  readonly pipeline: UploadPipeline;
+  /** Reads a multipart request behind the bearer guard (Micropub creates with files use it too). */
+  readonly receive: ReceiveRequest;
+  readonly routes: (app: FastifyInstance) => Promise<void>;
+}
+
+/** The storage `config.media.storage` names: a local directory (default) or an S3-compatible bucket. */
+export async function openMediaStorage(config: Config): Promise<MediaStorage> {
+  const storage = config.media.storage;
+  // the AWS SDK is large: it loads only when the bucket storage is configured
+  if (storage.kind === 's3') return (await import('./s3-storage.js')).createS3Storage(storage);
+  return createLocalStorage({ dir: config.media.dir, baseUrl: config.baseUrl });
+}
+
+function isLocalStorage(storage: MediaStorage): storage is LocalMediaStorage {
+  return (storage as Partial<LocalMediaStorage>).kind === 'local' && typeof (storage as Partial<LocalMediaStorage>).pathOf === 'function';
+}
+
+export function createMedia(deps: {
+  config: Pick<Config, 'media' | 'maxBodyBytes' | 'limits' | 'trustProxy'>;
+  clock: Clock;
+  storage: MediaStorage;
+  repository: MediaRepository;
+  bearer: BearerGuard;
+  /** The content handler lists, describes and deletes media; submitted URLs pass its URL policy. */
+  content: Content;
+}): MediaFeature {
+  const { config, storage, repository, bearer } = deps;
+  const pipeline = createUploadPipeline({ storage, media: repository, limits: config.media, clock: deps.clock });
+  const receive = createReceiveRequest({ pipeline, bearer, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits, trustProxy: config.trustProxy });
+  const routeDeps = {
+    bearer,
+    handler: deps.content.handler,
+    urlPolicy: deps.content.urlPolicy,
+    receive,
+    pipeline,
+    repository,
+    localStorage: isLocalStorage(storage) ? storage : null,
+  };
+  return {
+    repository,
+    pipeline,
+    receive,
+    routes: (app) => mediaRoutes(app, routeDeps),
+  };
+}

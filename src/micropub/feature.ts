@@ -1,0 +1,41 @@
+/**
+ * The Micropub feature: the `/micropub/` endpoint over the content handler,
+ * and the error table of the resource endpoints (Micropub and media).
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { BearerGuard } from '../indieauth/bearer.js';
+import type { ReceiveRequest } from '../media/receive.js';
+import type { UploadPipeline } from '../media/upload.js';
+import type { Content } from './content.js';
+import { serverManagedSet } from './properties.js';
+import { notImplementedHandler } from './responses.js';
+import { micropubRoutes } from './routes.js';
+
+export interface MicropubFeature {
+  readonly routes: (app: FastifyInstance) => Promise<void>;
+  /** The Micropub and media surface's answers to errors (SPEC.md "Errors"), for the scope both endpoints share. */
+  readonly errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+}
+
+export function createMicropub(deps: {
+  config: Pick<Config, 'baseUrl' | 'limits' | 'micropubServerManagedProperties'>;
+  content: Content;
+  bearer: BearerGuard;
+  media: { receive: ReceiveRequest; pipeline: UploadPipeline };
+}): MicropubFeature {
+  const { config } = deps;
+  const routeDeps = {
+    content: deps.content,
+    bearer: deps.bearer,
+    media: deps.media,
+    mediaEndpoint: `${config.baseUrl}/indieweb/media/`,
+    serverManaged: serverManagedSet(config.micropubServerManagedProperties),
+    config,
+  };
+  return {
+    routes: (app) => micropubRoutes(app, routeDeps),
+    errorHandler: notImplementedHandler,
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The profile feature: each user's h-card (read and updated through
+ * {@link ProfileService}) and, with the built-in accounts, its public page.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify';
+import type { UserService } from '../accounts/user-service.js';
+import type { Clock } from '../core/clock.js';
+import type { ProfilesRepository } from '../storage/repositories/profiles.js';
+import { profileRoutes } from './routes.js';
+import { createProfileService, type ProfileService } from './service.js';
+
+export interface ProfileFeature {
+  readonly service: ProfileService;
+  /** `/profile/NAME/`; registers nothing when the host brings its own accounts (we cannot look names up). */
+  readonly routes: (app: FastifyInstance) => Promise<void>;
+}
+
+export function createProfile(deps: { repository: ProfilesRepository; clock: Clock; users: UserService | null; baseUrl: string }): ProfileFeature {
+  const { users, baseUrl } = deps;
+  const service = createProfileService({ profiles: deps.repository, clock: deps.clock });
+  return {
+    service,
+    routes: async (app) => {
+      if (users !== null) await profileRoutes(app, { users, profiles: service, baseUrl });
+    },
+  };
+}

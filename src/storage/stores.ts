@@ -1,0 +1,50 @@
+/**
+ * Every repository over one open database, made once by the app root and
+ * handed to each feature as the few it needs. Repositories only query; they
+ * hold no state of their own.
+ * @module
+ */
+import type { DatabaseHandle } from './connect.js';
+import { createAuthCodesRepository, type AuthCodesRepository } from './repositories/auth-codes.js';
+import { createJobsRepository, type JobsRepository } from './repositories/jobs.js';
+import { createMediaRepository, type MediaRepository } from './repositories/media.js';
+import { createProfilesRepository, type ProfilesRepository } from './repositories/profiles.js';
+import { createRefreshTokensRepository, type RefreshTokensRepository } from './repositories/refresh-tokens.js';
+import { createTokensRepository, type TokensRepository } from './repositories/tokens.js';
+import { createUsersRepository, type UsersRepository } from './repositories/users.js';
+import { createWebmentionsRepository, type WebmentionsRepository } from './repositories/webmentions.js';
+import { createTransactor, type Transactor } from './unit-of-work.js';
+
+/** Runs work against the webmention and job repositories bound to one transaction: all of it lands, or none. */
+export type WebmentionTransactor = <T>(work: (repositories: { webmentions: WebmentionsRepository; jobs: JobsRepository }) => Promise<T>) => Promise<T>;
+
+export interface Stores {
+  readonly users: UsersRepository;
+  readonly tokens: TokensRepository;
+  readonly refreshTokens: RefreshTokensRepository;
+  readonly authCodes: AuthCodesRepository;
+  readonly media: MediaRepository;
+  readonly profiles: ProfilesRepository;
+  readonly webmentions: WebmentionsRepository;
+  readonly jobs: JobsRepository;
+  /** One transaction over users, tokens, refresh tokens and codes. */
+  readonly transact: Transactor;
+  /** One transaction over webmentions and their jobs. */
+  readonly transactWebmentions: WebmentionTransactor;
+}
+
+export function createStores(database: DatabaseHandle): Stores {
+  const { db, dialect } = database;
+  return {
+    users: createUsersRepository(db),
+    tokens: createTokensRepository(db),
+    refreshTokens: createRefreshTokensRepository(db),
+    authCodes: createAuthCodesRepository(db),
+    media: createMediaRepository(db),
+    profiles: createProfilesRepository(db),
+    webmentions: createWebmentionsRepository(db),
+    jobs: createJobsRepository(db, dialect),
+    transact: createTransactor(db),
+    transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The webmention feature: the receiving endpoint and status pages, the
+ * service behind them, the background worker that verifies mentions, and
+ * the `webmention_received` events.
+ * @module
+ */
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { Accounts } from '../contracts/accounts.js';
+import type { MicropubHandler } from '../contracts/micropub-handler.js';
+import type { Clock } from '../core/clock.js';
+import { entryHostsOf } from '../core/entry-hosts.js';
+import { callHandler } from '../micropub/call-handler.js';
+import { createOutbound } from '../outbound/fetch.js';
+import type { Stores } from '../storage/stores.js';
+import { WebmentionEvents, type WebmentionReceivedEvent } from './events.js';
+import { createWebmentionOwnership } from './ownership.js';
+import { createWebmentionProcessor } from './process.js';
+import { webmentionRoutes } from './routes.js';
+import { bareHost, createWebmentionService, VERIFY_JOB, type WebmentionService } from './service.js';
+import { createJobWorker, type JobWorker } from './worker.js';
+
+export interface WebmentionFeature {
+  readonly service: WebmentionService;
+  /** Typed events; `webmention_received` fires for every accepted submission. */
+  readonly events: WebmentionEvents;
+  /** The background job worker (webmention verification). */
+  readonly jobs: JobWorker;
+  readonly routes: (app: FastifyInstance) => Promise<void>;
+  /** Once the server is ready: starts the worker (unless it runs elsewhere), then gives old mentions their owners in the background. */
+  start(): Promise<void>;
+  /** On close: lets the owner batch in progress finish, stops the worker, closes the outbound client. */
+  close(): Promise<void>;
+}
+
+/** Works through every mention without an owner decision, a batch at a time, until none is left or the app is closing. */
+async function assignMissingOwners(webmention: WebmentionService, log: FastifyBaseLogger, closing: () => boolean): Promise<void> {
+  let assigned = 0;
+  for (;;) {
+    if (closing()) return;
+    const batch = await webmention.assignMissingOwners();
+    assigned += batch;
+    if (batch === 0) break;
+  }
+  if (assigned > 0) log.info({ assigned }, 'webmention owners assigned');
+}
+
+export function createWebmention(deps: {
+  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds'>;
+  clock: Clock;
+  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions'>;
+  accounts: Accounts;
+  /** The content handler: whose entry a mentioned URL is. */
+  handler: MicropubHandler;
+  onWebmentionReceived: ((event: WebmentionReceivedEvent) => void) | undefined;
+  /** Run the verification worker in this process. */
+  runWorker: boolean;
+  log: FastifyBaseLogger;
+}): WebmentionFeature {
+  const { config, clock, stores, accounts, handler, log } = deps;
+  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000 });
+  const events = new WebmentionEvents();
+  if (deps.onWebmentionReceived !== undefined) events.on('webmention_received', deps.onWebmentionReceived);
+  const baseHost = bareHost(new URL(config.baseUrl).hostname);
+  const listUsers = accounts.listUsers;
+  const ownership = createWebmentionOwnership({
+    listUsers: listUsers === undefined ? null : async () => listUsers.call(accounts),
+    entryHosts: (user) => entryHostsOf(config.baseUrl, handler, user),
+    isEntryOf: async (url, user) => (await callHandler('get_entry', () => handler.getEntry(url, user))) !== null,
+    onLookupError: (error) => log.warn({ err: error }, 'webmention owner: the handler lookup failed'),
+  });
+  let worker: JobWorker | null = null;
+  const service = createWebmentionService({
+    webmentions: stores.webmentions,
+    jobs: stores.jobs,
+    processor: createWebmentionProcessor({ webmentions: stores.webmentions, outbound, clock }),
+    events,
+    clock,
+    baseUrl: config.baseUrl,
+    ownHosts: async () => {
+      const hosts = new Set([baseHost, ...config.webmentionTargetHosts.map(bareHost)]);
+      for (const url of await stores.users.listProfileUrls()) hosts.add(bareHost(new URL(url).hostname));
+      return hosts;
+    },
+    ownership,
+    limits: config.webmentionLimits,
+    transact: stores.transactWebmentions,
+    onEnqueued: () => worker?.wake(),
+    onListenerError: (error) => log.error({ err: error }, 'webmention_received listener failed'),
+  });
+  worker = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, handlers: { [VERIFY_JOB]: service.verifyJob }, log });
+  const jobs = worker;
+
+  let closing = false;
+  let assigning: Promise<void> = Promise.resolve();
+  return {
+    service,
+    events,
+    jobs,
+    routes: (app) => webmentionRoutes(app, { service }),
+    async start() {
+      if (deps.runWorker) jobs.start();
+      // mentions received before owners were recorded get theirs once, in the background
+      assigning = assignMissingOwners(service, log, () => closing).catch((error: unknown) => log.error({ err: error }, 'webmention owners could not be assigned'));
+    },
+    async close() {
+      // the batch in progress finishes before the database may close
+      closing = true;
+      await assigning;
+      await jobs.stop();
+      await outbound.close();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { folderOf, importCycles, importsOf, layeringViolations, readImportGraph, type ImportEdge } from './helpers/architecture.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+describe('the import graph of src/ (docs/architecture.md)', () => {
+  const graph = readImportGraph(root);
+
+  it('is read whole: every folder, and static, type-only, re-exported and dynamic imports', () => {
+    const has = (from: string, to: string) => graph.edges.some((edge) => edge.from === from && edge.to === to);
+    expect(new Set(graph.files.map(folderOf))).toEqual(
+      new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'contracts', 'core', 'indieauth', 'media', 'micropub', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
+    );
+    expect(has('src/app/plugin.ts', 'src/micropub/feature.ts')).toBe(true);
+    expect(has('src/app/context.ts', 'src/webmention/worker.ts')).toBe(true); // import type
+    expect(has('src/index.ts', 'src/contracts/index.ts')).toBe(true); // export * from
+    expect(has('src/cli/main.ts', 'src/app/server.ts')).toBe(true); // await import()
+    expect(has('src/media/feature.ts', 'src/media/s3-storage.ts')).toBe(true); // await import()
+  });
+
+  it('follows the layering rules', () => {
+    expect(layeringViolations(graph.edges)).toEqual([]);
+  });
+
+  it('has no import cycles', () => {
+    expect(importCycles(graph.files, graph.edges)).toEqual([]);
+  });
+});
+
+describe('the layering rules', () => {
+  const edge = (from: string, to: string): ImportEdge => ({ from, to, specifier: `./${to.split('/').pop()!.replace(/\.ts$/, '.js')}`, line: 1 });
+
+  it.each([
+    ['core/ → web/', edge('src/core/url.ts', 'src/web/html.ts'), 'core/ imports only core/ and contracts/'],
+    ['core/ → storage/', edge('src/core/url.ts', 'src/storage/errors.ts'), 'core/ imports only core/ and contracts/'],
+    ['web/ → app/', edge('src/web/csrf.ts', 'src/app/context.ts'), 'web/ imports only core/'],
+    ['web/ → storage/', edge('src/web/error-handler.ts', 'src/storage/errors.ts'), 'web/ imports only core/'],
+    ['web/ → config/', edge('src/web/body-parsers.ts', 'src/config/config.ts'), 'web/ imports only core/'],
+    ['contracts/ → core/', edge('src/contracts/accounts.ts', 'src/core/url.ts'), 'contracts/ imports nothing outside contracts/'],
+    ['a feature → app/', edge('src/media/routes.ts', 'src/app/context.ts'), 'a feature (media/) never imports the app root'],
+    ['storage/ → app/', edge('src/storage/open.ts', 'src/app/server.ts'), 'a feature (storage/) never imports the app root'],
+    ["a feature → another feature's routes.ts", edge('src/micropub/routes.ts', 'src/media/routes.ts'), "routes.ts is media/'s own"],
+    ["a feature → another feature's responses.ts", edge('src/webmention/routes.ts', 'src/indieauth/responses.ts'), "responses.ts is indieauth/'s own"],
+    ["app/ → a feature's routes.ts", edge('src/app/plugin.ts', 'src/micropub/routes.ts'), "routes.ts is micropub/'s own"],
+    ['app/ → cli/', edge('src/app/server.ts', 'src/cli/main.ts'), 'nothing outside cli/ imports cli/'],
+    ['runtime code → testing/', edge('src/micropub/handlers/memory.ts', 'src/testing/index.ts'), 'nothing outside testing/ imports testing/'],
+  ])('refuses %s, naming the import and the rule', (_direction, bad, message) => {
+    const [violation, ...rest] = layeringViolations([bad]);
+    expect(rest).toEqual([]);
+    expect(violation).toContain(`${bad.from}:1 imports '${bad.specifier}' (${bad.to})`);
+    expect(violation).toContain(message);
+  });
+
+  it.each([
+    ['src/core/entry-hosts.ts', 'src/contracts/micropub-handler.ts'],
+    ['src/web/csrf.ts', 'src/core/signing.ts'],
+    ['src/micropub/routes.ts', 'src/micropub/responses.ts'],
+    ['src/micropub/responses.ts', 'src/indieauth/bearer.ts'],
+    ['src/media/routes.ts', 'src/web/reply.ts'],
+    ['src/app/plugin.ts', 'src/webmention/feature.ts'],
+    ['src/index.ts', 'src/app/plugin.ts'],
+    ['src/cli/main.ts', 'src/app/server.ts'],
+  ])('allows %s → %s', (from, to) => {
+    expect(layeringViolations([edge(from, to)])).toEqual([]);
+  });
+
+  it('names every import of a cycle, and only cycles', () => {
+    const files = ['src/a/one.ts', 'src/a/two.ts', 'src/a/three.ts', 'src/b/self.ts', 'src/b/leaf.ts'];
+    const edges = [edge('src/a/one.ts', 'src/a/two.ts'), edge('src/a/two.ts', 'src/a/three.ts'), edge('src/a/three.ts', 'src/a/one.ts'), edge('src/a/one.ts', 'src/b/leaf.ts'), edge('src/b/self.ts', 'src/b/self.ts')];
+    const cycles = importCycles(files, edges);
+    expect(cycles).toHaveLength(2);
+    expect(cycles[0]).toContain('src/a/one.ts, src/a/three.ts, src/a/two.ts');
+    expect(cycles[0]).toContain("src/a/three.ts:1 imports './one.js' (src/a/one.ts)");
+    expect(cycles[0]).not.toContain('leaf');
+    expect(cycles[1]).toContain("src/b/self.ts:1 imports './self.js' (src/b/self.ts)");
+    expect(importCycles(files, edges.slice(0, 2))).toEqual([]);
+  });
+
+  it('reads static, type-only, re-exported and dynamic imports with their lines', () => {
+    const text = [
+      "import a from './a.js';",
+      "import type { B } from './b.js';",
+      "export { c } from './c.js';",
+      "export * from './d.js';",
+      "const e = await import('./e.js');",
+      "type F = typeof import('./f.js');",
+      "import './g.js';",
+      "const s = 'import h from \"./h.js\"';",
+    ].join('\n');
+    expect(importsOf('x.ts', text)).toEqual([
+      { specifier: './a.js', line: 1 },
+      { specifier: './b.js', line: 2 },
+      { specifier: './c.js', line: 3 },
+      { specifier: './d.js', line: 4 },
+      { specifier: './e.js', line: 5 },
+      { specifier: './f.js', line: 6 },
+      { specifier: './g.js', line: 7 },
+    ]);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The import graph of `src/` and the layering rules it must follow
+ * (docs/architecture.md). Imports are read with the TypeScript compiler's
+ * parser: static imports and re-exports, `import type`, `import()` calls and
+ * `import('…')` types.
+ * @module
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+/** One import of one module by another, paths relative to the repository root with `/` separators. */
+export interface ImportEdge {
+  readonly from: string;
+  readonly to: string;
+  /** As written in the source. */
+  readonly specifier: string;
+  readonly line: number;
+}
+
+/** Top-level folders of `src/` that hold a feature (or a layer the features share) and never import the app root. */
+export const FEATURES = ['accounts', 'admin', 'indieauth', 'micropub', 'media', 'webmention', 'profile', 'outbound', 'storage', 'config', 'contracts'] as const;
+
+/** Module names whose other-feature importers are refused: a feature's HTTP surface is its own. */
+const PRIVATE_MODULES = new Set(['routes.ts', 'responses.ts']);
+
+function sourceFiles(root: string, dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    const relative = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) files.push(...sourceFiles(root, relative));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) files.push(relative);
+  }
+  return files;
+}
+
+/** Module specifiers of one source text, with their 1-based lines. */
+export function importsOf(fileName: string, text: string): { specifier: string; line: number }[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: { specifier: string; line: number }[] = [];
+  const add = (node: ts.Node | undefined) => {
+    if (node !== undefined && ts.isStringLiteralLike(node)) found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0]);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** Every relative import between the modules under `dir` (tests left out), resolved to files. */
+export function readImportGraph(root: string, dir = 'src'): { files: string[]; edges: ImportEdge[] } {
+  const files = sourceFiles(root, dir).sort();
+  const edges: ImportEdge[] = [];
+  for (const from of files) {
+    for (const { specifier, line } of importsOf(from, readFileSync(path.join(root, from), 'utf8'))) {
+      if (!specifier.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier)).replace(/\.js$/, '.ts');
+      if (!existsSync(path.join(root, target))) throw new Error(`${from}:${line} imports '${specifier}', which is no file under ${dir}/`);
+      edges.push({ from, to: target, specifier, line });
+    }
+  }
+  return { files, edges };
+}
+
+/** The top-level folder of a module under `src/` (`''` for `src/index.ts`). */
+export function folderOf(file: string): string {
+  const parts = file.split('/');
+  return parts.length > 2 ? (parts[1] ?? '') : '';
+}
+
+function describeEdge(edge: ImportEdge): string {
+  return `${edge.from}:${edge.line} imports '${edge.specifier}' (${edge.to})`;
+}
+
+/** The rule an import breaks, or null. */
+function brokenRule(edge: ImportEdge): string | null {
+  const from = folderOf(edge.from);
+  const to = folderOf(edge.to);
+  if (from === to) return null;
+  if (from === 'contracts') return 'contracts/ imports nothing outside contracts/';
+  if (from === 'core' && to !== 'contracts') return 'core/ imports only core/ and contracts/';
+  if (from === 'web' && to !== 'core') return 'web/ imports only core/';
+  if (to === 'app' && (FEATURES as readonly string[]).includes(from)) return `a feature (${from}/) never imports the app root`;
+  if (to === 'cli' || to === 'testing') return `nothing outside ${to}/ imports ${to}/`;
+  if (PRIVATE_MODULES.has(path.posix.basename(edge.to))) return `${path.posix.basename(edge.to)} is ${to}/'s own: other folders get its routes from ${to}/feature.ts and shared answers from the kit (web/) or the module they belong to`;
+  return null;
+}
+
+/** One line per import that breaks a layering rule, naming the import and the rule. */
+export function layeringViolations(edges: readonly ImportEdge[]): string[] {
+  const violations: string[] = [];
+  for (const edge of edges) {
+    const rule = brokenRule(edge);
+    if (rule !== null) violations.push(`${describeEdge(edge)}: ${rule}`);
+  }
+  return violations;
+}
+
+/** One line per import cycle (Tarjan's strongly connected components), naming the imports that close it. */
+export function importCycles(files: readonly string[], edges: readonly ImportEdge[]): string[] {
+  const outgoing = new Map<string, ImportEdge[]>(files.map((file) => [file, []]));
+  for (const edge of edges) outgoing.get(edge.from)?.push(edge);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  let counter = 0;
+  const connect = (file: string) => {
+    index.set(file, counter);
+    low.set(file, counter);
+    counter++;
+    stack.push(file);
+    onStack.add(file);
+    for (const { to } of outgoing.get(file) ?? []) {
+      if (!index.has(to)) {
+        connect(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    const selfImport = (outgoing.get(file) ?? []).some((edge) => edge.to === file);
+    if (component.length > 1 || selfImport) components.push(component.sort());
+  };
+  for (const file of files) if (!index.has(file)) connect(file);
+  return components.map((component) => {
+    const members = new Set(component);
+    const inside = edges.filter((edge) => members.has(edge.from) && members.has(edge.to));
+    return `import cycle through ${component.join(', ')}: ${inside.map(describeEdge).join('; ')}`;
+  });
+}
