@@ -1,6 +1,6 @@
-// Rewrites the configuration table of README.md from src/config/env.ts (run after a build).
+// Rewrites the configuration table of README.md from the settings table, src/config/settings.ts (run after a build).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { SETTINGS } from '../dist/config/env.js';
+import { SETTINGS } from '../dist/config/settings.js';
 
 const cell = (value) => (value.startsWith('(') || / /.test(value) ? value : `\`${value}\``);
 const rows = ['| Variable | Default | Meaning |', '|---|---|---|', ...SETTINGS.map((s) => `| \`${s.name}\` | ${cell(s.defaultValue)} | ${s.description} |`)];

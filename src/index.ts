@@ -8,8 +8,9 @@
 export { indieweb, type IndieWebPluginOptions } from './app/plugin.js';
 export type { IndieWebContext } from './app/context.js';
 export { createServer, openDatabase, type CreateServerOptions, type StandaloneServer } from './app/server.js';
-export { loadConfig, SETTINGS, type ConfigOverrides, type LoadConfigOptions, type SettingDoc } from './config/env.js';
-export type { Config, DatabaseLocation, LogLevel, MediaConfig } from './config/config.js';
+export { loadConfig, type LoadConfigOptions } from './config/env.js';
+export { SETTINGS, type SettingDoc } from './config/settings.js';
+export type { Config, ConfigOverrides, DatabaseLocation, LogLevel, MediaConfig } from './config/config.js';
 export { createDatabase, type DatabaseHandle, type DialectName } from './storage/connect.js';
 export { migrateToLatest } from './storage/migrate.js';
 export type { Clock } from './core/clock.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../src/config/env.js';
+import { SETTINGS } from '../src/config/settings.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 

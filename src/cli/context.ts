@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createUserService, type UserService } from '../accounts/user-service.js';
-import type { Config } from '../config/config.js';
-import { loadConfig, type ConfigOverrides } from '../config/env.js';
+import type { Config, ConfigOverrides } from '../config/config.js';
+import { loadConfig } from '../config/env.js';
 import { systemClock } from '../core/clock.js';
 import { DatabaseUnavailableError, describeDatabase, openDatabase } from '../storage/open.js';
 import { createTokenService, type TokenService } from '../indieauth/token-service.js';

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { ConfigOverrides } from '../config/env.js';
+import type { ConfigOverrides } from '../config/config.js';
 
 /** What a CLI command may touch; a seam for tests, the real process by default. */
 export interface CliIo {

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { SETTINGS, unknownSettingNames, type ConfigOverrides } from '../config/env.js';
+import type { ConfigOverrides } from '../config/config.js';
+import { SETTINGS, unknownSettingNames } from '../config/settings.js';
 import { isIndieWebError, ConfigError } from '../core/errors.js';
 import { DatabaseUnavailableError, openDatabase } from '../storage/open.js';
 import { configFrom } from './context.js';

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { MAX_LIFETIME_S } from '../config/env.js';
+import { MAX_LIFETIME_S } from '../config/config.js';
 import { InvalidRequestError, NotFoundError } from '../core/errors.js';
 import { profileUrlKey } from '../core/url.js';
 import { scopeNames } from '../core/scope.js';

@@ -1,9 +1,25 @@
 /**
- * The settled configuration: one frozen object, built from options,
- * then the environment (standalone), then these defaults.
+ * The settled configuration: one frozen object, built from options, then
+ * the environment (standalone), then these defaults.
+ *
+ * What a field means is written once, in the row of the settings table whose
+ * `key` is that field's path (src/config/settings/*.ts, shown in the README).
+ * The comments here only say what a value means to code that reads it: its
+ * unit, what null stands for, what shape a string has.
  * @module
  */
 import type { RequestLimits } from '../core/request-limits.js';
+
+/** Explicit values that win over the environment (CLI flags, plugin options). */
+export interface ConfigOverrides {
+  host?: string;
+  port?: string | number;
+  baseUrl?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  logLevel?: string;
+  secret?: string;
+}
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -13,25 +29,21 @@ export const DEFAULT_PORT = 8080;
 export const DEFAULT_DATA_DIR = './data';
 export const DEFAULT_TOKEN_LIFETIME_S = 86_400;
 export const DEFAULT_AUTH_CODE_LIFETIME_S = 600;
+/** Longest lifetime of a code or token (10 years): timestamps stay four-digit years, so they sort as text. */
+export const MAX_LIFETIME_S = 10 * 365 * 24 * 3600;
 export const DEFAULT_MEDIA_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MEDIA_MAX_UPLOAD_COUNT = 10;
 export const DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES = 50 * 1024 * 1024;
 export const SQLITE_FILE_NAME = 'indiestack.sqlite';
-/** Seconds one S3 request may wait for a connection or for data (see {@link MediaStorageConfig}). */
 export const DEFAULT_S3_TIMEOUT_S = 30;
-/** Seconds the server's fetch of a webmention source may take in all. */
 export const DEFAULT_OUTBOUND_TIMEOUT_S = 10;
-/** Timeouts (seconds) and connection bounds of the standalone HTTP server; see docs/reliability.md. */
+
+/** The standalone HTTP server's timeouts, in seconds, and its connection bound; see docs/reliability.md. */
 export interface ServerLimits {
-  /** Time to receive a request's head; slower clients get 408 and are disconnected. */
   readonly headersTimeout: number;
-  /** Time to receive a whole request, body included; slower clients get 408 and are disconnected. */
   readonly requestTimeout: number;
-  /** How long an idle keep-alive connection stays open. */
   readonly keepAliveTimeout: number;
-  /** Concurrent connections; more are refused at once. */
   readonly maxConnections: number;
-  /** How long a stopping server waits for requests in flight before it closes their connections. */
   readonly shutdownTimeout: number;
 }
 
@@ -39,11 +51,8 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({ headersTimeou
 
 /** Bounds on what unauthenticated webmention senders may queue; null switches one off. See docs/security.md. */
 export interface WebmentionLimits {
-  /** Mentions of one target host waiting for their first processing; more are refused with 429. */
   readonly maxPendingPerHost: number | null;
-  /** Submissions per minute from one client address (IPv6: one /64), counted per instance; more get 429. */
   readonly perClientPerMinute: number | null;
-  /** Submissions per minute naming one source host, counted per instance; more get 429. */
   readonly perSourceHostPerMinute: number | null;
 }
 
@@ -52,7 +61,7 @@ export const DEFAULT_WEBMENTION_LIMITS: WebmentionLimits = Object.freeze({ maxPe
 
 /** A failure throttle's settings (src/core/throttle.ts; docs/security.md "Throttles"). */
 export interface ThrottleConfig {
-  /** Failures per key that cost no wait; after them each attempt waits 1 s, 2 s, 4 s …; null switches the throttle off. */
+  /** Failures per key that cost no wait; null switches the throttle off. */
   readonly freeFailures: number | null;
   /** The longest wait, in seconds. */
   readonly maxDelay: number;
@@ -82,7 +91,6 @@ export const DEFAULT_MEDIA_ALLOWED_TYPES: readonly string[] = Object.freeze([
   'video/quicktime',
 ]);
 
-/** Seconds a query waits for the database (a PostgreSQL connection, a SQLite write lock) before it fails with 503. */
 export const DEFAULT_DATABASE_TIMEOUT_S = 3;
 
 export type DatabaseLocation =
@@ -90,17 +98,16 @@ export type DatabaseLocation =
   | { readonly kind: 'postgres'; readonly url: string };
 
 export interface MediaConfig {
-  /** Bytes per file; null means no limit. */
+  /** Bytes; null means no limit. */
   readonly maxUploadBytes: number | null;
-  /** Files per request; null means no limit. */
+  /** Null means no limit. */
   readonly maxUploadCount: number | null;
-  /** Bytes across all files of one request; null means no limit. */
+  /** Bytes; null means no limit. */
   readonly maxUploadTotalBytes: number | null;
-  /** Allowed MIME types; null switches the allow-list off (sniffing still applies). */
+  /** Lowercase MIME types; null switches the allow-list off (sniffing still applies). */
   readonly allowedTypes: readonly string[] | null;
-  /** Where the local storage backend keeps files. */
+  /** Absolute; used by the local storage backend only. */
   readonly dir: string;
-  /** Which storage backend keeps uploads. */
   readonly storage: MediaStorageConfig;
 }
 
@@ -110,15 +117,14 @@ export type MediaStorageConfig =
       readonly kind: 's3';
       readonly bucket: string;
       readonly region: string;
-      /** For S3-compatible services; null for AWS. */
+      /** Without a trailing slash; null for AWS. */
       readonly endpoint: string | null;
-      /** Path-style addressing (`endpoint/bucket/key`), needed by most self-hosted services. */
       readonly forcePathStyle: boolean;
-      /** Public URL prefix of the bucket; the object URL is `{publicBaseUrl}/{key}`. */
+      /** Without a trailing slash; the object URL is `{publicBaseUrl}/{key}`. */
       readonly publicBaseUrl: string;
-      /** Static credentials; null: the AWS SDK's default chain. */
+      /** Null: the AWS SDK's default chain. */
       readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
-      /** Seconds one S3 request may wait for a connection, and then for data (each wait, not the whole request). */
+      /** Seconds, for each wait (connection, then data), not the whole request. */
       readonly timeout: number;
     };
 
@@ -149,7 +155,7 @@ export const DEFAULT_FILES_PATH_TEMPLATE = 'content/{section}/{yyyy}/{MM}/{slug}
 export const DEFAULT_FILES_URL_TEMPLATE = '{site}/{section}/{yyyy}/{MM}/{slug}/';
 export const DEFAULT_FILES_GIT_REMOTE = 'origin';
 
-/** A post type's file path and public URL, both templates. */
+/** A post type's file path and public URL, both templates (rules: micropub/handlers/files/template-rules.ts). */
 export interface FilesTemplates {
   /** Relative to the account's site directory, e.g. `content/{section}/{yyyy}/{MM}/{slug}.md`. */
   readonly path: string;
@@ -159,72 +165,71 @@ export interface FilesTemplates {
 
 /** Settings of the built-in `files` Micropub handler (Markdown files for a static site). */
 export interface FilesConfig {
-  /** Root of every account's site directory. */
+  /** Absolute. */
   readonly contentDir: string;
-  /** Each account's site directory inside `contentDir`: a template over `{user}` (account name) and `{id}`, or `.`. */
+  /** A template over `{user}` and `{id}`, or `.`. */
   readonly userDir: string;
-  /** Public site URL template (`{user}` allowed), without a trailing slash; null means the account's first profile URL. */
+  /** Without a trailing slash, `{user}` allowed; null means the account's first profile URL. */
   readonly siteUrl: string | null;
   readonly frontMatter: FilesFrontMatterFormat;
-  /** Templates used by every post type without an override. */
+  /** Used by every post type without an override. */
   readonly defaultTemplates: FilesTemplates;
-  /** Per post type overrides. */
+  /** Keyed by post type (a key of {@link DEFAULT_FILES_SECTIONS}). */
   readonly templates: Readonly<Record<string, FilesTemplates>>;
   readonly git: FilesGitMode;
-  /** Remote name (or URL/path) pushed to in `push` mode. */
   readonly gitRemote: string;
 }
 
+/** See the module comment: each field's meaning is in the settings table row whose `key` is its path. */
 export interface Config {
-  /** Absolute URL the endpoints are advertised under, without a trailing slash. */
+  /** Absolute, without a trailing slash. */
   readonly baseUrl: string;
   readonly host: string;
   readonly port: number;
-  /** Timeouts and connection bounds of the standalone server (plugin mode: the host's server decides). */
+  /** Plugin mode: unused, the host's server decides. */
   readonly server: ServerLimits;
+  /** Absolute. */
   readonly dataDir: string;
   readonly database: DatabaseLocation;
-  /** Seconds a query waits for a PostgreSQL connection or a SQLite write lock before it fails (503). */
+  /** Seconds. */
   readonly databaseTimeout: number;
   readonly logLevel: LogLevel;
-  /** Key for session cookies and CSRF tokens; null means "generate one and keep it in the data dir". */
+  /** Null: generate one and keep it in the data directory (secret.ts). */
   readonly secret: string | null;
   readonly trustProxy: boolean;
+  /** Seconds. */
   readonly authCodeExpiresIn: number;
+  /** Seconds. */
   readonly tokenExpiresIn: number;
-  /** Lifetime of an unused refresh token (seconds). */
+  /** Seconds. */
   readonly refreshTokenExpiresIn: number;
-  /** Bearer secret a resource server may present to the introspection endpoint; null: only a token's owner may introspect. */
+  /** Null: only a token's owner may introspect it. */
   readonly introspectionSecret: string | null;
   readonly allowPrivateNetworks: boolean;
-  /** The sign-in form and the account page's password change: per client address and per account name. */
   readonly signInThrottle: ThrottleConfig;
-  /**
-   * Code and refresh-token redemptions (token endpoint, code verification): per client address.
-   * Off by default: SPEC.md says no rate limiting is implemented, and conformance suites send many failing requests from one address.
-   */
   readonly tokenThrottle: ThrottleConfig;
-  /** Password hashes (scrypt) computed at once; more wait their turn. */
   readonly maxConcurrentHashes: number;
-  /** Largest form or JSON body accepted (bytes); larger ones get 413. */
+  /** Bytes. */
   readonly maxBodyBytes: number;
+  /** A `module#export` specifier, or `memory`/`files`; null: the in-memory handler. */
   readonly micropubHandler: string | null;
   readonly micropubServerManagedProperties: readonly string[];
+  /** A `module#export` specifier (load-callable.ts); null: none. */
   readonly micropubUrlPolicy: string | null;
+  /** A `module#export` specifier (load-callable.ts); null: none. */
   readonly clientIdValidator: string | null;
-  /** Exact client_id URLs allowed; null means no list. */
+  /** Null: no list. */
   readonly allowedClientIds: readonly string[] | null;
   readonly media: MediaConfig;
   readonly limits: RequestLimits;
-  /** Extra host names whose pages may receive webmentions, besides the base URL's and the accounts' profile hosts. */
+  /** Lowercase host names. */
   readonly webmentionTargetHosts: readonly string[];
-  /** Pending cap and submission rate limits of the receiving endpoint. */
   readonly webmentionLimits: WebmentionLimits;
-  /** How long a claimed background job stays leased before another worker may take it over. */
+  /** Seconds. */
   readonly jobLeaseSeconds: number;
-  /** Seconds the server's fetch of a webmention source (verification) may take in all, redirects and body included. */
+  /** Seconds. */
   readonly outboundTimeout: number;
-  /** The built-in `files` handler (`INDIEWEB_MICROPUB_HANDLER=files`). */
+  /** Read only when `micropubHandler` is `files`. */
   readonly files: FilesConfig;
 }
 

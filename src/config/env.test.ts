@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_MEDIA_ALLOWED_TYPES } from './config.js';
-import { SETTINGS, loadConfig, redactUrl, unknownSettingNames, type ConfigOverrides } from './env.js';
+import { DEFAULT_MEDIA_ALLOWED_TYPES, type ConfigOverrides } from './config.js';
+import { loadConfig } from './env.js';
+import { redactUrl } from './redact.js';
+import { SETTINGS, unknownSettingNames } from './settings.js';
 
 type Env = Record<string, string | undefined>;
 

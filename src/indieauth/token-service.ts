@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { MAX_LIFETIME_S } from '../config/env.js';
+import { MAX_LIFETIME_S } from '../config/config.js';
 import { addSeconds } from '../core/clock.js';
 import { randomId, randomToken, sha256Base64Url } from '../core/crypto.js';
 import { InvalidRequestError, MalformedClientError, NotFoundError } from '../core/errors.js';

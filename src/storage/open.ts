@@ -4,7 +4,7 @@
  * @module
  */
 import type { Config } from '../config/config.js';
-import { redactUrl } from '../config/env.js';
+import { redactUrl } from '../config/redact.js';
 import { createDatabase, type DatabaseHandle } from './connect.js';
 import { migrateToLatest } from './migrate.js';
 

@@ -1,0 +1,67 @@
+/**
+ * Rows of the settings table: the server's own fetches (webmention
+ * sources), which hosts may receive webmentions and how many, and the lease
+ * of the background jobs that verify them.
+ * @module
+ */
+import { DEFAULT_OUTBOUND_TIMEOUT_S, DEFAULT_WEBMENTION_LIMITS } from '../config.js';
+import { boolean, integer, limit, list } from '../parsers.js';
+import { defineSetting, type Setting } from '../setting.js';
+
+export const OUTBOUND_SETTINGS: readonly Setting[] = [
+  defineSetting({
+    name: 'INDIEWEB_ALLOW_PRIVATE_NETWORKS',
+    key: 'allowPrivateNetworks',
+    parser: boolean(),
+    default: false,
+    description: 'Allow outbound fetches to private, loopback and link-local addresses (tests on one machine).',
+  }),
+  defineSetting({
+    name: 'INDIEWEB_OUTBOUND_TIMEOUT',
+    key: 'outboundTimeout',
+    parser: integer({ min: 1, max: 600 }),
+    default: DEFAULT_OUTBOUND_TIMEOUT_S,
+    description:
+      "Seconds the server's fetch of a webmention source may take in all (connecting, redirects, headers and body); a slower source fails that attempt and its job is retried later.",
+  }),
+];
+
+export const WEBMENTION_SETTINGS: readonly Setting[] = [
+  defineSetting({
+    name: 'INDIEWEB_WEBMENTION_TARGET_HOSTS',
+    key: 'webmentionTargetHosts',
+    parser: list({ lowercase: true, check: (host) => (/^[a-z0-9.-]+$/.test(host) ? null : `"${host}" is not a host name`) }),
+    default: [],
+    description: "Extra host names that may receive webmentions, besides the base URL host and the hosts of the accounts' profile URLs.",
+  }),
+  defineSetting({
+    name: 'INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST',
+    key: 'webmentionLimits.maxPendingPerHost',
+    parser: limit({ min: 1 }),
+    default: DEFAULT_WEBMENTION_LIMITS.maxPendingPerHost,
+    description:
+      'Webmentions of one target host (`www.` ignored) that may wait for their first check; more are refused with 429 and `Retry-After` (nothing stored), or `none`.',
+  }),
+  defineSetting({
+    name: 'INDIEWEB_WEBMENTION_RATE_LIMIT',
+    key: 'webmentionLimits.perClientPerMinute',
+    parser: limit({ min: 1 }),
+    default: DEFAULT_WEBMENTION_LIMITS.perClientPerMinute,
+    description:
+      'Webmention submissions per minute from one client address (IPv6: one /64), counted per instance; more get 429 and `Retry-After`. Off (`none`) by default, as SPEC.md has no rate limiting.',
+  }),
+  defineSetting({
+    name: 'INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT',
+    key: 'webmentionLimits.perSourceHostPerMinute',
+    parser: limit({ min: 1 }),
+    default: DEFAULT_WEBMENTION_LIMITS.perSourceHostPerMinute,
+    description: 'Webmention submissions per minute naming one source host, counted per instance; more get 429 and `Retry-After`. Off (`none`) by default.',
+  }),
+  defineSetting({
+    name: 'INDIEWEB_JOB_LEASE_SECONDS',
+    key: 'jobLeaseSeconds',
+    parser: integer({ min: 1, max: 86_400 }),
+    default: 60,
+    description: 'How long a background job (webmention verification) stays claimed before another worker may take it over after a crash.',
+  }),
+];
