@@ -27,6 +27,7 @@ const PROPERTY_OF_TYPE: Readonly<Record<string, string>> = {
   mention: 'mention-of',
 };
 
+/** The JSON status view; a failed mention also says why (`reason`, written for the sender). */
 export function statusJson(record: WebmentionRecord) {
   return {
     status: record.status,
@@ -36,6 +37,7 @@ export function statusJson(record: WebmentionRecord) {
     type: record.type,
     author: { name: record.author.name, url: record.author.url, photo: record.author.photo },
     content: record.contentText,
+    ...(record.status === 'failed' && record.error !== null ? { reason: record.error } : {}),
   };
 }
 

@@ -205,7 +205,8 @@ export function createWebmentionService(deps: {
       try {
         return await processor.process(record);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        // the reason is shown on the status view: ours only, never an arbitrary error's message
+        const reason = error instanceof TransientProcessingError ? error.message : 'processing failed unexpectedly';
         await webmentions.markStatus(record.id, 'failed', reason, now());
         return { status: 'failed', reason };
       }
