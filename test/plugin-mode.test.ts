@@ -154,3 +154,53 @@ describe('plugin mode: with the built-in accounts', () => {
     }
   });
 });
+
+describe('plugin mode: the one route outside /indieweb', () => {
+  const WELL_KNOWN = '/.well-known/oauth-authorization-server';
+
+  async function hostWith(options: { ownRoute: boolean; wellKnown?: boolean }) {
+    const database = await openTestDatabase('sqlite');
+    const host = Fastify();
+    if (options.ownRoute) host.get(WELL_KNOWN, async () => ({ host: 'metadata' }));
+    await host.register(indieweb, {
+      database,
+      secret: TEST_SECRET,
+      config: loadConfig({ env: { INDIEWEB_BASE_URL: 'https://host.example' } }),
+      ...(options.wellKnown === undefined ? {} : { wellKnown: options.wellKnown }),
+    });
+    await host.ready();
+    return { host, close: async () => (await host.close(), await database.dispose()) };
+  }
+
+  it('is served by default, with the same document as /indieweb/metadata', async () => {
+    const { host, close } = await hostWith({ ownRoute: false });
+    try {
+      const root = await host.inject({ method: 'GET', url: WELL_KNOWN });
+      expect(root.statusCode).toBe(200);
+      expect(root.json()).toEqual((await host.inject({ method: 'GET', url: '/indieweb/metadata' })).json());
+      expect(root.json().issuer).toBe('https://host.example/');
+    } finally {
+      await close();
+    }
+  });
+
+  it("a host that has the route keeps it, and registering does not fail with FST_ERR_DUPLICATED_ROUTE", async () => {
+    const { host, close } = await hostWith({ ownRoute: true });
+    try {
+      expect((await host.inject({ method: 'GET', url: WELL_KNOWN })).json()).toEqual({ host: 'metadata' });
+      expect((await host.inject({ method: 'GET', url: '/indieweb/metadata' })).statusCode).toBe(200);
+    } finally {
+      await close();
+    }
+  });
+
+  it('wellKnown: false leaves the path to the host (404 until it adds one)', async () => {
+    const { host, close } = await hostWith({ ownRoute: false, wellKnown: false });
+    try {
+      expect((await host.inject({ method: 'GET', url: WELL_KNOWN })).statusCode).toBe(404);
+      expect((await host.inject({ method: 'GET', url: '/indieweb/metadata' })).statusCode).toBe(200);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -80,6 +80,15 @@ export interface IndieWebPluginOptions {
    * @defaultValue true
    */
   worker?: boolean;
+  /**
+   * Serve IndieAuth server metadata at `/.well-known/oauth-authorization-server`
+   * of the host's root, where RFC 8414 clients look for it. Pass false when
+   * the host serves that path itself; the same document is always at
+   * `/indieweb/metadata`, which the `indieauth-metadata` link can name instead.
+   * A host that already has the route keeps it: indiestack then skips its own.
+   * @defaultValue true
+   */
+  wellKnown?: boolean;
   /** @defaultValue the system clock */
   clock?: Clock;
 }
@@ -158,7 +167,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   });
   app.decorate('indieweb', decorator);
 
-  indieauth.addWellKnownRoute(app);
+  // the one route outside /indieweb: left out when the host asks, or when it has one already (no FST_ERR_DUPLICATED_ROUTE)
+  if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) indieauth.addWellKnownRoute(app);
   await app.register(
     async (child) => {
       indieauth.addMetadataRoute(child);
