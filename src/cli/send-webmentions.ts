@@ -5,16 +5,10 @@
  * @module
  */
 import type { Command } from 'commander';
-import { IndieWebError } from '../core/errors.js';
+import { WebmentionsFailedError } from '../core/errors.js';
 import type { SendProgress, SendResult } from '../webmention/send.js';
 import { configFrom } from './context.js';
 import type { CliIo } from './io.js';
-
-/** Some targets were not notified; the summary is already printed, this makes the exit code 1. */
-export class WebmentionsFailedError extends IndieWebError {
-  readonly code = 'webmentions_failed';
-  readonly status = 500;
-}
 
 const CLEAR_LINE = '\r\u001b[K';
 

@@ -23,10 +23,16 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
     .command('list')
     .description('list received webmentions, newest first')
     .option('--status <status>', `only this status (${WEBMENTION_STATUSES.join(', ')})`, statusOption)
-    .action((options: { status?: WebmentionStatus }) =>
+    .option('--reasons', 'add a REASON column: why a mention failed (on by default with --status failed)')
+    .action((options: { status?: WebmentionStatus; reasons?: boolean }) =>
       run(async () => {
         const { items } = await withServices(io, ({ database }) => createWebmentionsRepository(database.db).list(options.status === undefined ? {} : { status: options.status }));
-        io.stdout.write(formatTable(['ID', 'STATUS', 'TYPE', 'SOURCE', 'TARGET', 'UPDATED'], items.map((w) => [w.id, w.status, w.type ?? '-', w.source, w.target, w.updatedAt])));
+        const columns = ['ID', 'STATUS', 'TYPE', 'SOURCE', 'TARGET', 'UPDATED'];
+        const cells = (w: (typeof items)[number]) => [w.id, w.status, w.type ?? '-', w.source, w.target, w.updatedAt];
+        // the reason comes last, so the columns scripts read keep their places
+        const withReasons = options.reasons === true || options.status === 'failed';
+        const reasonOf = (w: (typeof items)[number]) => (w.status === 'failed' && w.error !== null ? w.error : '-');
+        io.stdout.write(withReasons ? formatTable([...columns, 'REASON'], items.map((w) => [...cells(w), reasonOf(w)])) : formatTable(columns, items.map(cells)));
       }),
     );
 

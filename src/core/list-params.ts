@@ -4,13 +4,13 @@
  * @module
  */
 import type { PageRequest } from '../contracts/micropub-types.js';
-import { InvalidRequestError } from './errors.js';
+import { forClient, InvalidRequestError } from './errors.js';
 import { readParam } from './params.js';
 
 function nonNegativeInteger(name: string, raw: string | undefined): number | null {
   if (raw === undefined) return null;
   // spec: non-integer, negative and float values are malformed
-  if (!/^\d{1,15}$/.test(raw)) throw new InvalidRequestError(`${name} must be a non-negative integer`);
+  if (!/^\d{1,15}$/.test(raw)) throw new InvalidRequestError(forClient(`${name} must be a non-negative integer`));
   return Number(raw);
 }
 

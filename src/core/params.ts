@@ -1,4 +1,4 @@
-import { InvalidRequestError } from './errors.js';
+import { forClient, InvalidRequestError } from './errors.js';
 
 /** Longest protocol parameter accepted (URLs, state, codes); longer ones are refused, not stored. */
 export const MAX_PARAM_LENGTH = 4096;
@@ -11,8 +11,8 @@ export function readParam(source: unknown, name: string, maxLength = MAX_PARAM_L
   if (typeof source !== 'object' || source === null) return undefined;
   const value = (source as Record<string, unknown>)[name];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new InvalidRequestError(`parameter ${name} must be given once, as text`);
-  if (value.length > maxLength) throw new InvalidRequestError(`parameter ${name} is longer than ${maxLength} characters`);
+  if (typeof value !== 'string') throw new InvalidRequestError(forClient(`parameter ${name} must be given once, as text`));
+  if (value.length > maxLength) throw new InvalidRequestError(forClient(`parameter ${name} is longer than ${maxLength} characters`));
   return value;
 }
 

@@ -8,9 +8,10 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
-import { AuthenticationError, InsufficientScopeError, InvalidClientError, InvalidRequestError, isIndieWebError } from '../core/errors.js';
+import { AuthenticationError, forClient, InsufficientScopeError, InvalidClientError, InvalidRequestError, isIndieWebError } from '../core/errors.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
+import type { ErrorRow } from '../web/error-handler.js';
 import { sendText } from '../web/reply.js';
 import type { ClientPolicy } from './client-policy.js';
 import type { TokenService } from './token-service.js';
@@ -74,7 +75,7 @@ function fromBody(body: unknown): string | undefined | null {
   if (fields.access_token !== undefined) candidates.push(typeof fields.access_token === 'string' && fields.access_token !== '' ? fields.access_token : null);
   if (candidates.length === 0) return undefined;
   if (candidates.includes(null)) return null;
-  if (new Set(candidates).size !== 1) throw new InvalidRequestError('different tokens in the body');
+  if (new Set(candidates).size !== 1) throw new InvalidRequestError(forClient('different tokens in the body'));
   return candidates[0];
 }
 
@@ -92,7 +93,7 @@ export function extractBearerToken(request: BearerRequestParts, options: { trust
     if (header === null) throw new AuthenticationError('malformed Authorization header');
     throw new AuthenticationError('malformed token in the body');
   }
-  if (header !== undefined && body !== undefined && header !== body) throw new InvalidRequestError('different tokens in header and body');
+  if (header !== undefined && body !== undefined && header !== body) throw new InvalidRequestError(forClient('different tokens in header and body'));
   const token = header ?? body;
   if (token === undefined) throw new AuthenticationError('no access token');
   return token;
@@ -146,11 +147,16 @@ export function sendResourceAuthError(reply: FastifyReply, status: 401 | 403, co
   return sendText(reply, 403, code === 'invalid_client' ? 'invalid_client' : 'authorization error');
 }
 
+/** The rows of every table of a surface the guard protects. */
+export const BEARER_ERROR_ROWS: Readonly<Record<string, ErrorRow>> = {
+  authentication_error: { status: 401, answer: (reply) => sendResourceAuthError(reply, 401) },
+  insufficient_scope: { status: 403, answer: (reply) => sendResourceAuthError(reply, 403) },
+  invalid_client: { status: 403, answer: (reply) => sendResourceAuthError(reply, 403, 'invalid_client') },
+};
+
 /** Maps a bearer-guard error to its answer, or returns null when the error is not one. */
 export function replyToBearerError(error: unknown, reply: FastifyReply): FastifyReply | null {
   if (!isIndieWebError(error)) return null;
-  if (error.code === 'authentication_error') return sendResourceAuthError(reply, 401);
-  if (error.code === 'insufficient_scope') return sendResourceAuthError(reply, 403);
-  if (error.code === 'invalid_client') return sendResourceAuthError(reply, 403, 'invalid_client');
-  return null;
+  const row = BEARER_ERROR_ROWS[error.code];
+  return row === undefined ? null : row.answer(reply, { error, request: reply.request, status: row.status ?? error.status });
 }

@@ -7,7 +7,7 @@
 import type { HostUser } from '../contracts/accounts.js';
 import { addSeconds, type Clock } from '../core/clock.js';
 import { randomId, randomToken, sha256Base64Url } from '../core/crypto.js';
-import { IndieWebError, InvalidClientError, InvalidGrantError, InvalidRequestError, MalformedClientError } from '../core/errors.js';
+import { InvalidClientError, InvalidScopeError, InvalidGrantError, InvalidRequestError, MalformedClientError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
 import { normalizeScope, scopeNames } from '../core/scope.js';
 import { parseStrictHttpUrl, profileUrlKey, sameUrlIgnoringSchemeHostCase } from '../core/url.js';
@@ -58,11 +58,6 @@ class ReplayedRefreshTokenError extends Error {}
 
 /** Raised when a code is presented after it was redeemed; the grant issued from it is then revoked. */
 class ReplayedCodeError extends Error {}
-
-export class InvalidScopeError extends IndieWebError {
-  readonly code = 'invalid_scope';
-  readonly status = 400;
-}
 
 export type ExchangeService = ReturnType<typeof createExchangeService>;
 

@@ -4,11 +4,10 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isIndieWebError, MalformedClientError } from '../core/errors.js';
-import { statusOf, unavailable } from '../web/error-handler.js';
+import { empty, text, type ErrorAnswer, type ErrorRow, type ErrorTable } from '../web/error-handler.js';
 import { prefersJson } from '../web/negotiation.js';
-import { sendJson, sendText } from '../web/reply.js';
-import { sendResourceAuthError } from './bearer.js';
+import { sendJson } from '../web/reply.js';
+import { BEARER_ERROR_ROWS, sendResourceAuthError } from './bearer.js';
 
 /** A form-encoded (or, on request, JSON) body with an explicit content type. */
 export function sendFields(request: FastifyRequest | 'json', reply: FastifyReply, status: number, fields: Readonly<Record<string, string | number>>): FastifyReply {
@@ -18,59 +17,74 @@ export function sendFields(request: FastifyRequest | 'json', reply: FastifyReply
 }
 
 
-function logRejection(request: FastifyRequest, error: unknown, status: number): void {
-  if (status === 503) return; // unavailable() logs it
-  if (status >= 500) request.log.error({ err: error }, 'request failed');
-  else request.log.info({ status, reason: (error as Error).message }, 'request rejected');
+/** The authorization endpoint (GET /auth/, the consent submission): plain text; an empty 404 for a missing parameter. */
+export const AUTHORIZATION_ERRORS: ErrorTable = {
+  codes: {
+    malformed_client_id: { answer: text('invalid client_id') },
+    malformed_redirect_uri: { answer: text('invalid redirect_uri') },
+    invalid_client: { answer: text('invalid_client') },
+    missing_parameter: { status: 404, answer: empty },
+  },
+  otherwise: text('invalid_request'),
+  unavailable: text('temporarily_unavailable'),
+};
+
+/** Requests whose back-channel errors answer in JSON whatever the client prefers (the refresh grant). */
+const jsonAnswers = new WeakSet<FastifyRequest>();
+
+/** From now on, errors of this request answer in JSON (RFC 6749 5.2), as the OAuth endpoints beyond SPEC.md do. */
+export function answerErrorsInJson(request: FastifyRequest): void {
+  jsonAnswers.add(request);
 }
 
-/** GET /auth/ and the consent submission: plain text, 404 empty for a missing parameter. */
-export function authorizationErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const status = statusOf(error);
-  logRejection(request, error, status);
-  if (status === 503) return sendText(unavailable(error, request, reply), 503, 'temporarily_unavailable');
-  if (status >= 500) return sendText(reply, 500, '');
-  if (error instanceof MalformedClientError) return sendText(reply, 400, `invalid ${error.field}`);
-  if (isIndieWebError(error) && error.code === 'missing_parameter') return reply.code(404).send('');
-  if (isIndieWebError(error) && error.code === 'invalid_client') return sendText(reply, 400, 'invalid_client');
-  return sendText(reply, status, 'invalid_request');
-}
+/** `error=<code>` form-encoded, or JSON when the client prefers it, when `json` is set, or when the request asked for it. */
+const fieldsError =
+  (code: string, options: { json?: boolean } = {}): ErrorAnswer =>
+  (reply, { request, status }) =>
+    sendFields(options.json === true || jsonAnswers.has(request) ? 'json' : request, reply, status, { error: code });
 
-/**
- * Back-channel answers (token endpoint, code verification): `error=…`,
- * form-encoded or JSON as the client prefers; always JSON with `json`
- * (the OAuth endpoints beyond SPEC.md: refresh, introspection, revocation).
- */
-function backChannelError(codeFor: (error: unknown) => string, options: { json?: boolean } = {}) {
-  return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const status = statusOf(error);
-    logRejection(request, error, status);
-    reply.header('cache-control', 'no-store');
-    if (status === 503) return sendFields(options.json === true ? 'json' : request, unavailable(error, request, reply), 503, { error: 'temporarily_unavailable' });
-    if (status >= 500) return sendText(reply, 500, '');
-    if (status === 401) return sendResourceAuthError(reply, 401);
-    return sendFields(options.json === true ? 'json' : request, reply, status, { error: codeFor(error) });
+function backChannelErrors(codes: readonly string[], options: { json?: boolean } = {}): ErrorTable {
+  return {
+    headers: { 'cache-control': 'no-store' },
+    codes: {
+      authentication_error: { status: 401, answer: (reply) => sendResourceAuthError(reply, 401) },
+      ...Object.fromEntries(codes.map((code): [string, ErrorRow] => [code, { answer: fieldsError(code, options) }])),
+    },
+    // validator and client_id problems, and anything else a client got wrong
+    otherwise: fieldsError('invalid_request', options),
+    unavailable: fieldsError('temporarily_unavailable', options),
   };
 }
 
-const tokenErrorCode = (error: unknown) => {
-  if (!isIndieWebError(error)) return 'invalid_request';
-  if (error.code === 'invalid_grant' || error.code === 'unsupported_grant_type' || error.code === 'invalid_scope') return error.code;
-  return 'invalid_request';
-};
+/** POST /token/: client and client_id problems are `invalid_request`, code problems `invalid_grant`. */
+export const TOKEN_ERRORS = backChannelErrors(['invalid_grant', 'unsupported_grant_type', 'invalid_scope']);
 
-/** POST /token/: validator and client_id problems are `invalid_request`, code problems `invalid_grant`. */
-export const tokenErrorHandler = backChannelError(tokenErrorCode);
-
-/** The same codes, always as JSON (RFC 6749 5.2): refresh, introspection and revocation. */
-export const oauthErrorHandler = backChannelError(tokenErrorCode, { json: true });
+/** The same codes, always as JSON (RFC 6749 5.2): revocation and introspection. */
+export const OAUTH_ERRORS = backChannelErrors(['invalid_grant', 'unsupported_grant_type', 'invalid_scope'], { json: true });
 
 /** POST /auth/ (code verification): like the token endpoint, but a refused client is `invalid_client`. */
-export const codeVerificationErrorHandler = backChannelError((error) => {
-  if (!isIndieWebError(error)) return 'invalid_request';
-  if (error.code === 'invalid_grant' || error.code === 'invalid_client' || error.code === 'unsupported_grant_type') return error.code;
-  return 'invalid_request';
-});
+export const CODE_VERIFICATION_ERRORS = backChannelErrors(['invalid_grant', 'invalid_client', 'unsupported_grant_type']);
+
+/** GET /token/ (token verification): the resource guard's answers, else the token endpoint's. */
+export const TOKEN_VERIFICATION_ERRORS: ErrorTable = { ...TOKEN_ERRORS, codes: { ...TOKEN_ERRORS.codes, ...BEARER_ERROR_ROWS } };
+
+/**
+ * GET /userinfo: RFC 6750 answers in JSON with a challenge naming the error
+ * (IndieAuth's endpoint, not SPEC.md's resource format); a request that
+ * presented no token gets no error code.
+ */
+export function userinfoErrors(options: { trustProxy: boolean }): ErrorTable {
+  const presented = (request: FastifyRequest) => request.headers.authorization !== undefined || (options.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
+  return {
+    ...TOKEN_ERRORS,
+    codes: {
+      ...TOKEN_ERRORS.codes,
+      authentication_error: { status: 401, answer: (reply, { request }) => sendOAuthBearerError(reply, 401, presented(request) ? 'invalid_token' : null) },
+      insufficient_scope: { status: 403, answer: (reply) => sendOAuthBearerError(reply, 403, 'insufficient_scope', 'profile') },
+      invalid_client: { status: 403, answer: (reply) => sendOAuthBearerError(reply, 403, 'invalid_client') },
+    },
+  };
+}
 
 /**
  * A client address the token throttle makes wait (docs/security.md

@@ -13,11 +13,12 @@ import type { FailureThrottle } from '../core/throttle.js';
 import { constantTimeEqual } from '../core/crypto.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
-import { InvalidRequestError, isIndieWebError } from '../core/errors.js';
+import { InvalidRequestError, isIndieWebError, UnsupportedGrantTypeError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
 import type { Csrf } from '../web/csrf.js';
 import { sendPage } from '../web/html.js';
 import { errorAlert } from '../web/ui/messages.js';
+import { createErrorHandler } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
 import { sendJson, sendText } from '../web/reply.js';
@@ -25,25 +26,24 @@ import type { AuthorizationRequest, AuthorizationService } from './authorize.js'
 import { hostOf, ownProfileUrl } from './authorize.js';
 import { consentBody, notYourProfileBody } from './consent-page.js';
 import type { ClientInfo, ClientInfoFetcher } from './client-info.js';
-import { basicCredentialsFromHeader, replyToBearerError, tokenFromAuthorizationHeader, type BearerGuard } from './bearer.js';
+import { basicCredentialsFromHeader, tokenFromAuthorizationHeader, type BearerGuard } from './bearer.js';
 import { parseCodeRedemption, type ExchangeService } from './exchange.js';
 import { clientAddressKey } from '../outbound/address-guard.js';
 import {
-  authorizationErrorHandler,
-  codeVerificationErrorHandler,
+  answerErrorsInJson,
+  AUTHORIZATION_ERRORS,
+  CODE_VERIFICATION_ERRORS,
+  OAUTH_ERRORS,
   sendFields,
-  oauthErrorHandler,
   sendInvalidClientBasic,
   sendOAuthBearerError,
   sendTooManyFailures,
-  tokenErrorHandler,
+  TOKEN_ERRORS,
+  TOKEN_VERIFICATION_ERRORS,
+  userinfoErrors,
 } from './responses.js';
 import type { ProfileService } from '../profile/service.js';
 import { remainingLifetime, type TokenService } from './token-service.js';
-
-class UnsupportedGrantTypeError extends InvalidRequestError {
-  override readonly code = 'unsupported_grant_type' as 'invalid_request';
-}
 
 /** The GET URL of an authorization request, to come back to after signing in. */
 function authorizationPath(request: AuthorizationRequest): string {
@@ -141,7 +141,7 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
 
   // the front channel: the user's browser
   await app.register(async (front) => {
-    front.setErrorHandler(authorizationErrorHandler);
+    front.setErrorHandler(createErrorHandler(AUTHORIZATION_ERRORS));
 
     front.get('/auth/', async (request, reply) => {
       const auth = await authorization.validate(request.query);
@@ -201,7 +201,7 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
 
   // the back channel: clients, server to server
   await app.register(async (back) => {
-    back.setErrorHandler(codeVerificationErrorHandler);
+    back.setErrorHandler(createErrorHandler(CODE_VERIFICATION_ERRORS));
     back.post('/auth/', async (request, reply) => {
       const grantType = readParam(request.body, 'grant_type');
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
@@ -216,7 +216,7 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
   });
 
   await app.register(async (back) => {
-    back.setErrorHandler(tokenErrorHandler);
+    back.setErrorHandler(createErrorHandler(TOKEN_ERRORS));
 
     back.post('/token/', async (request, reply) => {
       // older clients revoke through the token endpoint
@@ -224,14 +224,11 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
       const grantType = readParam(request.body, 'grant_type');
       if (grantType === 'refresh_token') {
         // beyond SPEC.md: the refresh grant answers JSON, as IndieAuth and OAuth say, success and error alike
-        try {
-          const refreshed = await redeemThrottled(request, reply, () => exchange.refresh(request.body));
-          if (refreshed === null) return reply;
-          request.log.info({ clientId: refreshed.record.clientId, userId: refreshed.record.userId }, 'token refreshed');
-          return await sendTokenResponse(request, reply, refreshed, refreshed.refreshToken, { json: true });
-        } catch (error) {
-          return oauthErrorHandler(error, request, reply);
-        }
+        answerErrorsInJson(request);
+        const refreshed = await redeemThrottled(request, reply, () => exchange.refresh(request.body));
+        if (refreshed === null) return reply;
+        request.log.info({ clientId: refreshed.record.clientId, userId: refreshed.record.userId }, 'token refreshed');
+        return sendTokenResponse(request, reply, refreshed, refreshed.refreshToken, { json: true });
       }
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
       // a refresh token only for a modern client: it names the grant type and asks for JSON (SPEC's form answer keeps its four fields)
@@ -260,84 +257,68 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
       const profile = await profileFor(issued.user, record.scope);
       return sendJson(reply, 200, { ...fields, token_type: 'Bearer', ...(refreshToken === null ? {} : { refresh_token: refreshToken }), ...(profile === null ? {} : { profile }) });
     }
+  });
 
-    async function revokeAndAnswer(request: FastifyRequest, reply: FastifyReply) {
-      const token = readParam(request.body, 'token');
-      // RFC 7009: token is required; the answer is 200 whether or not it was valid
-      if (token === undefined || token === '') throw new InvalidRequestError('token is required');
-      await exchange.revoke(token);
-      request.log.info('token revocation requested');
-      return reply.code(200).header('cache-control', 'no-store').header('content-type', 'text/plain; charset=utf-8').send('');
-    }
+  async function revokeAndAnswer(request: FastifyRequest, reply: FastifyReply) {
+    const token = readParam(request.body, 'token');
+    // RFC 7009: token is required; the answer is 200 whether or not it was valid
+    if (token === undefined || token === '') throw new InvalidRequestError('token is required');
+    await exchange.revoke(token);
+    request.log.info('token revocation requested');
+    return reply.code(200).header('cache-control', 'no-store').header('content-type', 'text/plain; charset=utf-8').send('');
+  }
 
-    back.post('/token/revoke', async (request, reply) => {
-      try {
-        return await revokeAndAnswer(request, reply);
-      } catch (error) {
-        return oauthErrorHandler(error, request, reply);
-      }
-    });
+  async function introspect(request: FastifyRequest, reply: FastifyReply) {
+    reply.header('cache-control', 'no-store');
+    const inactive = () => sendJson(reply, 200, { active: false });
+    const secret = config.introspectionSecret;
+    // RFC 7662 2.1: a resource server may also authenticate as a confidential client (client_secret_basic, the secret as its password)
+    const basic = basicCredentialsFromHeader(request.headers.authorization);
+    if (basic !== undefined && (basic === null || secret === null || !constantTimeEqual(basic.secret, secret))) return sendInvalidClientBasic(reply);
+    const caller = basic === undefined ? (tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined) : undefined;
+    const isResourceServer = basic !== undefined || (caller !== undefined && secret !== null && constantTimeEqual(caller, secret));
+    const callerToken = caller === undefined || isResourceServer ? null : await tokens.validate(caller);
+    // RFC 7662 2.3 / RFC 6750: a JSON error, with the error named only when a credential was presented
+    if (!isResourceServer && callerToken === null) return sendOAuthBearerError(reply, 401, caller === undefined ? null : 'invalid_token');
+    const token = readParam(request.body, 'token');
+    // RFC 7662 2.1: token is required
+    if (token === undefined || token === '') throw new InvalidRequestError('token is required');
+    const valid = await tokens.validate(token);
+    // a caller that is not a resource server may only learn about tokens of its own owner
+    if (valid === null || (!isResourceServer && valid.user.id !== callerToken?.user.id)) return inactive();
+    const body: Record<string, unknown> = { active: true, me: valid.token.me, client_id: valid.token.clientId, scope: valid.token.scope, iat: Math.floor(Date.parse(valid.token.createdAt) / 1000) };
+    if (valid.token.expiresAt !== null) body.exp = Math.floor(Date.parse(valid.token.expiresAt) / 1000);
+    return sendJson(reply, 200, body);
+  }
 
-    back.post('/token/introspect', async (request, reply) => {
-      try {
-        return await introspect(request, reply);
-      } catch (error) {
-        return oauthErrorHandler(error, request, reply);
-      }
-    });
+  // revocation, introspection, userinfo and token verification: each its own scope, with its own answers to errors
+  await app.register(async (revocation) => {
+    revocation.setErrorHandler(createErrorHandler(OAUTH_ERRORS));
+    revocation.post('/token/revoke', revokeAndAnswer);
+  });
 
-    async function introspect(request: FastifyRequest, reply: FastifyReply) {
+  await app.register(async (introspection) => {
+    introspection.setErrorHandler(createErrorHandler(OAUTH_ERRORS));
+    introspection.post('/token/introspect', introspect);
+  });
+
+  await app.register(async (userinfo) => {
+    userinfo.setErrorHandler(createErrorHandler(userinfoErrors({ trustProxy: config.trustProxy })));
+    userinfo.get('/userinfo', async (request, reply) => {
+      const auth = await bearer.authenticate(request);
+      bearer.assertScope(auth, 'profile');
       reply.header('cache-control', 'no-store');
-      const inactive = () => sendJson(reply, 200, { active: false });
-      const secret = config.introspectionSecret;
-      // RFC 7662 2.1: a resource server may also authenticate as a confidential client (client_secret_basic, the secret as its password)
-      const basic = basicCredentialsFromHeader(request.headers.authorization);
-      if (basic !== undefined && (basic === null || secret === null || !constantTimeEqual(basic.secret, secret))) return sendInvalidClientBasic(reply);
-      const caller = basic === undefined ? (tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined) : undefined;
-      const isResourceServer = basic !== undefined || (caller !== undefined && secret !== null && constantTimeEqual(caller, secret));
-      const callerToken = caller === undefined || isResourceServer ? null : await tokens.validate(caller);
-      // RFC 7662 2.3 / RFC 6750: a JSON error, with the error named only when a credential was presented
-      if (!isResourceServer && callerToken === null) return sendOAuthBearerError(reply, 401, caller === undefined ? null : 'invalid_token');
-      const token = readParam(request.body, 'token');
-      // RFC 7662 2.1: token is required
-      if (token === undefined || token === '') throw new InvalidRequestError('token is required');
-      const valid = await tokens.validate(token);
-      // a caller that is not a resource server may only learn about tokens of its own owner
-      if (valid === null || (!isResourceServer && valid.user.id !== callerToken?.user.id)) return inactive();
-      const body: Record<string, unknown> = { active: true, me: valid.token.me, client_id: valid.token.clientId, scope: valid.token.scope, iat: Math.floor(Date.parse(valid.token.createdAt) / 1000) };
-      if (valid.token.expiresAt !== null) body.exp = Math.floor(Date.parse(valid.token.expiresAt) / 1000);
-      return sendJson(reply, 200, body);
-    }
-
-    back.get('/userinfo', async (request, reply) => {
-      try {
-        const auth = await bearer.authenticate(request);
-        bearer.assertScope(auth, 'profile');
-        reply.header('cache-control', 'no-store');
-        return reply.send(await profileFor(auth.user, auth.scope));
-      } catch (error) {
-        // RFC 6750 answers: this endpoint is IndieAuth's, not SPEC.md's resource format
-        if (isIndieWebError(error) && error.code === 'authentication_error') {
-          const presented = request.headers.authorization !== undefined || (config.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
-          return sendOAuthBearerError(reply, 401, presented ? 'invalid_token' : null);
-        }
-        if (isIndieWebError(error) && error.code === 'insufficient_scope') return sendOAuthBearerError(reply, 403, 'insufficient_scope', 'profile');
-        if (isIndieWebError(error) && error.code === 'invalid_client') return sendOAuthBearerError(reply, 403, 'invalid_client');
-        throw error;
-      }
+      return reply.send(await profileFor(auth.user, auth.scope));
     });
+  });
 
-    // token verification (legacy IndieAuth): who does this bearer token act for?
-    back.get('/token/', async (request, reply) => {
-      try {
-        const auth = await bearer.authenticate(request);
-        reply.header('cache-control', 'no-store');
-        return sendFields(request, reply, 200, { me: auth.token.me, client_id: auth.token.clientId, scope: auth.scope });
-      } catch (error) {
-        const answered = replyToBearerError(error, reply);
-        if (answered !== null) return answered;
-        throw error;
-      }
+  // token verification (legacy IndieAuth): who does this bearer token act for?
+  await app.register(async (verification) => {
+    verification.setErrorHandler(createErrorHandler(TOKEN_VERIFICATION_ERRORS));
+    verification.get('/token/', async (request, reply) => {
+      const auth = await bearer.authenticate(request);
+      reply.header('cache-control', 'no-store');
+      return sendFields(request, reply, 200, { me: auth.token.me, client_id: auth.token.clientId, scope: auth.scope });
     });
   });
 

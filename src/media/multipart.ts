@@ -10,7 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
-import { InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
+import { ClientGoneError, forClient, InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
 
 export interface FieldPart {
   readonly type: 'field';
@@ -40,9 +40,6 @@ export interface MultipartLimits {
   readonly nameBytes: number;
 }
 
-/** The client went away before the body ended: nobody is left to answer. */
-export class ClientGoneError extends InvalidRequestError {}
-
 /**
  * The stream handed to the reader: busboy's file stream piped through a
  * PassThrough. busboy emits 'error' on its stream without destroying it (a
@@ -55,7 +52,7 @@ function guarded(source: Readable): Readable {
   // a destroyed stream keeps its error for a later reader; this listener only keeps an unread one from crashing the process
   stream.on('error', () => {});
   source.on('error', (error: Error) => {
-    if (!stream.destroyed) stream.destroy(error instanceof InvalidRequestError ? error : new InvalidRequestError('malformed multipart body', { cause: error }));
+    if (!stream.destroyed) stream.destroy(error instanceof InvalidRequestError ? error : new InvalidRequestError(forClient('malformed multipart body'), { cause: error }));
   });
   source.pipe(stream);
   return stream;
@@ -78,7 +75,7 @@ export async function* readParts(raw: IncomingMessage, limits: MultipartLimits):
       },
     });
   } catch (error) {
-    throw new InvalidRequestError('malformed multipart request', { cause: error });
+    throw new InvalidRequestError(forClient('malformed multipart request'), { cause: error });
   }
 
   const queue: (Part | Error | 'end')[] = [];
@@ -98,26 +95,26 @@ export async function* readParts(raw: IncomingMessage, limits: MultipartLimits):
     const stream = guarded(source);
     if (typeof name !== 'string' || name === '') {
       stream.resume();
-      push(new InvalidRequestError('a part without a name'));
+      push(new InvalidRequestError(forClient('a part without a name')));
       return;
     }
     if (Buffer.byteLength(name) > limits.nameBytes) {
       stream.resume();
-      push(new InvalidRequestError('part name too long'));
+      push(new InvalidRequestError(forClient('part name too long')));
       return;
     }
     push({ type: 'file', name, filename: filename ?? '', mimetype: mimetype ?? '', stream });
   });
   busboy.on('field', (name: string | undefined, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
-    if (typeof name !== 'string' || name === '') return push(new InvalidRequestError('a part without a name'));
-    if (Buffer.byteLength(name) > limits.nameBytes) return push(new InvalidRequestError('field name too long'));
+    if (typeof name !== 'string' || name === '') return push(new InvalidRequestError(forClient('a part without a name')));
+    if (Buffer.byteLength(name) > limits.nameBytes) return push(new InvalidRequestError(forClient('field name too long')));
     fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-    if (valueTruncated || fieldBytes > limits.fieldBytes) return push(new PayloadTooLargeError('text fields too large'));
+    if (valueTruncated || fieldBytes > limits.fieldBytes) return push(new PayloadTooLargeError(forClient('text fields too large')));
     push({ type: 'field', name, value });
   });
-  busboy.on('fieldsLimit', () => push(new PayloadTooLargeError('too many fields')));
-  busboy.on('partsLimit', () => push(new PayloadTooLargeError('too many parts')));
-  busboy.on('error', (error: unknown) => push(new InvalidRequestError('malformed multipart body', { cause: error })));
+  busboy.on('fieldsLimit', () => push(new PayloadTooLargeError(forClient('too many fields'))));
+  busboy.on('partsLimit', () => push(new PayloadTooLargeError(forClient('too many parts'))));
+  busboy.on('error', (error: unknown) => push(new InvalidRequestError(forClient('malformed multipart body'), { cause: error })));
   busboy.on('finish', () => push('end'));
   const onClose = () => {
     if (raw.complete) return;

@@ -19,7 +19,7 @@ import type { FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
 import type { MediaConfig } from '../config/config.js';
 import type { RequestLimits } from '../core/request-limits.js';
-import { InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
+import { excerpt, forClient, InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
 import { carriesCredential, type BearerAuth, type BearerGuard } from '../indieauth/bearer.js';
 import type { MediaRecord } from '../storage/repositories/media.js';
 import { readParts } from './multipart.js';
@@ -109,9 +109,9 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   // a credential in the header is checked before a byte of the body is read
   if (options.hasCredential(fields)) await options.authenticate(fields);
   // spec: an upload of unknown size is 413 when a total limit applies
-  if (limits.maxUploadTotalBytes !== null && request.headers['content-length'] === undefined) throw new PayloadTooLargeError('upload of unknown size');
+  if (limits.maxUploadTotalBytes !== null && request.headers['content-length'] === undefined) throw new PayloadTooLargeError(forClient('upload of unknown size'));
   const largest = largestBody(limits, options);
-  if (largest !== null && Number(request.headers['content-length']) > largest) throw new PayloadTooLargeError('request body larger than the limits allow');
+  if (largest !== null && Number(request.headers['content-length']) > largest) throw new PayloadTooLargeError(forClient('request body larger than the limits allow'));
 
   const budget = new UploadBudget(limits);
   const files = new Map<string, MediaRecord[]>();
@@ -122,7 +122,7 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   let user: HostUser | null = null;
 
   async function store(name: string, file: IncomingFile, owner: HostUser, counted: UploadBudget): Promise<void> {
-    if (!options.acceptsFile(name, fields)) throw new InvalidRequestError(`unexpected file part ${name}`);
+    if (!options.acceptsFile(name, fields)) throw new InvalidRequestError(forClient(`unexpected file part ${excerpt(name)}`));
     const record = await options.pipeline.store(file, owner, counted);
     stored.push(record);
     files.set(name, [...(files.get(name) ?? []), record]);

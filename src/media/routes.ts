@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
-import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
+import { forClient, InvalidRequestError, NotImplementedError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
 import { UnreadableJsonBody } from '../web/body-parsers.js';
@@ -48,11 +48,11 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
   /** `action=delete` from a form, JSON or file-less multipart body; the caller holds a token with media scope. */
   async function deleteAction(request: FastifyRequest, body: unknown, user: HostUser) {
     const action = readParam(body, 'action');
-    if (action !== 'delete') throw new InvalidRequestError('not a multipart upload and not action=delete');
+    if (action !== 'delete') throw new InvalidRequestError(forClient('not a multipart upload and not action=delete'));
     const deleteMedia = handler.deleteMedia?.bind(handler);
     if (deleteMedia === undefined) throw new NotImplementedError('the handler cannot delete media');
     const url = readParam(body, 'url');
-    if (url === undefined || url === '') throw new InvalidRequestError('url is required');
+    if (url === undefined || url === '') throw new InvalidRequestError(forClient('url is required'));
     await urlPolicy(url, 'media', request);
     await callHandler('delete_media', () => deleteMedia(url, user));
     request.log.info({ userId: user.id }, 'media deleted');
@@ -69,7 +69,7 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
       const files = received.files.get('file') ?? [];
       if (files.length !== 1 || received.stored.length !== 1 || received.fields.action !== undefined) {
         await pipeline.discard(received.stored);
-        throw new InvalidRequestError('exactly one file part named file is needed');
+        throw new InvalidRequestError(forClient('exactly one file part named file is needed'));
       }
       const [file] = files;
       request.log.info({ userId: received.user.id, mediaType: file!.mediaType, size: file!.size }, 'media stored');
@@ -78,7 +78,7 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
 
     const auth = await bearer.authenticate(request);
     bearer.assertScope(auth, 'media');
-    if (request.body instanceof UnreadableJsonBody) throw new InvalidRequestError('request body is not valid UTF-8 JSON');
+    if (request.body instanceof UnreadableJsonBody) throw new InvalidRequestError(forClient('request body is not valid UTF-8 JSON'));
     await deleteAction(request, request.body, auth.user);
     return reply.code(204).send();
   });
@@ -86,15 +86,15 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
   app.get('/media/', async (request, reply) => {
     const auth = await bearer.authenticate(request);
     bearer.assertScope(auth, 'media');
-    if (readParam(request.query, 'q') !== 'source') throw new InvalidRequestError('only q=source is supported');
+    if (readParam(request.query, 'q') !== 'source') throw new InvalidRequestError(forClient('only q=source is supported'));
     const url = readParam(request.query, 'url');
     if (url !== undefined) {
       const getMedia = handler.getMedia?.bind(handler);
       if (getMedia === undefined) throw new NotImplementedError('the handler cannot describe media');
-      if (url === '') throw new InvalidRequestError('url is empty');
+      if (url === '') throw new InvalidRequestError(forClient('url is empty'));
       await urlPolicy(url, 'media', request);
       const found = await callHandler('get_media', () => getMedia(url, auth.user));
-      if (found === null || found === undefined) throw new InvalidRequestError('no such media');
+      if (found === null || found === undefined) throw new InvalidRequestError(forClient('no such media'));
       return reply.send(found);
     }
     const listMedia = handler.listMedia?.bind(handler);

@@ -5,7 +5,7 @@
  * @see SPEC.md "Media endpoint" (Upload storage: Validation)
  * @module
  */
-import { UnsupportedMediaTypeError } from '../core/errors.js';
+import { excerpt, forClient, UnsupportedMediaTypeError } from '../core/errors.js';
 
 /** Bytes of the start of a file that are enough to recognise it. */
 export const SNIFF_BYTES = 4100;
@@ -73,24 +73,24 @@ export interface SniffedType {
  */
 export async function sniffUpload(sample: Uint8Array, declared: { type: string; filename: string }, allowedTypes: readonly string[] | null): Promise<SniffedType> {
   const segments = declared.filename.split('.').slice(1);
-  if (segments.some((segment) => DANGEROUS_SEGMENT.test(segment.trim()))) throw new UnsupportedMediaTypeError(`refused file name ${declared.filename}`);
+  if (segments.some((segment) => DANGEROUS_SEGMENT.test(segment.trim()))) throw new UnsupportedMediaTypeError(forClient(`refused file name ${excerpt(declared.filename)}`));
 
   const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(sample);
-  if (detected === undefined) throw new UnsupportedMediaTypeError('unrecognised content');
+  if (detected === undefined) throw new UnsupportedMediaTypeError(forClient('unrecognised content'));
   const mediaType = canonicalType(detected.mime);
-  if (isMarkupOrScript(mediaType)) throw new UnsupportedMediaTypeError(`refused content ${mediaType}`);
+  if (isMarkupOrScript(mediaType)) throw new UnsupportedMediaTypeError(forClient(`refused content ${mediaType}`));
 
   const declaredType = canonicalType(declared.type);
   // a generic or missing declaration says nothing; any other must agree with the content
   if (declaredType !== '' && declaredType !== 'application/octet-stream' && declaredType !== mediaType) {
-    throw new UnsupportedMediaTypeError(`declared ${declaredType} but the content is ${mediaType}`);
+    throw new UnsupportedMediaTypeError(forClient(`declared ${excerpt(declaredType)} but the content is ${mediaType}`));
   }
   const suffix = segments.at(-1)?.toLowerCase();
   if (suffix !== undefined && suffix !== '') {
     const expected = new Set([detected.ext, ...(SUFFIXES[mediaType] ?? [])]);
-    if (!expected.has(suffix)) throw new UnsupportedMediaTypeError(`file name suffix .${suffix} does not fit ${mediaType}`);
+    if (!expected.has(suffix)) throw new UnsupportedMediaTypeError(forClient(`file name suffix .${excerpt(suffix)} does not fit ${mediaType}`));
   }
-  if (allowedTypes !== null && !allowedTypes.map(canonicalType).includes(mediaType)) throw new UnsupportedMediaTypeError(`${mediaType} is not allowed`);
+  if (allowedTypes !== null && !allowedTypes.map(canonicalType).includes(mediaType)) throw new UnsupportedMediaTypeError(forClient(`${mediaType} is not allowed`));
   return { mediaType, extension: detected.ext };
 }

@@ -10,7 +10,7 @@ import type { MediaStorage } from '../contracts/media-storage.js';
 import type { MediaConfig } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import { randomId, randomToken } from '../core/crypto.js';
-import { PayloadTooLargeError } from '../core/errors.js';
+import { forClient, PayloadTooLargeError } from '../core/errors.js';
 import type { MediaRecord, MediaRepository } from '../storage/repositories/media.js';
 import { SNIFF_BYTES, sniffUpload } from './sniff.js';
 
@@ -23,14 +23,14 @@ export class UploadBudget {
   /** Call once per file part, before reading it. */
   countFile(): void {
     this.#files += 1;
-    if (this.limits.maxUploadCount !== null && this.#files > this.limits.maxUploadCount) throw new PayloadTooLargeError('too many files');
+    if (this.limits.maxUploadCount !== null && this.#files > this.limits.maxUploadCount) throw new PayloadTooLargeError(forClient('too many files'));
   }
 
   /** Call for every chunk; `fileBytes` is the file's running size. */
   countBytes(chunk: number, fileBytes: number): void {
     this.#bytes += chunk;
-    if (this.limits.maxUploadBytes !== null && fileBytes > this.limits.maxUploadBytes) throw new PayloadTooLargeError('file too large');
-    if (this.limits.maxUploadTotalBytes !== null && this.#bytes > this.limits.maxUploadTotalBytes) throw new PayloadTooLargeError('upload too large');
+    if (this.limits.maxUploadBytes !== null && fileBytes > this.limits.maxUploadBytes) throw new PayloadTooLargeError(forClient('file too large'));
+    if (this.limits.maxUploadTotalBytes !== null && this.#bytes > this.limits.maxUploadTotalBytes) throw new PayloadTooLargeError(forClient('upload too large'));
   }
 }
 

@@ -6,8 +6,8 @@
 import type { HostUser } from '../contracts/accounts.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { MicropubEntry, MicropubProperties, NewEntry, UpdateOperations } from '../contracts/micropub-types.js';
-import { InvalidRequestError } from '../core/errors.js';
-import { callHandler, HandlerFailureError } from './call-handler.js';
+import { forClient, HandlerFailureError, InvalidRequestError } from '../core/errors.js';
+import { callHandler } from './call-handler.js';
 import type { MicropubPost } from './parse-request.js';
 import { assertNotServerManaged, assertPropertyMap, assertUrlValues, withSanitizedSlug } from './properties.js';
 
@@ -22,7 +22,7 @@ export function isAction(value: string): value is Action {
 export function prepareCreate(entry: NewEntry, serverManaged: ReadonlySet<string>): NewEntry {
   assertNotServerManaged(Object.keys(entry.properties), serverManaged);
   assertUrlValues(entry.properties);
-  if (Object.keys(entry.properties).length === 0) throw new InvalidRequestError('no properties to create an entry from');
+  if (Object.keys(entry.properties).length === 0) throw new InvalidRequestError(forClient('no properties to create an entry from'));
   return { type: entry.type, properties: withSanitizedSlug(entry.properties) };
 }
 
@@ -37,19 +37,19 @@ export async function createEntry(handler: MicropubHandler, entry: NewEntry, use
  * request's host (or the configured base URL's host).
  */
 export function assertLocalUrl(url: string | undefined, hosts: readonly string[]): string {
-  if (url === undefined || url === '') throw new InvalidRequestError('url is required');
+  if (url === undefined || url === '') throw new InvalidRequestError(forClient('url is required'));
   // whitespace and controls would be stripped by the URL parser and could hide a foreign host
-  if (/[\u0000-\u0020\u007f-\u00a0\\\s]/.test(url)) throw new InvalidRequestError('url has whitespace or control characters');
+  if (/[\u0000-\u0020\u007f-\u00a0\\\s]/.test(url)) throw new InvalidRequestError(forClient('url has whitespace or control characters'));
   const absolute = /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(url) || url.startsWith('//');
   if (!absolute) return url;
   let parsed: URL;
   try {
     parsed = new URL(url, 'http://relative.invalid');
   } catch {
-    throw new InvalidRequestError('url is not a URL');
+    throw new InvalidRequestError(forClient('url is not a URL'));
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidRequestError('url must be http(s)');
-  if (!hosts.includes(parsed.host.toLowerCase())) throw new InvalidRequestError('url is on another host');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidRequestError(forClient('url must be http(s)'));
+  if (!hosts.includes(parsed.host.toLowerCase())) throw new InvalidRequestError(forClient('url is on another host'));
   return url;
 }
 
@@ -57,7 +57,7 @@ export function assertLocalUrl(url: string | undefined, hosts: readonly string[]
 export function parseUpdateOperations(body: Readonly<Record<string, unknown>>, serverManaged: ReadonlySet<string>): UpdateOperations {
   const { replace, add } = body;
   const del = body.delete;
-  if (replace === undefined && add === undefined && del === undefined) throw new InvalidRequestError('update needs replace, add or delete');
+  if (replace === undefined && add === undefined && del === undefined) throw new InvalidRequestError(forClient('update needs replace, add or delete'));
   const operations: { replace?: MicropubProperties; add?: MicropubProperties; delete?: string[] | MicropubProperties } = {};
   for (const [name, value] of [['replace', replace], ['add', add]] as const) {
     if (value === undefined) continue;
@@ -68,7 +68,7 @@ export function parseUpdateOperations(body: Readonly<Record<string, unknown>>, s
   }
   if (del !== undefined) {
     if (Array.isArray(del)) {
-      if (!del.every((name) => typeof name === 'string')) throw new InvalidRequestError('delete must list property names');
+      if (!del.every((name) => typeof name === 'string')) throw new InvalidRequestError(forClient('delete must list property names'));
       assertNotServerManaged(del as string[], serverManaged);
       operations.delete = del as string[];
     } else {
@@ -96,7 +96,7 @@ export async function runAction(
   switch (post.action) {
     case 'update': {
       // spec: updates are JSON only
-      if (post.bodyType !== 'json') throw new InvalidRequestError('update must be sent as JSON');
+      if (post.bodyType !== 'json') throw new InvalidRequestError(forClient('update must be sent as JSON'));
       const operations = parseUpdateOperations(post.body, options.serverManaged);
       return outcome(await callHandler('update_entry', () => handler.updateEntry(url, operations, user)));
     }

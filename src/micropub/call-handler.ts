@@ -5,19 +5,14 @@
  * @module
  */
 import { isHandlerValueError } from '../contracts/handler-errors.js';
-import { IndieWebError, InvalidRequestError } from '../core/errors.js';
-
-/** A handler (or hook) failed in a way that is not the client's fault. */
-export class HandlerFailureError extends IndieWebError {
-  readonly code = 'handler_failure';
-  readonly status = 500;
-}
+import { HandlerFailureError, InvalidRequestError } from '../core/errors.js';
 
 export async function callHandler<T>(operation: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (isHandlerValueError(error)) throw new InvalidRequestError(`${operation}: ${error.message}`, { cause: error });
+    // spec: the handler's message is not sent to the client; the description names only the operation
+    if (isHandlerValueError(error)) throw new InvalidRequestError(`${operation}: ${error.message}`, { cause: error, description: `the content handler refused ${operation}` });
     throw new HandlerFailureError(`${operation} failed`, { cause: error });
   }
 }

@@ -10,7 +10,7 @@ import type { ReceiveRequest } from '../media/receive.js';
 import type { UploadPipeline } from '../media/upload.js';
 import type { Content } from './content.js';
 import { serverManagedSet } from './properties.js';
-import { notImplementedHandler } from './responses.js';
+import { micropubErrorHandler } from './responses.js';
 import { micropubRoutes } from './routes.js';
 
 export interface MicropubFeature {
@@ -36,6 +36,6 @@ export function createMicropub(deps: {
   };
   return {
     routes: (app) => micropubRoutes(app, routeDeps),
-    errorHandler: notImplementedHandler,
+    errorHandler: micropubErrorHandler,
   };
 }

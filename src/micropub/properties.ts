@@ -4,7 +4,7 @@
  * @module
  */
 import type { MicropubProperties } from '../contracts/micropub-types.js';
-import { InvalidRequestError } from '../core/errors.js';
+import { excerpt, forClient, InvalidRequestError } from '../core/errors.js';
 import { parseStrictHttpUrl } from '../core/url.js';
 
 /** Properties whose values must be absolute http(s) URLs. */
@@ -41,13 +41,13 @@ function isUrlValue(value: unknown): boolean {
 /** 400 unless every value of every URL-typed property is an absolute http(s) URL. */
 export function assertUrlValues(properties: MicropubProperties): void {
   for (const [name, values] of Object.entries(properties)) {
-    if (URL_PROPERTIES.has(name) && !values.every(isUrlValue)) throw new InvalidRequestError(`${name} must hold absolute http(s) URLs`);
+    if (URL_PROPERTIES.has(name) && !values.every(isUrlValue)) throw new InvalidRequestError(forClient(`${name} must hold absolute http(s) URLs`));
   }
 }
 
 export function assertNotServerManaged(names: Iterable<string>, managed: ReadonlySet<string>): void {
   for (const name of names) {
-    if (managed.has(name)) throw new InvalidRequestError(`${name} is managed by the server`);
+    if (managed.has(name)) throw new InvalidRequestError(forClient(`${name} is managed by the server`));
   }
 }
 
@@ -67,8 +67,8 @@ export function withSanitizedSlug(properties: MicropubProperties): MicropubPrope
 
 /** 400 unless the value is a map of property names to arrays. */
 export function assertPropertyMap(value: unknown, what: string): asserts value is MicropubProperties {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidRequestError(`${what} must be an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidRequestError(forClient(`${what} must be an object`));
   for (const [name, values] of Object.entries(value)) {
-    if (!Array.isArray(values)) throw new InvalidRequestError(`${what}.${name} must be an array`);
+    if (!Array.isArray(values)) throw new InvalidRequestError(forClient(`${what}.${excerpt(name)} must be an array`));
   }
 }

@@ -6,7 +6,7 @@
 import type { HostUser } from '../contracts/accounts.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { MicropubConfig } from '../contracts/micropub-types.js';
-import { InvalidRequestError, NotImplementedError } from '../core/errors.js';
+import { excerpt, forClient, InvalidRequestError, NotImplementedError } from '../core/errors.js';
 import { applyListParams, parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
 import { callHandler } from './call-handler.js';
@@ -96,7 +96,7 @@ export async function runConfigQuery(deps: QueryDeps, q: string, query: unknown,
       return { 'post-types': applyListParams(narrowed, page) };
     }
     default:
-      throw new InvalidRequestError(`unsupported query ${q}`);
+      throw new InvalidRequestError(forClient(`unsupported query ${excerpt(q)}`));
   }
 }
 
@@ -104,7 +104,7 @@ function requestedProperties(query: unknown): string[] | null {
   const raw = (query as Record<string, unknown> | null)?.['properties[]'] ?? (query as Record<string, unknown> | null)?.properties;
   if (raw === undefined) return null;
   const names = Array.isArray(raw) ? raw : [raw];
-  if (!names.every((name) => typeof name === 'string')) throw new InvalidRequestError('properties[] must be property names');
+  if (!names.every((name) => typeof name === 'string')) throw new InvalidRequestError(forClient('properties[] must be property names'));
   return names as string[];
 }
 
@@ -112,11 +112,11 @@ function requestedProperties(query: unknown): string[] | null {
 export async function runSourceQuery(deps: QueryDeps, query: unknown, user: HostUser, request: unknown): Promise<Record<string, unknown>> {
   const url = readParam(query, 'url');
   if (url !== undefined) {
-    if (url === '') throw new InvalidRequestError('url is empty');
+    if (url === '') throw new InvalidRequestError(forClient('url is empty'));
     const wanted = requestedProperties(query);
     await deps.urlPolicy(url, 'entry', request);
     const entry = await callHandler('get_entry', () => deps.handler.getEntry(url, user));
-    if (entry === null) throw new InvalidRequestError('no such entry');
+    if (entry === null) throw new InvalidRequestError(forClient('no such entry'));
     if (wanted === null) return { type: entry.type, properties: entry.properties };
     // spec: with properties[], type is omitted and missing names are left out silently
     return { properties: Object.fromEntries(wanted.filter((name) => Object.hasOwn(entry.properties, name)).map((name) => [name, entry.properties[name]])) };

@@ -3,36 +3,24 @@
  * @see SPEC.md "Errors" (Micropub and media)
  * @module
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isIndieWebError } from '../core/errors.js';
-import { statusOf, unavailable } from '../web/error-handler.js';
-import { replyToBearerError } from '../indieauth/bearer.js';
-import { sendJson, sendText } from '../web/reply.js';
+import { BEARER_ERROR_ROWS } from '../indieauth/bearer.js';
+import { createErrorHandler, jsonError, type ErrorTable } from '../web/error-handler.js';
 
 /**
- * 401/403 as the bearer guard says; 400, 413, 415 `invalid_request` and 501
- * `not_implemented` as JSON `{ "error": … }`; 503 `temporarily_unavailable`
- * while the database cannot answer; anything else (a handler crash,
- * a storage failure) is logged with its cause and answered with an empty 500.
+ * 401/403 as the bearer guard says; 501 `not_implemented`; every other
+ * client error (400, 413, 415) `invalid_request` in JSON with the reason in
+ * `error_description`; 503 `temporarily_unavailable` while the database
+ * cannot answer; anything else (a handler crash, a storage failure) is
+ * logged with its cause and answered with an empty 500.
  */
-export function resourceErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const status = statusOf(error);
-  if (status === 503) return sendJson(unavailable(error, request, reply), 503, { error: 'temporarily_unavailable' });
-  if (status >= 500) {
-    request.log.error({ err: error }, 'request failed');
-    return sendText(reply, status === 501 ? 501 : 500, '');
-  }
-  request.log.info({ status, reason: (error as Error).message }, 'request rejected');
-  const answered = replyToBearerError(error, reply);
-  if (answered !== null) return answered;
-  return sendJson(reply, status, { error: 'invalid_request' });
-}
+export const MICROPUB_ERRORS: ErrorTable = {
+  codes: {
+    ...BEARER_ERROR_ROWS,
+    not_implemented: { status: 501, answer: jsonError('not_implemented') },
+  },
+  otherwise: jsonError('invalid_request', { described: true }),
+  unavailable: jsonError('temporarily_unavailable'),
+};
 
-/** 501 answers carry `not_implemented`; handled apart because statusOf() treats 5xx as failures. */
-export function notImplementedHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (isIndieWebError(error) && error.status === 501) {
-    request.log.info({ reason: error.message }, 'not implemented');
-    return sendJson(reply, 501, { error: 'not_implemented' });
-  }
-  return resourceErrorHandler(error, request, reply);
-}
+/** The handler of the scope Micropub and media share. */
+export const micropubErrorHandler = createErrorHandler(MICROPUB_ERRORS);

@@ -16,8 +16,8 @@ import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from 
 import type { Content } from './content.js';
 import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request.js';
 import { createConfigText, runConfigQuery, runSourceQuery } from './queries.js';
-import { notImplementedHandler } from './responses.js';
-import { InvalidRequestError } from '../core/errors.js';
+import { micropubErrorHandler } from './responses.js';
+import { excerpt, forClient, InvalidRequestError } from '../core/errors.js';
 
 /** File parts a Micropub create accepts; their stored URLs join the property of the same name. */
 const UPLOAD_PROPERTIES: ReadonlySet<string> = new Set(['photo', 'video', 'audio']);
@@ -50,7 +50,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
   const hostsOf = (request: FastifyRequest, user: HostUser) => [request.host.toLowerCase(), ...entryHostsOf(config.baseUrl, handler, user)];
   const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/`;
 
-  app.setErrorHandler(notImplementedHandler);
+  app.setErrorHandler(micropubErrorHandler);
   const configText = createConfigText(deps);
 
   app.get('/micropub/', async (request, reply) => {
@@ -96,7 +96,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
     try {
       const post = parseFormPost(received.fields, 'multipart', config.limits);
       if (post.kind !== 'create') {
-        if (received.stored.length > 0) throw new InvalidRequestError('actions cannot carry files');
+        if (received.stored.length > 0) throw new InvalidRequestError(forClient('actions cannot carry files'));
         return await runActionRequest(request, reply, post, received.auth);
       }
       const properties = { ...post.entry.properties };
@@ -115,7 +115,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
   }
 
   async function runActionRequest(request: FastifyRequest, reply: FastifyReply, post: Extract<MicropubPost, { kind: 'action' }>, auth: BearerAuth) {
-    if (!isAction(post.action)) throw new InvalidRequestError(`unknown action ${post.action}`);
+    if (!isAction(post.action)) throw new InvalidRequestError(forClient(`unknown action ${excerpt(post.action)}`));
     bearer.assertScope(auth, post.action);
     const url = assertLocalUrl(post.url, hostsOf(request, auth.user));
     // a relative URL means the same entry whether read against the request's origin or the base URL's

@@ -1,7 +1,6 @@
 import type { UrlPolicy, UrlPolicyKind } from '../contracts/policies.js';
 import type { LoadedCallable } from '../config/load-callable.js';
-import { InvalidRequestError } from '../core/errors.js';
-import { HandlerFailureError } from './call-handler.js';
+import { forClient, HandlerFailureError, InvalidRequestError } from '../core/errors.js';
 
 export type UrlPolicyCheck = (url: string, kind: UrlPolicyKind, request: unknown) => Promise<void>;
 
@@ -21,6 +20,6 @@ export function createUrlPolicyCheck(policy: LoadedCallable<UrlPolicy> | null): 
     } catch (error) {
       throw new HandlerFailureError('url policy failed', { cause: error });
     }
-    if (verdict !== true) throw new InvalidRequestError(`url refused by policy (${kind})`);
+    if (verdict !== true) throw new InvalidRequestError(forClient(`url refused by policy (${kind})`));
   };
 }

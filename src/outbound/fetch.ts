@@ -44,7 +44,12 @@ export interface OutboundResponse {
   readonly truncated?: boolean;
 }
 
-/** Why a fetch failed; `transient` failures are worth retrying. */
+/**
+ * Why a fetch failed; `transient` failures are worth retrying. The message
+ * names the URL's host and the rule that failed, never a resolved address or
+ * a socket's own message (those stay in `cause`): it is shown to whoever
+ * sent a webmention as the reason it failed.
+ */
 export class OutboundError extends Error {
   constructor(
     message: string,
@@ -57,6 +62,12 @@ export class OutboundError extends Error {
 }
 
 export type Outbound = ReturnType<typeof createOutbound>;
+
+/** A failed socket's error code (`ECONNREFUSED`, `ENOTFOUND`), never its message, which may name the address connected to. */
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
+}
 
 function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
@@ -121,7 +132,7 @@ export function createOutbound(options: OutboundOptions) {
       } catch (error) {
         const forbidden = error instanceof ForbiddenAddressError || (error as { cause?: unknown })?.cause instanceof ForbiddenAddressError;
         const timedOut = signal.aborted || (error as Error).name === 'TimeoutError';
-        const message = forbidden ? `refused address for ${url.host}` : timedOut ? `${url.host} did not answer within ${timeoutMs} ms` : `cannot reach ${url.host}: ${(error as Error).message}`;
+        const message = forbidden ? `refused address for ${url.host}` : timedOut ? `${url.host} did not answer within ${timeoutMs} ms` : `cannot reach ${url.host}${errorCode(error)}`;
         throw new OutboundError(message, !forbidden, { cause: error });
       }
       const location = headerValue(response.headers, 'location');
@@ -160,7 +171,7 @@ export function createOutbound(options: OutboundOptions) {
         if (error instanceof OutboundError) throw error;
         // the time cap covers the body too: a page dripped a byte at a time ends here
         if (signal.aborted) throw new OutboundError(`${url.host} did not send its answer within ${timeoutMs} ms`, true, { cause: error });
-        throw new OutboundError(`reading ${url.host} failed: ${(error as Error).message}`, true, { cause: error });
+        throw new OutboundError(`reading ${url.host} failed${errorCode(error)}`, true, { cause: error });
       }
       return { url: url.href, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), redirects, ...(truncated ? { truncated } : {}) };
     }

@@ -5,7 +5,7 @@
  * @see SPEC.md "Profile (h-card data)"
  * @module
  */
-import { IndieWebError } from '../core/errors.js';
+import { HCardValidationError, type HCardProblem } from '../core/errors.js';
 import type { HCard } from '../storage/repositories/profiles.js';
 
 /** Properties whose values are URLs (rendered as u-*). */
@@ -16,22 +16,10 @@ export const MAX_VALUES = 20;
 export const MAX_VALUE_LENGTH = 2000;
 
 const PROPERTY_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+// the error lives in the catalogue; named here too, where hosts and pages have always found it
+export { HCardValidationError, type HCardProblem };
+
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
-
-export interface HCardProblem {
-  /** The property name (or `h_card` for the whole). */
-  readonly field: string;
-  readonly message: string;
-}
-
-/** Invalid h-card data; nothing was saved. */
-export class HCardValidationError extends IndieWebError {
-  readonly code = 'invalid_request';
-  readonly status = 400;
-  constructor(readonly problems: readonly HCardProblem[]) {
-    super(problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
-  }
-}
 
 function isHttpUrl(value: string): boolean {
   try {

@@ -8,12 +8,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../core/request-limits.js';
-import { InvalidRequestError } from '../core/errors.js';
+import { BodyShapeError, forClient, InvalidRequestError } from '../core/errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** A body whose shape crosses a limit of {@link RequestLimits}. */
-export class BodyShapeError extends InvalidRequestError {}
 
 const OPEN_BRACKET = 0x5b;
 const OPEN_BRACE = 0x7b;
@@ -37,7 +34,7 @@ export function assertJsonDepth(text: string, max: number): void {
     } else if (code === QUOTE) inString = true;
     else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       depth++;
-      if (depth > max) throw new BodyShapeError(`JSON nested deeper than ${max} levels`);
+      if (depth > max) throw new BodyShapeError(forClient(`JSON nested deeper than ${max} levels`));
     } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) depth--;
   }
 }
@@ -53,14 +50,14 @@ export function assertJsonShape(value: unknown, limits: RequestLimits): void {
     const current = pending.pop();
     if (typeof current !== 'object' || current === null) continue;
     if (Array.isArray(current)) {
-      if (current.length > limits.valuesPerProperty) throw new BodyShapeError(`JSON array with more than ${limits.valuesPerProperty} items`);
+      if (current.length > limits.valuesPerProperty) throw new BodyShapeError(forClient(`JSON array with more than ${limits.valuesPerProperty} items`));
       for (const item of current) if (typeof item === 'object' && item !== null) pending.push(item);
       continue;
     }
     const keys = Object.keys(current);
-    if (keys.length > limits.properties) throw new BodyShapeError(`JSON object with more than ${limits.properties} keys`);
+    if (keys.length > limits.properties) throw new BodyShapeError(forClient(`JSON object with more than ${limits.properties} keys`));
     for (const key of keys) {
-      if (nameTooLong(key, limits.fieldNameBytes)) throw new BodyShapeError(`JSON key longer than ${limits.fieldNameBytes} bytes`);
+      if (nameTooLong(key, limits.fieldNameBytes)) throw new BodyShapeError(forClient(`JSON key longer than ${limits.fieldNameBytes} bytes`));
       const item = (current as Record<string, unknown>)[key];
       if (typeof item === 'object' && item !== null) pending.push(item);
     }
@@ -87,11 +84,11 @@ export function parseFormBody(text: string, limits: RequestLimits): Record<strin
   let separators = 0;
   for (let index = text.indexOf('&'); index !== -1; index = text.indexOf('&', index + 1)) {
     separators++;
-    if (separators >= limits.formFields) throw new BodyShapeError(`more than ${limits.formFields} form parameters`);
+    if (separators >= limits.formFields) throw new BodyShapeError(forClient(`more than ${limits.formFields} form parameters`));
   }
   const fields = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of new URLSearchParams(text)) {
-    if (nameTooLong(name, limits.fieldNameBytes)) throw new BodyShapeError(`form parameter name longer than ${limits.fieldNameBytes} bytes`);
+    if (nameTooLong(name, limits.fieldNameBytes)) throw new BodyShapeError(forClient(`form parameter name longer than ${limits.fieldNameBytes} bytes`));
     const existing = fields[name];
     if (existing === undefined) fields[name] = value;
     else if (Array.isArray(existing)) existing.push(value);
@@ -154,7 +151,7 @@ export async function registerBodyParsers(app: FastifyInstance, options: BodyPar
     try {
       done(null, decodeJson(body as Buffer, limits));
     } catch (error) {
-      done(error instanceof BodyShapeError ? error : new InvalidRequestError('request body is not valid UTF-8 JSON', { cause: error }), undefined);
+      done(error instanceof BodyShapeError ? error : new InvalidRequestError(forClient('request body is not valid UTF-8 JSON'), { cause: error }), undefined);
     }
   });
   // multipart bodies are streamed by the routes that accept them (media/multipart.ts), never buffered here

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Clock } from '../core/clock.js';
+import { excerpt } from '../core/errors.js';
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import type { WebmentionRecord, WebmentionsRepository } from '../storage/repositories/webmentions.js';
 
@@ -13,6 +14,7 @@ export class TransientProcessingError extends Error {
   override readonly name = 'TransientProcessingError';
 }
 
+/** A failed outcome's `reason` is written for whoever sent the mention: its status view shows it. */
 export type ProcessOutcome = { readonly status: 'verified' } | { readonly status: 'failed'; readonly reason: string };
 
 function isHtml(contentType: string | undefined): boolean {
@@ -37,13 +39,13 @@ export function createWebmentionProcessor(deps: { webmentions: WebmentionsReposi
         response = await outbound.fetch(record.source);
       } catch (error) {
         if (error instanceof OutboundError && error.transient) throw new TransientProcessingError(error.message, { cause: error });
-        return fail(record, error instanceof Error ? error.message : 'source cannot be fetched');
+        return fail(record, error instanceof OutboundError ? error.message : 'source cannot be fetched');
       }
       if (response.status === 410) return fail(record, 'source is gone (410)');
       if (response.status >= 500 || response.status === 429 || response.status === 408) throw new TransientProcessingError(`source answered ${response.status}`);
       if (response.status < 200 || response.status >= 300) return fail(record, `source answered ${response.status}`);
       const contentType = Array.isArray(response.headers['content-type']) ? response.headers['content-type'][0] : response.headers['content-type'];
-      if (!isHtml(contentType)) return fail(record, `source is ${contentType ?? 'not HTML'}`);
+      if (!isHtml(contentType)) return fail(record, contentType === undefined ? 'source is not HTML' : `source is ${excerpt(contentType, 60)}`);
 
       // the HTML and microformats parsers load on the first mention, not at start
       const { readSource, SourceTooComplexError } = await import('./parse.js');

@@ -3,19 +3,19 @@
  * (`/indieweb/webmention/<id>`), and the read API for sites (`?target=`).
  * @module
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRequestError, isIndieWebError, type TooManyRequestsError } from '../core/errors.js';
+import type { FastifyInstance } from 'fastify';
+import { forClient, InvalidRequestError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
 import { html, sendPage } from '../web/html.js';
 import { layout } from '../web/ui/layout.js';
-import { statusOf, unavailable } from '../web/error-handler.js';
+import { createErrorHandler } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { failureReason } from './failure.js';
 import type { WebmentionService } from './service.js';
-import { sendText } from '../web/reply.js';
+import { WEBMENTION_ERRORS } from './responses.js';
 
 export const READ_API_DEFAULT_LIMIT = 20;
 export const READ_API_MAX_LIMIT = 100;
@@ -29,7 +29,9 @@ const PROPERTY_OF_TYPE: Readonly<Record<string, string>> = {
   mention: 'mention-of',
 };
 
+/** The JSON status view; a failed mention also says why (`reason`, written for the sender). */
 export function statusJson(record: WebmentionRecord) {
+  const reason = failureReason(record);
   return {
     status: record.status,
     source: record.source,
@@ -38,6 +40,7 @@ export function statusJson(record: WebmentionRecord) {
     type: record.type,
     author: { name: record.author.name, url: record.author.url, photo: record.author.photo },
     content: record.contentText,
+    ...(reason === null ? {} : { reason }),
   };
 }
 
@@ -59,22 +62,7 @@ function jf2(record: WebmentionRecord) {
 export async function webmentionRoutes(app: FastifyInstance, deps: { service: WebmentionService }): Promise<void> {
   const { service } = deps;
 
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const status = statusOf(error);
-    if (status === 503) return sendText(unavailable(error, request, reply), 503, 'temporarily_unavailable');
-    if (status >= 500) {
-      request.log.error({ err: error }, 'request failed');
-      return sendText(reply, 500, '');
-    }
-    request.log.info({ status, reason: (error as Error).message }, 'webmention rejected');
-    if (isIndieWebError(error) && error.code === 'too_many_requests') {
-      const { retryAfterSeconds } = error as TooManyRequestsError;
-      reply.header('retry-after', String(retryAfterSeconds));
-      return sendText(reply, 429, `too_many_requests: ${error.message}; try again in ${retryAfterSeconds} seconds`);
-    }
-    // our messages name the rule that failed and never echo the submitted values
-    return sendText(reply, status, status === 404 ? 'not found' : `invalid_request: ${(error as Error).message}`);
-  });
+  app.setErrorHandler(createErrorHandler(WEBMENTION_ERRORS));
 
   app.post('/webmention/', async (request, reply) => {
     const { record, created, statusUrl } = await service.receive(readParam(request.body, 'source'), readParam(request.body, 'target'), { clientAddress: request.ip });
@@ -84,7 +72,7 @@ export async function webmentionRoutes(app: FastifyInstance, deps: { service: We
 
   app.get('/webmention/', async (request, reply) => {
     const target = readParam(request.query, 'target');
-    if (target === undefined || target === '') throw new InvalidRequestError('target is required');
+    if (target === undefined || target === '') throw new InvalidRequestError(forClient('target is required'));
     const page = parseListParams(request.query);
     const limit = Math.min(page.limit ?? READ_API_DEFAULT_LIMIT, READ_API_MAX_LIMIT);
     const { items, total } = await service.list({ status: 'verified', target, limit, offset: page.offset });

@@ -8,7 +8,7 @@ import type { WebmentionLimits } from '../config/config.js';
 import type { HostUser } from '../contracts/accounts.js';
 import type { Clock } from '../core/clock.js';
 import { randomId } from '../core/crypto.js';
-import { InvalidRequestError, NotFoundError, TooManyRequestsError } from '../core/errors.js';
+import { forClient, InvalidRequestError, NotFoundError, TooManyRequestsError } from '../core/errors.js';
 import { createFixedWindowLimiter, type FixedWindowLimiter } from '../core/fixed-window-limiter.js';
 import { clientAddressKey } from '../outbound/address-guard.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
@@ -23,16 +23,16 @@ export const VERIFY_JOB = 'webmention.verify';
 export const MAX_URL_LENGTH = 2048;
 
 function parseMentionUrl(name: string, value: string | undefined): URL {
-  if (value === undefined || value === '') throw new InvalidRequestError(`${name} is required`);
-  if (value.length > MAX_URL_LENGTH || /[\u0000-\u0020\u007f]/.test(value)) throw new InvalidRequestError(`${name} is not a valid URL`);
+  if (value === undefined || value === '') throw new InvalidRequestError(forClient(`${name} is required`));
+  if (value.length > MAX_URL_LENGTH || /[\u0000-\u0020\u007f]/.test(value)) throw new InvalidRequestError(forClient(`${name} is not a valid URL`));
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidRequestError(`${name} is not a URL`);
+    throw new InvalidRequestError(forClient(`${name} is not a URL`));
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '' || url.username !== '' || url.password !== '') {
-    throw new InvalidRequestError(`${name} must be an http(s) URL`);
+    throw new InvalidRequestError(forClient(`${name} must be an http(s) URL`));
   }
   return url;
 }
@@ -86,7 +86,7 @@ export function createWebmentionService(deps: {
 
   function throttle(counter: FixedWindowLimiter | null, key: string, reason: string): void {
     const decision = counter?.take(key);
-    if (decision !== undefined && !decision.allowed) throw new TooManyRequestsError(reason, decision.retryAfterSeconds);
+    if (decision !== undefined && !decision.allowed) throw new TooManyRequestsError(forClient(reason), decision.retryAfterSeconds);
   }
 
   async function requireMention(id: string): Promise<WebmentionRecord> {
@@ -134,12 +134,12 @@ export function createWebmentionService(deps: {
       const source = parseMentionUrl('source', sourceValue);
       const target = parseMentionUrl('target', targetValue);
       const targetKey = canonicalUrl(target.href)!;
-      if (canonicalUrl(source.href) === targetKey) throw new InvalidRequestError('source and target are the same');
+      if (canonicalUrl(source.href) === targetKey) throw new InvalidRequestError(forClient('source and target are the same'));
       const targetHost = bareHost(target.hostname);
-      if (!(await deps.ownHosts()).has(targetHost)) throw new InvalidRequestError('target is not on this site');
+      if (!(await deps.ownHosts()).has(targetHost)) throw new InvalidRequestError(forClient('target is not on this site'));
       throttle(perSourceHost, bareHost(source.hostname), 'too many webmentions from this source site');
       if (limits.maxPendingPerHost !== null && (await webmentions.countPending(targetHost)) >= limits.maxPendingPerHost) {
-        throw new TooManyRequestsError('too many webmentions of this site are waiting to be checked', PENDING_RETRY_AFTER_SECONDS);
+        throw new TooManyRequestsError(forClient('too many webmentions of this site are waiting to be checked'), PENDING_RETRY_AFTER_SECONDS);
       }
 
       const ownerId = await ownership.ownerOf(target.href);
@@ -205,7 +205,8 @@ export function createWebmentionService(deps: {
       try {
         return await processor.process(record);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        // the reason is shown on the status view: ours only, never an arbitrary error's message
+        const reason = error instanceof TransientProcessingError ? error.message : 'processing failed unexpectedly';
         await webmentions.markStatus(record.id, 'failed', reason, now());
         return { status: 'failed', reason };
       }

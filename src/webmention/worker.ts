@@ -20,7 +20,7 @@ export class RetryLaterError extends Error {
 export interface JobHandler {
   /** Does the work; throws {@link RetryLaterError} (or anything) to be retried. */
   run(job: JobRecord): Promise<void>;
-  /** After the last attempt failed. */
+  /** After the last attempt failed; `reason` is a {@link RetryLaterError}'s message or a fixed line, never another error's message. */
   giveUp(job: JobRecord, reason: string): Promise<void>;
 }
 
@@ -63,7 +63,8 @@ export function createJobWorker(deps: {
       const reason = error instanceof Error ? error.message : String(error);
       if (!(error instanceof RetryLaterError)) log.error({ err: error, kind: job.kind, ref: job.ref }, 'job failed unexpectedly');
       if (job.attempts >= MAX_ATTEMPTS) {
-        await handler.giveUp(job, reason);
+        // the reason a handler keeps may be shown to clients: a retry's own, else no error's message
+        await handler.giveUp(job, error instanceof RetryLaterError ? reason : 'failed unexpectedly');
         await jobs.complete(job);
         log.warn({ kind: job.kind, ref: job.ref, attempts: job.attempts }, 'job given up');
       } else {

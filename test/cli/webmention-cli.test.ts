@@ -107,6 +107,24 @@ describe('indiestack webmention (moderation CLI) on a database shared with a run
       expect(listedIds(result)).toEqual(expected);
     });
 
+    it('--reasons adds a REASON column after the others: why a mention failed, - for the rest', async () => {
+      const result = await cli(['list', '--reasons']);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+TYPE\s+SOURCE\s+TARGET\s+UPDATED\s+REASON$/);
+      expect(listedIds(result)).toEqual(listedIds(all));
+      expect(row(result.stdout, ids.failed)?.slice(1, 2)).toEqual(['failed']);
+      expect(row(result.stdout, ids.failed)?.at(-1)).toBe('source does not link to the target');
+      expect(row(result.stdout, ids.verified)?.at(-1)).toBe('-');
+    });
+
+    it('--status failed shows the REASON column without being asked', async () => {
+      const result = await cli(['list', '--status', 'failed']);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout.split('\n')[0]).toMatch(/\sREASON$/);
+      expect(listedIds(result)).toEqual([ids.failed]);
+      expect(row(result.stdout, ids.failed)?.at(-1)).toBe('source does not link to the target');
+    });
+
     it.each(BAD_STATUSES)('--status %j is refused with one line on stderr and a non-zero exit', (status) => {
       const result = refused.get(status)!;
       expect(result.code).not.toBe(0);

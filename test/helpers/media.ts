@@ -31,13 +31,14 @@ import { profileUrlKey } from '../../src/core/url.js';
 import type { DatabaseHandle } from '../../src/storage/connect.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
 import { CLIENT_ID } from './indieauth.js';
+import { INVALID_REQUEST } from './micropub.js';
 import { buildTestApp, TEST_SECRET } from './app.js';
 import { openTestDatabase } from './databases.js';
 
 export const BASE_URL = 'http://indiestack.test';
 export const MEDIA = '/indieweb/media/';
 export const MICROPUB = '/indieweb/micropub/';
-export const INVALID_REQUEST = { error: 'invalid_request' };
+export { INVALID_REQUEST };
 export const NOT_IMPLEMENTED = { error: 'not_implemented' };
 
 export type Backend = 'local' | 's3';

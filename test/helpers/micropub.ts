@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { createManualClock } from '../../src/core/clock.js';
 import type { HostUser } from '../../src/contracts/accounts.js';
@@ -26,7 +27,11 @@ export const ENTRIES = `${BASE_URL}/indieweb/entries/`;
 export const MEDIA_ENDPOINT = `${BASE_URL}/indieweb/media/`;
 export const ALL_SCOPES = 'create update delete undelete media';
 
-export const INVALID_REQUEST = { error: 'invalid_request' };
+/**
+ * A Micropub or media client error: `error` exactly `invalid_request`, with
+ * the reason in a non-empty `error_description` (issue 21 item 5).
+ */
+export const INVALID_REQUEST = { error: 'invalid_request', error_description: expect.stringMatching(/\S/) };
 
 /** An app with alice signed up and a way to mint her tokens. */
 export interface MicropubTestApp {

@@ -222,6 +222,8 @@ export interface StatusJson {
   type: string | null;
   author: { name: string | null; url: string | null; photo: string | null };
   content: string | null;
+  /** Only on a failed mention: why, written for the sender. */
+  reason?: string;
 }
 
 /** The JSON status view of a mention. */

@@ -7,7 +7,7 @@ import { ConfigError } from '../../src/core/errors.js';
 import { resolveHandler } from '../../src/micropub/load-handler.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { addAlice, CLIENT_ID } from '../helpers/indieauth.js';
-import { micropubGet, postForm, postJson } from '../helpers/micropub.js';
+import { INVALID_REQUEST, micropubGet, postForm, postJson } from '../helpers/micropub.js';
 
 const contentDir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-files-endpoint-'));
 afterAll(() => rmSync(contentDir, { recursive: true, force: true }));
@@ -69,7 +69,7 @@ describe('POST /indieweb/micropub/ with INDIEWEB_MICROPUB_HANDLER=files', () => 
   it('400 invalid_request for a URL outside alice’s site', async () => {
     const response = await postJson(t.app, token, { action: 'update', url: 'http://indiestack.test/sites/alice/notes/2025/01/..%2F..%2Fowner/', replace: { content: ['x'] } });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: 'invalid_request' });
+    expect(response.json()).toEqual(INVALID_REQUEST);
   });
 });
 
@@ -102,7 +102,7 @@ describe('the files handler with its default site URL (the profile URL)', () => 
     const elsewhere = new URL(new URL(location).pathname, 'https://evil.example/').href;
     const response = await postForm(t.app, token, { action: 'delete', url: elsewhere });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: 'invalid_request' });
+    expect(response.json()).toEqual(INVALID_REQUEST);
     expect((await micropubGet(t.app, token, { q: 'source', url: location })).statusCode).toBe(200);
   });
 });

@@ -417,7 +417,8 @@ describe('POST /indieweb/micropub/ (create, handler failures)', () => {
     try {
       for (const response of [await postForm(t.app, await t.token('create'), { content: 'x' }), await postJson(t.app, await t.token('create'), { type: ['h-entry'], properties: { content: ['x'] } })]) {
         expect(response.statusCode).toBe(400);
-        expect(response.body).toBe('{"error":"invalid_request"}');
+        expect(response.json()).toEqual(INVALID_REQUEST);
+        expect(response.body).not.toContain('secret detail');
       }
     } finally {
       await t.close();

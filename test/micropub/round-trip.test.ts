@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { addAlice, CLIENT_ID, formBody, ME, obtainCode, postToken, REDIRECT_URI } from '../helpers/indieauth.js';
-import { ENTRIES, micropubGet, postForm, postJson, standaloneApp, type MicropubTestApp } from '../helpers/micropub.js';
+import { INVALID_REQUEST, ENTRIES, micropubGet, postForm, postJson, standaloneApp, type MicropubTestApp } from '../helpers/micropub.js';
 
 interface PostTypeCase {
   readonly type: string[];
@@ -129,7 +129,7 @@ describe('POST /indieweb/micropub/ round trip of each built-in post type', () =>
     expect((await postForm(t.app, token, { action: 'delete', url })).statusCode).toBe(204);
     const gone = await source();
     expect(gone.statusCode).toBe(400);
-    expect(gone.json()).toEqual({ error: 'invalid_request' });
+    expect(gone.json()).toEqual(INVALID_REQUEST);
     const listed = (await micropubGet(t.app, token, { q: 'source', filter: `round-trip-${name}"` })).json() as { items: unknown[] };
     expect(listed.items).toEqual([]);
 

@@ -126,7 +126,8 @@ describe('GET /indieweb/micropub/?q=source&url=… (handler boundary)', () => {
     try {
       const response = await micropubGet(t.app, await t.token('update'), { q: 'source', url: `${ENTRIES}x` });
       expect(response.statusCode).toBe(400);
-      expect(response.body).toBe('{"error":"invalid_request"}');
+      expect(response.json()).toEqual(INVALID_REQUEST);
+      expect(response.body).not.toContain('secret detail');
     } finally {
       await t.close();
     }
@@ -274,7 +275,8 @@ describe('GET /indieweb/micropub/?q=source (list mode, handler boundary)', () =>
     try {
       const response = await micropubGet(t.app, await t.token('update'), { q: 'source', filter: 'x' });
       expect(response.statusCode).toBe(400);
-      expect(response.body).toBe('{"error":"invalid_request"}');
+      expect(response.json()).toEqual(INVALID_REQUEST);
+      expect(response.body).not.toContain('secret detail');
     } finally {
       await t.close();
     }
