@@ -13,6 +13,9 @@ import { clearCookie, setCookie } from '../web/cookies.js';
 import type { Csrf } from '../web/csrf.js';
 import { html, sendPage, type SafeHtml } from '../web/html.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
+import { buttonForm, csrfField } from '../web/ui/csrf-form.js';
+import { layout, navigation } from '../web/ui/layout.js';
+import { errorAlert } from '../web/ui/messages.js';
 import { linkTags } from '../profile/template-helpers.js';
 import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
 import { passwordAttemptKeys, throttledAnswer } from './sign-in-throttle.js';
@@ -46,7 +49,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
 <h1>Sign in</h1>
 ${options.message ?? ''}
 <form method="post" action="/indieweb/login/">
-<input type="hidden" name="${CSRF_FIELD}" value="${csrfToken}">
+${csrfField(csrfToken)}
 <input type="hidden" name="return_to" value="${options.returnTo}">
 <label for="username">User name</label>
 <input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" required value="${options.username ?? ''}">
@@ -72,7 +75,7 @@ ${options.message ?? ''}
     const username = typeof body.username === 'string' ? body.username : '';
     if (!csrf.isValid(request, null, body[CSRF_FIELD])) {
       request.log.info('login rejected: csrf token missing or expired');
-      return loginPage(request, reply, 403, { returnTo, username, message: html`<p class="error" role="alert">The form expired. Please sign in again.</p>` });
+      return loginPage(request, reply, 403, { returnTo, username, message: errorAlert('The form expired. Please sign in again.') });
     }
     const password = typeof body.password === 'string' ? body.password : '';
     // security: the keys come from the address and the name as typed, so an unknown name waits exactly like a real one;
@@ -94,7 +97,7 @@ ${options.message ?? ''}
       return loginPage(request, reply, 401, {
         returnTo,
         username,
-        message: html`<p class="error" role="alert">Sign-in failed. Check the user name and the password.</p>`,
+        message: errorAlert('Sign-in failed. Check the user name and the password.'),
       });
     }
     attempt.succeed([keys.account]);
@@ -107,14 +110,14 @@ ${options.message ?? ''}
   });
 
   const logoutForm = (request: FastifyRequest, reply: FastifyReply, user: HostUser, label = 'Sign out') =>
-    html`<form method="post" action="/indieweb/logout/"><input type="hidden" name="${CSRF_FIELD}" value="${csrf.tokenFor(request, reply, user.id)}"><button type="submit">${label}</button></form>`;
+    buttonForm({ action: '/indieweb/logout/', csrf: csrf.tokenFor(request, reply, user.id), label });
 
   app.get('/logout/', async (request, reply) => {
     const user = await accounts.currentUser(request);
     if (user === null) return reply.redirect(`${baseUrl}/indieweb/login/`, 303);
     return sendPage(reply, 200, {
       title: 'Sign out',
-      body: html`<main><h1>Sign out</h1><p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}</main>`,
+      body: layout({ heading: 'Sign out', content: html`<p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}` }),
     });
   });
 
@@ -124,7 +127,7 @@ ${options.message ?? ''}
     if (user !== null && !csrf.isValid(request, user.id, body[CSRF_FIELD])) {
       return sendPage(reply, 403, {
         title: 'Sign out',
-        body: html`<main><h1>Sign out</h1><p class="error" role="alert">The form expired. Please try again.</p>${logoutForm(request, reply, user)}</main>`,
+        body: layout({ heading: 'Sign out', message: errorAlert('The form expired. Please try again.'), content: logoutForm(request, reply, user) }),
       });
     }
     clearCookie(reply, SESSION_COOKIE, { secure: secureCookies });
@@ -143,7 +146,7 @@ ${options.message ?? ''}
     if (user === null) return reply.redirect(accounts.loginUrl(HOME_PATH), 303);
     return sendPage(reply, 200, {
       title: 'Your indiestack',
-      body: html`<nav><strong>indiestack</strong>${logoutForm(request, reply, user)}</nav>
+      body: html`${navigation({ end: logoutForm(request, reply, user) })}
 <main>
 <h1>Signed in as ${user.name}</h1>
 <p>Your profile URLs:</p>

@@ -6,7 +6,8 @@
  */
 import type { FastifyReply } from 'fastify';
 import { clientAddressKey } from '../outbound/address-guard.js';
-import { html, type SafeHtml } from '../web/html.js';
+import type { SafeHtml } from '../web/html.js';
+import { errorAlert } from '../web/ui/messages.js';
 
 /**
  * The throttle key of an account name. It is built from the name as typed,
@@ -33,5 +34,5 @@ export function describeWait(seconds: number): string {
 /** Sets `Retry-After` and returns the alert shown on the form again. */
 export function throttledAnswer(reply: FastifyReply, retryAfter: number): SafeHtml {
   reply.header('retry-after', String(retryAfter));
-  return html`<p class="error" role="alert">Too many failed attempts. Wait ${describeWait(retryAfter)}, then try again.</p>`;
+  return errorAlert(`Too many failed attempts. Wait ${describeWait(retryAfter)}, then try again.`);
 }

@@ -4,12 +4,12 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
-import { adminRoutes, type AdminRoutesDeps } from './routes.js';
+import { adminPlugin, type AdminDeps } from './plugin.js';
 
 export interface AdminFeature {
   readonly routes: (app: FastifyInstance) => Promise<void>;
 }
 
-export function createAdmin(deps: AdminRoutesDeps): AdminFeature {
-  return { routes: (app) => adminRoutes(app, deps) };
+export function createAdmin(deps: AdminDeps): AdminFeature {
+  return { routes: (app) => adminPlugin(app, deps) };
 }

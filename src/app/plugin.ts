@@ -143,7 +143,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     tokens: indieauth.tokens,
     profiles: profile.service,
     webmentions: webmention.service,
-    media,
+    media: media.library,
   });
 
   // register: lifecycle, the public decorator, the routes

@@ -1,7 +1,8 @@
-import { CSRF_FIELD } from '../web/csrf-token.js';
 import type { HostUser } from '../contracts/accounts.js';
 import { scopeNames } from '../core/scope.js';
 import { html, type SafeHtml } from '../web/html.js';
+import { csrfField } from '../web/ui/csrf-form.js';
+import { errorAlert } from '../web/ui/messages.js';
 import { hostOf, type AuthorizationRequest } from './authorize.js';
 import type { ClientInfo } from './client-info.js';
 
@@ -58,7 +59,7 @@ ${options.notice ?? ''}
   }</dd>
 </dl>
 <form method="post" action="/indieweb/auth/consent/">
-<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
+${csrfField(csrf)}
 ${hiddenFields(request)}
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
@@ -71,12 +72,12 @@ export function notYourProfileBody(options: { request: AuthorizationRequest; use
   const { request, user, csrf } = options;
   return html`<main>
 <h1>Not your profile</h1>
-<p class="error" role="alert">The app <code>${request.clientId}</code> asked to sign you in as <code>${request.me}</code>, which is not a profile URL of the account <strong>${user.name}</strong>.</p>
+${errorAlert(html`The app <code>${request.clientId}</code> asked to sign you in as <code>${request.me}</code>, which is not a profile URL of the account <strong>${user.name}</strong>.`)}
 <p>This account's profile URLs:</p>
 <ul>${user.me.map((url) => html`<li><code>${url}</code></li>`)}</ul>
 <p>Nothing was issued. Sign in with the account that owns <code>${request.me}</code>, or go back to the app.</p>
 <form method="post" action="/indieweb/auth/consent/">
-<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
+${csrfField(csrf)}
 ${hiddenFields(request)}
 <button type="submit" name="decision" value="deny">Back to the app</button>
 </form>

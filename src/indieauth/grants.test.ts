@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RefreshTokenRecord } from '../storage/repositories/refresh-tokens.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
-import { liveGrants } from './grants.js';
+import { groupByClient, liveGrants } from './grants.js';
 
 const NOW = '2026-01-10T00:00:00.000Z';
 const base = { userId: 'u1', clientId: 'https://app.example/', me: 'https://alice.example/' };
@@ -40,5 +40,24 @@ describe('liveGrants', () => {
       ['g2', '2026-02-01T00:00:00.000Z', 1],
       ['g1', null, 2],
     ]);
+  });
+});
+
+describe('groupByClient', () => {
+  it('keeps each app once, in the order of its first grant, with its grants in order', () => {
+    const grants = liveGrants(
+      [
+        access('a1', 'g1', { createdAt: '2026-01-04T00:00:00.000Z' }),
+        access('b1', 'g2', { clientId: 'https://other.example/', createdAt: '2026-01-03T00:00:00.000Z' }),
+        access('a2', 'g3', { createdAt: '2026-01-02T00:00:00.000Z' }),
+      ].map((token) => ({ ...token, expiresAt: null })),
+      [],
+      NOW,
+    );
+    expect(groupByClient(grants).map((client) => [client.clientId, client.grants.map((g) => g.grantId)])).toEqual([
+      ['https://app.example/', ['g1', 'g3']],
+      ['https://other.example/', ['g2']],
+    ]);
+    expect(groupByClient([])).toEqual([]);
   });
 });

@@ -80,3 +80,20 @@ export function liveGrants(access: readonly TokenRecord[], refresh: readonly Ref
   // newest first, as the token lists are
   return grants.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.grantId.localeCompare(b.grantId)));
 }
+
+/** The grants of one app. */
+export interface ClientGrants {
+  readonly clientId: string;
+  readonly grants: readonly Grant[];
+}
+
+/** Grants grouped by app, apps in the order their first grant comes, grants in their order. */
+export function groupByClient(grants: readonly Grant[]): ClientGrants[] {
+  const byClient = new Map<string, Grant[]>();
+  for (const grant of grants) {
+    const list = byClient.get(grant.clientId);
+    if (list === undefined) byClient.set(grant.clientId, [grant]);
+    else list.push(grant);
+  }
+  return [...byClient].map(([clientId, list]) => ({ clientId, grants: list }));
+}

@@ -16,7 +16,8 @@ import type { TokenRecord } from '../storage/repositories/tokens.js';
 import { InvalidRequestError, isIndieWebError, UnsupportedGrantTypeError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
 import type { Csrf } from '../web/csrf.js';
-import { html, sendPage } from '../web/html.js';
+import { sendPage } from '../web/html.js';
+import { errorAlert } from '../web/ui/messages.js';
 import { createErrorHandler } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
@@ -130,7 +131,7 @@ export async function indieauthRoutes(app: FastifyInstance, deps: IndieAuthRoute
       request.log.info({ clientId: auth.clientId }, 'authorization refused: me is not the signed-in account');
       return sendPage(reply, 403, { title: 'Not your profile', body: notYourProfileBody({ request: auth, user, csrf: csrfToken }), formAction: formActionFor(auth) });
     }
-    const notice = expired ? html`<p class="error" role="alert">The form expired. Please decide again.</p>` : undefined;
+    const notice = expired ? errorAlert('The form expired. Please decide again.') : undefined;
     return sendPage(reply, status, {
       title: 'Approve sign-in',
       body: consentBody({ request: auth, user, csrf: csrfToken, client: info, ...(notice === undefined ? {} : { notice }) }),

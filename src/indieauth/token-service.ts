@@ -9,7 +9,7 @@ import type { HostUser } from '../contracts/accounts.js';
 import type { RefreshTokensRepository } from '../storage/repositories/refresh-tokens.js';
 import type { TokenRecord, TokensRepository } from '../storage/repositories/tokens.js';
 import type { Transactor } from '../storage/unit-of-work.js';
-import { liveGrants, revokeGrantWith, type Grant } from './grants.js';
+import { groupByClient, liveGrants, revokeGrantWith, type ClientGrants, type Grant } from './grants.js';
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
@@ -160,6 +160,11 @@ export function createTokenService(deps: TokenServiceDeps) {
 
     /** The grants still alive (an access or refresh token usable), newest first. */
     listGrants: (filter: { userId?: string } = {}) => listGrants(filter),
+
+    /** The user's live grants by app (the connected apps page). */
+    async grantsByClient(userId: string): Promise<ClientGrants[]> {
+      return groupByClient(await listGrants({ userId }));
+    },
 
     /**
      * Revokes the whole grant of an access token (found by its id), or the

@@ -12,6 +12,7 @@ import type { BearerGuard } from '../indieauth/bearer.js';
 import type { Content } from '../micropub/content.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
 import { createLocalStorage, type LocalMediaStorage } from './fs-storage.js';
+import { createMediaLibrary, type MediaLibrary } from './library.js';
 import { createReceiveRequest, type ReceiveRequest } from './receive.js';
 import { mediaRoutes } from './routes.js';
 import { createUploadPipeline, type UploadPipeline } from './upload.js';
@@ -19,6 +20,8 @@ import { createUploadPipeline, type UploadPipeline } from './upload.js';
 export interface MediaFeature {
   readonly repository: MediaRepository;
   readonly pipeline: UploadPipeline;
+  /** The files each user owns (the admin Media page). */
+  readonly library: MediaLibrary;
   /** Reads a multipart request behind the bearer guard (Micropub creates with files use it too). */
   readonly receive: ReceiveRequest;
   readonly routes: (app: FastifyInstance) => Promise<void>;
@@ -60,6 +63,7 @@ export function createMedia(deps: {
   return {
     repository,
     pipeline,
+    library: createMediaLibrary({ repository, pipeline }),
     receive,
     routes: (app) => mediaRoutes(app, routeDeps),
   };

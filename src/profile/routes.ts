@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { UserService } from '../accounts/user-service.js';
-import { html, SafeHtml, sendPage } from '../web/html.js';
+import { SafeHtml, sendPage } from '../web/html.js';
+import { layout } from '../web/ui/layout.js';
 import { metadataUrl } from '../indieauth/metadata.js';
 import { prefersJson } from '../web/negotiation.js';
 import type { ProfileService } from './service.js';
@@ -32,7 +33,7 @@ export async function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDep
     return sendPage(reply, 200, {
       title: profile.name ?? account.name,
       head: new SafeHtml(linkTags(baseUrl)),
-      body: html`<main>${new SafeHtml(renderHCard(profile))}</main>`,
+      body: layout({ content: new SafeHtml(renderHCard(profile)) }),
     });
   });
 }

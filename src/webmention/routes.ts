@@ -8,10 +8,12 @@ import { forClient, InvalidRequestError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
 import { html, sendPage } from '../web/html.js';
+import { layout } from '../web/ui/layout.js';
 import { createErrorHandler } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+import { failureReason } from './failure.js';
 import type { WebmentionService } from './service.js';
 import { WEBMENTION_ERRORS } from './responses.js';
 
@@ -29,6 +31,7 @@ const PROPERTY_OF_TYPE: Readonly<Record<string, string>> = {
 
 /** The JSON status view; a failed mention also says why (`reason`, written for the sender). */
 export function statusJson(record: WebmentionRecord) {
+  const reason = failureReason(record);
   return {
     status: record.status,
     source: record.source,
@@ -37,7 +40,7 @@ export function statusJson(record: WebmentionRecord) {
     type: record.type,
     author: { name: record.author.name, url: record.author.url, photo: record.author.photo },
     content: record.contentText,
-    ...(record.status === 'failed' && record.error !== null ? { reason: record.error } : {}),
+    ...(reason === null ? {} : { reason }),
   };
 }
 
@@ -80,19 +83,22 @@ export async function webmentionRoutes(app: FastifyInstance, deps: { service: We
     const record = await service.get(request.params.id);
     reply.header('cache-control', 'no-store');
     if (prefersJson(request)) return reply.send(statusJson(record));
+    const reason = failureReason(record);
     return sendPage(reply, 200, {
       title: 'Webmention status',
-      body: html`<main>
-<h1>Webmention: ${record.status}</h1>
+      body: layout({
+        heading: `Webmention: ${record.status}`,
+        content: html`
 <dl>
 <dt>Source</dt><dd><code>${record.source}</code></dd>
 <dt>Target</dt><dd><code>${record.target}</code></dd>
-<dt>Status</dt><dd>${record.status}${record.verifiedAt === null ? '' : html` (verified ${record.verifiedAt})`}</dd>
+<dt>Status</dt><dd>${record.status}${record.verifiedAt === null ? '' : html` (verified ${record.verifiedAt})`}</dd>${reason === null ? '' : html`<dt>Why it failed</dt><dd>${reason}</dd>`}
 ${record.type === null ? '' : html`<dt>Type</dt><dd>${record.type}</dd>`}
 ${record.author.name === null ? '' : html`<dt>Author</dt><dd>${record.author.name}</dd>`}
 ${record.contentText === null ? '' : html`<dt>Content</dt><dd>${record.contentText}</dd>`}
 </dl>
-</main>`,
+`,
+      }),
     });
   });
 

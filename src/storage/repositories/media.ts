@@ -63,6 +63,12 @@ export function createMediaRepository(db: Kysely<Database>) {
       return rows.map(toMedia);
     },
 
+    /** The file of that id if `userId` owns it; another user's file is null, like an unknown id. */
+    async findOwned(userId: string, id: string): Promise<MediaRecord | null> {
+      const row = await db.selectFrom('indieweb_media').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      return row === undefined ? null : toMedia(row);
+    },
+
     async delete(id: string): Promise<boolean> {
       const result = await db.deleteFrom('indieweb_media').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;

@@ -1,0 +1,59 @@
+/**
+ * The frame of every admin page: navigation with sign-out, the heading, the
+ * notice of what was just done (`?done=`), and the redirect back after a form.
+ * @module
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readParam } from '../core/params.js';
+import { html, sendPage, type SafeHtml } from '../web/html.js';
+import { buttonForm } from '../web/ui/csrf-form.js';
+import { layout, navigation, type NavLink } from '../web/ui/layout.js';
+import { notice } from '../web/ui/messages.js';
+import { sessionOf } from './session.js';
+
+export const ADMIN = '/indieweb/admin';
+
+/** What `?done=` may say after a form; anything else shows nothing. */
+const NOTICES: Readonly<Record<string, string>> = {
+  saved: 'Profile saved.',
+  revoked: 'Access revoked.',
+  reprocessed: 'Webmention checked again.',
+  spam: 'Webmention marked as spam.',
+  deleted: 'Deleted.',
+  password: 'Password changed. Other sessions were signed out.',
+};
+export type Done = keyof typeof NOTICES;
+
+const PAGES: readonly NavLink[] = [
+  { href: `${ADMIN}/profile/`, label: 'Profile' },
+  { href: `${ADMIN}/apps/`, label: 'Apps' },
+  { href: `${ADMIN}/webmentions/`, label: 'Webmentions' },
+  { href: `${ADMIN}/media/`, label: 'Media' },
+];
+const ACCOUNT: NavLink = { href: `${ADMIN}/account/`, label: 'Account' };
+
+export interface AdminPage {
+  readonly title: string;
+  readonly content: SafeHtml;
+  /** @defaultValue 200 */
+  readonly status?: number;
+}
+
+export function sendAdminPage(request: FastifyRequest, reply: FastifyReply, page: AdminPage): FastifyReply {
+  const session = sessionOf(request);
+  const done = readParam(request.query, 'done');
+  const message = done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
+  const nav = navigation({
+    links: session.hasAccountPage ? [...PAGES, ACCOUNT] : PAGES,
+    end: buttonForm({ action: '/indieweb/logout/', csrf: session.csrf, label: 'Sign out' }),
+  });
+  return sendPage(reply, page.status ?? 200, {
+    title: page.title,
+    body: layout({ nav, heading: page.title, message: message === undefined ? '' : notice(message), content: page.content }),
+  });
+}
+
+/** 303 to an admin page (`path` below /indieweb/admin) telling what was done. */
+export function redirectDone(reply: FastifyReply, baseUrl: string, path: string, done: Done): FastifyReply {
+  return reply.redirect(`${baseUrl}${ADMIN}${path}?done=${done}`, 303);
+}

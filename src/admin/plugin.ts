@@ -1,0 +1,87 @@
+/**
+ * The admin plugin: the signed-in user's pages for profile, connected apps,
+ * webmentions, media and (with the built-in accounts) the account. Every
+ * page is behind sign-in and every POST carries a valid CSRF token: a
+ * `preHandler` answers for the route (a redirect to sign in, or 403 "Form
+ * expired") or decorates the request with the user ({@link sessionOf}), so
+ * the pages never check either themselves. Server-rendered, no JavaScript,
+ * readable on a phone.
+ * @module
+ */
+import type { FastifyInstance } from 'fastify';
+import type { UserService } from '../accounts/user-service.js';
+import type { Accounts } from '../contracts/accounts.js';
+import { readParam } from '../core/params.js';
+import type { FailureThrottle } from '../core/throttle.js';
+import type { TokenService } from '../indieauth/token-service.js';
+import type { MediaLibrary } from '../media/library.js';
+import type { ProfileService } from '../profile/service.js';
+import type { Csrf } from '../web/csrf.js';
+import { CSRF_FIELD } from '../web/csrf-token.js';
+import { html } from '../web/html.js';
+import { errorAlert } from '../web/ui/messages.js';
+import type { WebmentionService } from '../webmention/service.js';
+import { accountPage } from './account-page.js';
+import { appsPage } from './apps-page.js';
+import { ADMIN, sendAdminPage } from './layout.js';
+import { mediaPage } from './media-page.js';
+import { profilePage } from './profile-page.js';
+import { webmentionsPage } from './webmentions-page.js';
+
+export interface AdminDeps {
+  readonly accounts: Accounts;
+  /** The built-in accounts (the account page); null when the host brings its own. */
+  readonly users: UserService | null;
+  /** The account page's password change is guessed like a sign-in: the same throttle. */
+  readonly signInThrottle: FailureThrottle;
+  readonly csrf: Csrf;
+  readonly baseUrl: string;
+  readonly tokens: TokenService;
+  readonly profiles: ProfileService;
+  readonly webmentions: WebmentionService;
+  readonly media: MediaLibrary;
+}
+
+export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  const { baseUrl, users } = deps;
+
+  app.get('/admin/', async (_request, reply) => reply.redirect(`${baseUrl}${ADMIN}/profile/`, 303));
+
+  await app.register(
+    async (pages) => {
+      guardAdminPages(pages, { accounts: deps.accounts, csrf: deps.csrf, hasAccountPage: users !== null });
+      profilePage(pages, { profiles: deps.profiles, baseUrl });
+      appsPage(pages, { tokens: deps.tokens, baseUrl });
+      webmentionsPage(pages, { webmentions: deps.webmentions, baseUrl });
+      mediaPage(pages, { media: deps.media, baseUrl });
+      if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
+    },
+    { prefix: '/admin' },
+  );
+}
+
+/** Adds the guard to every route of `app` (an encapsulated scope holding only admin pages). */
+function guardAdminPages(app: FastifyInstance, deps: { accounts: Accounts; csrf: Csrf; hasAccountPage: boolean }): void {
+  const { accounts, csrf, hasAccountPage } = deps;
+  app.decorateRequest('adminSession', null);
+  app.addHook('preHandler', async (request, reply) => {
+    const user = await accounts.currentUser(request);
+    if (user === null || !user.isActive) {
+      // a form posted after the session ended comes back to the admin home, not to the POST's URL
+      const path = request.method === 'GET' ? request.url : `${ADMIN}/`;
+      await reply.redirect(accounts.loginUrl(path), 303);
+      return reply;
+    }
+    request.adminSession = { user, csrf: csrf.tokenFor(request, reply, user.id), hasAccountPage };
+    if (request.method === 'POST' && !csrf.isValid(request, user.id, readParam(request.body, CSRF_FIELD))) {
+      request.log.info('admin form rejected: csrf token missing or expired');
+      await sendAdminPage(request, reply, {
+        title: 'Form expired',
+        content: errorAlert(html`The form expired or did not come from this site. Go back, reload the page and try again.`),
+        status: 403,
+      });
+      return reply;
+    }
+    return undefined;
+  });
+}

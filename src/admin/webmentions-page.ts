@@ -1,0 +1,109 @@
+/**
+ * Webmentions: the user's own mentions, newest first, a page at a time,
+ * filtered by status and target; checking one again, marking it as spam,
+ * deleting it. Another user's mention answers exactly like an unknown id
+ * (see webmention/ownership.ts).
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isIndieWebError } from '../core/errors.js';
+import { readParam } from '../core/params.js';
+import { WEBMENTION_STATUSES, type WebmentionRecord, type WebmentionStatus } from '../storage/repositories/webmentions.js';
+import { failureReason } from '../webmention/failure.js';
+import { OWNED_PAGE_SIZE, type WebmentionService } from '../webmention/service.js';
+import { html, type SafeHtml } from '../web/html.js';
+import { buttonForm } from '../web/ui/csrf-form.js';
+import { errorAlert } from '../web/ui/messages.js';
+import { ADMIN, redirectDone, sendAdminPage, type Done } from './layout.js';
+import { sessionOf } from './session.js';
+
+export interface WebmentionsPageDeps {
+  readonly webmentions: WebmentionService;
+  readonly baseUrl: string;
+}
+
+/** What each action does, and the notice after it. */
+const ACTIONS: Readonly<Record<string, { readonly run: (service: WebmentionService, id: string) => Promise<unknown>; readonly done: Done }>> = {
+  reprocess: { run: (service, id) => service.reprocess(id), done: 'reprocessed' },
+  spam: { run: (service, id) => service.markSpam(id), done: 'spam' },
+  delete: { run: (service, id) => service.remove(id), done: 'deleted' },
+};
+
+interface ListQuery {
+  readonly status: WebmentionStatus | undefined;
+  readonly target: string;
+  readonly offset: number;
+}
+
+function readListQuery(query: unknown): ListQuery {
+  const statusParam = readParam(query, 'status') ?? '';
+  const offsetParam = readParam(query, 'offset') ?? '';
+  return {
+    status: (WEBMENTION_STATUSES as readonly string[]).includes(statusParam) ? (statusParam as WebmentionStatus) : undefined,
+    target: readParam(query, 'target') ?? '',
+    // a malformed or huge offset shows the first page rather than an error
+    offset: /^\d{1,9}$/.test(offsetParam) ? Number(offsetParam) : 0,
+  };
+}
+
+function pageLink(query: ListQuery, at: number, label: string): SafeHtml {
+  const search = new URLSearchParams({
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.target === '' ? {} : { target: query.target }),
+    ...(at === 0 ? {} : { offset: String(at) }),
+  }).toString();
+  return html`<a href="${ADMIN}/webmentions/${search === '' ? '' : `?${search}`}">${label}</a>`;
+}
+
+function paging(query: ListQuery, shown: number, total: number): SafeHtml | '' {
+  const { offset } = query;
+  if (total <= OWNED_PAGE_SIZE && offset === 0) return '';
+  const newer = offset > 0 ? html` ${pageLink(query, Math.max(0, offset - OWNED_PAGE_SIZE), 'Newer')}` : '';
+  const older = offset + shown < total ? html` ${pageLink(query, offset + OWNED_PAGE_SIZE, 'Older')}` : '';
+  return html`<p class="paging">${shown === 0 ? 'None' : `${offset + 1}–${offset + shown}`} of ${String(total)}${newer}${older}</p>`;
+}
+
+function filterForm(query: ListQuery): SafeHtml {
+  const options = WEBMENTION_STATUSES.map((status) => html`<option value="${status}"${status === query.status ? html` selected` : ''}>${status}</option>`);
+  return html`<form method="get" action="${ADMIN}/webmentions/"><label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${options}</select><label for="filter-target">Target</label><input type="url" id="filter-target" name="target" value="${query.target}"><button type="submit">Filter</button></form>`;
+}
+
+function mentionItem(item: WebmentionRecord, csrf: string): SafeHtml {
+  const action = (name: string, label: string) => buttonForm({ action: `${ADMIN}/webmentions/${item.id}/${name}`, csrf, label });
+  const reason = failureReason(item);
+  return html`<li class="mention" data-status="${item.status}"><p><strong>${item.status}</strong> ${item.type ?? ''} from <a href="${item.source}" rel="nofollow ugc noopener">${item.source}</a> to <code>${item.target}</code></p>
+${item.author.name === null ? '' : html`<p>By ${item.author.name}</p>`}${item.contentText === null ? '' : html`<blockquote>${item.contentText}</blockquote>`}${reason === null ? '' : html`<p class="failure">Why it failed: ${reason}</p>`}
+${action('reprocess', 'Check again')}${item.status === 'spam' ? '' : action('spam', 'Mark as spam')}${action('delete', 'Delete')}</li>`;
+}
+
+export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps): void {
+  const { webmentions, baseUrl } = deps;
+  const sendError = (request: FastifyRequest, reply: FastifyReply, status: number, message: string) =>
+    sendAdminPage(request, reply, { title: 'Webmentions', content: errorAlert(message), status });
+
+  app.get('/webmentions/', async (request, reply) => {
+    const { user, csrf } = sessionOf(request);
+    const query = readListQuery(request.query);
+    const { items, total } = await webmentions.listOwned(user, {
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.target === '' ? {} : { target: query.target }),
+      offset: query.offset,
+    });
+    const list = items.length === 0 ? html`<p>No webmentions.</p>` : html`<ul class="mentions">${items.map((item) => mentionItem(item, csrf))}</ul>`;
+    return sendAdminPage(request, reply, { title: 'Webmentions', content: html`${filterForm(query)}\n${list}${paging(query, items.length, total)}` });
+  });
+
+  app.post<{ Params: { id: string; action: string } }>('/webmentions/:id/:action', async (request, reply) => {
+    const { id, action } = request.params;
+    try {
+      await webmentions.getOwned(sessionOf(request).user, id);
+    } catch (error) {
+      if (isIndieWebError(error) && error.status === 404) return sendError(request, reply, 404, 'No such webmention.');
+      throw error;
+    }
+    const chosen = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+    if (chosen === undefined) return sendError(request, reply, 400, 'Unknown action.');
+    await chosen.run(webmentions, id);
+    return redirectDone(reply, baseUrl, '/webmentions/', chosen.done);
+  });
+}
