@@ -148,6 +148,15 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
 
   // register: lifecycle, the public decorator, the routes
   app.addHook('onReady', async () => webmention.start());
+  // uploads cut off by a kill left partial files and spool directories: removed in the background once old enough
+  app.addHook('onReady', async () => {
+    media
+      .sweepLeftovers()
+      .then((swept) => {
+        if (swept.partialFiles + swept.spoolDirs > 0) log.info(swept, 'removed what killed uploads left behind');
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'could not sweep upload leftovers'));
+  });
   app.addHook('onClose', async () => {
     await webmention.close();
     await indieauth.close();

@@ -12,6 +12,7 @@ import type { BearerGuard } from '../indieauth/bearer.js';
 import type { Content } from '../micropub/content.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
 import { createLocalStorage, type LocalMediaStorage } from './fs-storage.js';
+import { sweepUploadLeftovers, type SweepResult } from './leftovers.js';
 import { createMediaLibrary, type MediaLibrary } from './library.js';
 import { createReceiveRequest, type ReceiveRequest } from './receive.js';
 import { mediaRoutes } from './routes.js';
@@ -25,6 +26,8 @@ export interface MediaFeature {
   /** Reads a multipart request behind the bearer guard (Micropub creates with files use it too). */
   readonly receive: ReceiveRequest;
   readonly routes: (app: FastifyInstance) => Promise<void>;
+  /** Removes what uploads of a killed process left behind (partial files, spool directories); see leftovers.ts. */
+  sweepLeftovers(): Promise<SweepResult>;
 }
 
 /** The storage `config.media.storage` names: a local directory (default) or an S3-compatible bucket. */
@@ -66,5 +69,6 @@ export function createMedia(deps: {
     library: createMediaLibrary({ repository, pipeline }),
     receive,
     routes: (app) => mediaRoutes(app, routeDeps),
+    sweepLeftovers: () => sweepUploadLeftovers({ mediaDir: isLocalStorage(storage) ? storage.dir : null, now: deps.clock.now() }),
   };
 }
