@@ -2,6 +2,7 @@
  * Media: the user's uploads with a preview and their URL, and deleting one.
  * @module
  */
+import { byteSize, timestamp } from '../web/ui/format.js';
 import type { FastifyInstance } from 'fastify';
 import { readParam } from '../core/params.js';
 import type { MediaLibrary } from '../media/library.js';
@@ -25,7 +26,7 @@ function preview(file: MediaRecord): SafeHtml | '' {
 }
 
 function mediaItem(file: MediaRecord, csrf: string): SafeHtml {
-  return html`<li class="media-item">${preview(file)}<p>${file.name} · ${file.mediaType} · ${Math.ceil(file.size / 1024)} KiB · ${file.createdAt}</p>
+  return html`<li class="media-item">${preview(file)}<p>${file.name} · ${file.mediaType} · ${byteSize(file.size)} · ${timestamp(file.createdAt)}</p>
 <label>URL <input type="text" readonly value="${file.url}"></label>
 ${buttonForm({ action: `${ADMIN}/media/delete`, csrf, hidden: { id: file.id }, label: 'Delete' })}</li>`;
 }

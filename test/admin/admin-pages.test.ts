@@ -547,6 +547,8 @@ describe('admin media', () => {
     expect(page.body).toContain(`<img src="${url}" alt="" loading="lazy" width="160">`);
     expect(page.body).toContain(`<input type="text" readonly value="${url}">`);
     expect(page.body).toContain('image/png');
+    // a small file's size in bytes (it showed as "1 KiB"), the upload time to the minute with the exact instant kept
+    expect(page.body).toMatch(/ · \d{2,3} bytes · <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/);
     expect(page.body).not.toContain('a<b>');
     const [id] = await idsOf(alice.user);
     expect(page.body).toContain(`<input type="hidden" name="id" value="${id}">`);
