@@ -50,6 +50,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Dup
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
+/** Set on a scope whose answers already get the hook below (and so on every scope inside it). */
+const CLOSES_UNREAD_BODIES = 'indiestackClosesUnreadBodies';
+
 /**
  * In `app`'s scope, an answer sent before the request body was read to its
  * end (an early 401/413, a 404 with a body) says `Connection: close`: Node
@@ -57,6 +60,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Dup
  * a next request, and a keep-alive client knows not to reuse the socket.
  */
 export function closeUnreadBodies(app: FastifyInstance): void {
+  // hooks reach every scope registered below: the standalone server's root hook already covers the plugin's scope
+  if (app.hasDecorator(CLOSES_UNREAD_BODIES)) return;
+  app.decorate(CLOSES_UNREAD_BODIES, true);
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.raw.complete) reply.header('connection', 'close');
     return payload;

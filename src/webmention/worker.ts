@@ -75,9 +75,14 @@ export function createJobWorker(deps: {
   }
 
   /** Claims and runs one due job; false when none is due. */
-  async function runOnce(): Promise<boolean> {
+  /** The next due job, leased to this worker for `leaseSeconds`; null when none is due. */
+  function claimNext(): Promise<JobRecord | null> {
     const now = clock.now();
-    const job = await jobs.claim(now.toISOString(), addSeconds(now, leaseSeconds).toISOString());
+    return jobs.claim(now.toISOString(), addSeconds(now, leaseSeconds).toISOString());
+  }
+
+  async function runOnce(): Promise<boolean> {
+    const job = await claimNext();
     if (job === null) return false;
     await execute(job);
     return true;
@@ -99,8 +104,7 @@ export function createJobWorker(deps: {
   async function claimAndRun(): Promise<void> {
     try {
       while (running && active < concurrency) {
-        const now = clock.now();
-        const job = await jobs.claim(now.toISOString(), addSeconds(now, leaseSeconds).toISOString());
+        const job = await claimNext();
         if (job === null) break;
         active += 1;
         const work: Promise<void> = execute(job)

@@ -6,6 +6,7 @@
  * its answers, or forwards both ways like a plain TCP proxy.
  * @module
  */
+import { listenOnLoopback } from './net.js';
 import net, { type AddressInfo, type Socket } from 'node:net';
 
 export type FaultMode =
@@ -93,14 +94,7 @@ export async function startFaultyPeer(mode: FaultMode, options: { forwardTo?: nu
     else forward(client, current === 'forward');
   });
 
-  const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+  const listen = (port: number) => listenOnLoopback(server, port);
   const cutAll = () => {
     for (const socket of sockets) socket.destroy();
     for (const timer of timers) clearInterval(timer);

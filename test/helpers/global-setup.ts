@@ -3,7 +3,8 @@
  * whole integration run; each test file creates its own database in it.
  */
 import type { TestProject } from 'vitest/node';
-import { freePort, startPostgres } from './postgres.js';
+import { freePort } from './net.js';
+import { startPostgres } from './postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

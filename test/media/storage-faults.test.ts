@@ -43,6 +43,18 @@ async function entries(t: MediaApp, token: string): Promise<unknown[]> {
   return list.json<{ items: unknown[] }>().items;
 }
 
+/** SPEC.md's answer to a storage failure: 500 with an empty body. */
+function expectEmpty500(response: { statusCode: number; body: string }): void {
+  expect(response.statusCode).toBe(500);
+  expect(response.body).toBe('');
+}
+
+/** Neither a media row nor a stored object is left. */
+async function expectNothingStored(t: MediaApp): Promise<void> {
+  expect(await t.rows()).toBe(0);
+  expect(await t.stored()).toEqual([]);
+}
+
 async function timed<T>(work: Promise<T>): Promise<{ result: T; ms: number }> {
   const started = performance.now();
   const result = await work;
@@ -79,23 +91,19 @@ describe('POST /indieweb/media/ and Micropub create while the S3 endpoint fails 
   it('500 with an empty body at once when the endpoint refuses connections, and no object or row', async () => {
     rejected.length = 0;
     const { result: response, ms } = await timed(upload(t.app, await t.token('media'), randomPng(20 * KiB)));
-    expect(response.statusCode).toBe(500);
-    expect(response.body).toBe('');
+    expectEmpty500(response);
     expect(ms).toBeLessThan(5000);
     expect(rejected).toHaveLength(1);
-    expect(await t.rows()).toBe(0);
-    expect(await t.stored()).toEqual([]);
+    await expectNothingStored(t);
   });
 
   it('500 with an empty body for a Micropub create with a photo when the endpoint refuses connections, and no entry and no row', async () => {
     const token = await t.token('create update');
     const { result: response, ms } = await timed(createWithPhoto(t, token, randomPng(20 * KiB)));
-    expect(response.statusCode).toBe(500);
-    expect(response.body).toBe('');
+    expectEmpty500(response);
     expect(ms).toBeLessThan(5000);
     expect(await entries(t, token)).toEqual([]);
-    expect(await t.rows()).toBe(0);
-    expect(await t.stored()).toEqual([]);
+    await expectNothingStored(t);
   });
 
   it('500 with an empty body within a few seconds when the endpoint accepts and never answers, no object or row, and other requests are answered meanwhile', async () => {
@@ -108,51 +116,43 @@ describe('POST /indieweb/media/ and Micropub create while the S3 endpoint fails 
     expect(other.result.statusCode).toBe(200);
     expect(other.ms).toBeLessThan(1000);
     const { result: response, ms } = await pending;
-    expect(response.statusCode).toBe(500);
-    expect(response.body).toBe('');
+    expectEmpty500(response);
     // it waited for the silent endpoint (at least one timeout), and not for long
     expect(ms).toBeGreaterThanOrEqual(1000);
     expect(ms).toBeLessThan(15_000);
     expect(peer.accepted).toBeGreaterThan(accepted);
     expect(rejected).toHaveLength(1);
-    expect(await t.rows()).toBe(0);
-    expect(await t.stored()).toEqual([]);
+    await expectNothingStored(t);
   });
 
   it('500 with an empty body within a few seconds for a Micropub create with a photo when the endpoint never answers, and no entry and no row', async () => {
     await peer.setMode('silent');
     const token = await t.token('create update');
     const { result: response, ms } = await timed(createWithPhoto(t, token, randomPng(20 * KiB)));
-    expect(response.statusCode).toBe(500);
-    expect(response.body).toBe('');
+    expectEmpty500(response);
     expect(ms).toBeLessThan(15_000);
     expect(await entries(t, token)).toEqual([]);
-    expect(await t.rows()).toBe(0);
-    expect(await t.stored()).toEqual([]);
+    await expectNothingStored(t);
   });
 
   it('500 with an empty body within a few seconds for an upload large enough for a multipart upload (6 MiB) when the endpoint never answers', async () => {
     await peer.setMode('silent');
     rejected.length = 0;
     const { result: response, ms } = await timed(upload(t.app, await t.token('media'), randomPng(6 * 1024 * KiB)));
-    expect(response.statusCode).toBe(500);
-    expect(response.body).toBe('');
+    expectEmpty500(response);
     expect(ms).toBeLessThan(15_000);
     expect(rejected).toHaveLength(1);
-    expect(await t.rows()).toBe(0);
-    expect(await t.stored()).toEqual([]);
+    await expectNothingStored(t);
   });
 
   it('500 with an empty body when the endpoint stores the object but its answers never come back, and the object is removed again', async () => {
     await peer.setMode('swallow');
     rejected.length = 0;
     const { result: response, ms } = await timed(upload(t.app, await t.token('media'), randomPng(20 * KiB)));
-    expect(response.statusCode).toBe(500);
-    expect(response.body).toBe('');
+    expectEmpty500(response);
     expect(ms).toBeLessThan(15_000);
     expect(rejected).toHaveLength(1);
-    expect(await t.rows()).toBe(0);
-    expect(await t.stored()).toEqual([]);
+    await expectNothingStored(t);
   });
 
   it('201 again once the endpoint answers, without a restart: a media upload and a Micropub create with a photo', async () => {
@@ -274,8 +274,7 @@ describe('POST /indieweb/media/ with the file spooled before the token is known,
       expect(full.statusCode).toBe(500);
       expect(full.body).toBe('');
       expect(await readdir(spoolRoot)).toEqual([]);
-      expect(await t.rows()).toBe(0);
-      expect(await t.stored()).toEqual([]);
+      await expectNothingStored(t);
 
       const smaller = await postMultipart(t.app, null, parts(64 * KiB));
       expect(smaller.statusCode).toBe(201);
@@ -310,8 +309,7 @@ describe('POST /indieweb/media/ when the media directory cannot be made (a regul
     const token = await t.token('media create update');
     for (const send of [() => upload(t.app, token, randomPng(16 * KiB)), () => createWithPhoto(t, token, randomPng(16 * KiB))]) {
       const response = await send();
-      expect(response.statusCode).toBe(500);
-      expect(response.body).toBe('');
+      expectEmpty500(response);
     }
     expect(rejected.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(['ENOTDIR', 'ENOTDIR']);
     expect(readFileSync(dir, 'utf8')).toBe('not a directory');
@@ -343,8 +341,7 @@ describe('POST /indieweb/media/ when the media directory is on a read-only files
   it.skipIf(readOnlyDisk === null)(`500 with an empty body, nothing written, no row, and the server keeps answering${skipReason}`, async () => {
     const token = await t.token('media create update');
     const response = await upload(t.app, token, randomPng(16 * KiB));
-    expect(response.statusCode).toBe(500);
-    expect(response.body).toBe('');
+    expectEmpty500(response);
     // Node's recursive mkdir reports a read-only parent as ENOENT, not EROFS
     expect(rejected).toEqual([expect.objectContaining({ syscall: 'mkdir' })]);
     expect(await readdir(readOnlyDisk!)).toEqual([]);
