@@ -77,6 +77,12 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     },
   });
   app.server.maxConnections = config.server.maxConnections;
+  // an Expect other than 100-continue: Node's own 417 keeps the connection open with the body unread, which is then parsed
+  // as a next request; ours says Connection: close, like every answer sent before the body was read
+  app.server.on('checkExpectation', (_request, response) => {
+    response.writeHead(417, { connection: 'close', 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+    response.end('expectation failed: only "Expect: 100-continue" is understood\n');
+  });
   // the server's own routes and its 404s; the plugin does the same for everything under /indieweb
   closeUnreadBodies(app);
   // errors outside the plugin's routes (a body the parser refuses on a path that matches no route, say) get our short

@@ -159,6 +159,14 @@ describe('indiestack serve under broken and slow clients', () => {
     }
   });
 
+  it('an Expect it does not understand gets 417 with Connection: close, so the body on its way is not read as a next request (fuzz seed 31337 case 8477)', async () => {
+    const answer = await raw(port, 'POST /indieweb/token/ HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n1\r\nt\r\n0\r\n\r\n');
+    expect(answer.text).toMatch(/^HTTP\/1\.1 417 /);
+    expect(answer.text.toLowerCase()).toContain('connection: close');
+    expect(answer.text).toContain('only "Expect: 100-continue" is understood');
+    expect(answer.closed).toBe(true);
+  });
+
   it('SIGTERM stops the server and it exits 0', async () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
