@@ -37,6 +37,9 @@ export const ALL_SCOPES = 'create update delete undelete media';
  */
 export const TEST_HANDLER: 'memory' | 'database' = process.env.INDIESTACK_TEST_HANDLER === 'database' ? 'database' : 'memory';
 
+/** The database the Micropub endpoint tests run on: SQLite, or PostgreSQL with `INDIESTACK_TEST_DATABASE=postgres`. */
+export const TEST_DIALECT: 'sqlite' | 'postgres' = process.env.INDIESTACK_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+
 /** The environment that selects the test handler in `buildTestApp` / `standaloneApp`. */
 export const TEST_HANDLER_ENV: Readonly<Record<string, string>> = TEST_HANDLER === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {};
 
@@ -100,7 +103,7 @@ async function withAlice(app: FastifyInstance, database: DatabaseHandle, clock: 
 
 /** The standalone server (the test handler, see {@link TEST_HANDLER}, unless the env names one), as `buildTestApp` builds it. */
 export async function standaloneApp(env: Record<string, string> = {}): Promise<MicropubTestApp> {
-  const t = await buildTestApp({ env: { ...TEST_HANDLER_ENV, ...env } });
+  const t = await buildTestApp({ dialect: TEST_DIALECT, env: { ...TEST_HANDLER_ENV, ...env } });
   return withAlice(t.app, t.database, t.clock, () => t.close());
 }
 
@@ -115,7 +118,7 @@ export interface MountedAppOptions {
 
 /** The plugin mounted in a bare Fastify host with the built-in accounts and the given handler. */
 export async function mountedApp(options: MountedAppOptions = {}): Promise<MicropubTestApp> {
-  const database: TestDatabase = await openTestDatabase('sqlite');
+  const database: TestDatabase = await openTestDatabase(TEST_DIALECT);
   const config = loadConfig({ env: { INDIEWEB_BASE_URL: BASE_URL, ...options.env } });
   const clock = createManualClock(new Date());
   const app = Fastify({ routerOptions: { ignoreTrailingSlash: true }, ...(options.log === undefined ? {} : { logger: { level: 'info', stream: options.log } }) });

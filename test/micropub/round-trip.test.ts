@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { addAlice, CLIENT_ID, formBody, ME, obtainCode, postToken, REDIRECT_URI } from '../helpers/indieauth.js';
-import { INVALID_REQUEST, entryUrl, entryUrlPrefix, TEST_HANDLER_ENV, micropubGet, postForm, postJson, standaloneApp, type MicropubTestApp } from '../helpers/micropub.js';
+import { INVALID_REQUEST, entryUrl, entryUrlPrefix, TEST_DIALECT, TEST_HANDLER_ENV, micropubGet, postForm, postJson, standaloneApp, type MicropubTestApp } from '../helpers/micropub.js';
 
 interface PostTypeCase {
   readonly type: string[];
@@ -145,7 +145,7 @@ describe('POST /indieweb/micropub/ round trip of each built-in post type', () =>
 describe('/indieweb/micropub/ with a token from the IndieAuth endpoints', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp({ env: { ...TEST_HANDLER_ENV } });
+    t = await buildTestApp({ dialect: TEST_DIALECT, env: { ...TEST_HANDLER_ENV } });
   });
   afterAll(async () => {
     await t.close();
