@@ -76,6 +76,13 @@ for (const dialect of DIALECTS) {
       expect((await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['again'] } }, alice)).url).toBe('https://id.example/alice/2026/11/again-4/');
     });
 
+    it('finds the free number past the first batch of taken ones', async () => {
+      const urls: string[] = [];
+      for (let index = 0; index < 20; index++) urls.push((await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['busy'] } }, alice)).url);
+      expect(new Set(urls).size).toBe(20);
+      expect(urls.at(-1)).toBe('https://id.example/alice/2026/11/busy-20/');
+    });
+
     it('treats another user’s entry as unknown, for every operation and in lists', async () => {
       const own = await handler.createEntry({ type: ['h-entry'], properties: { content: ['bob only'] } }, bob);
       expect(await handler.getEntry(own.url, alice)).toBeNull();

@@ -82,11 +82,6 @@ function toEntry(row: EntryTableRow): EntryRow {
   };
 }
 
-/** `text` for a LIKE pattern that matches it literally (with `escape '\'`). */
-function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
-}
-
 export function createEntriesRepository(db: Kysely<Database>) {
   const live = () => db.selectFrom('indieweb_entry').where('deleted_at', 'is', null);
 
@@ -145,13 +140,10 @@ export function createEntriesRepository(db: Kysely<Database>) {
       return row === undefined ? null : toEntry(row);
     },
 
-    /** Paths that start with `prefix` (any user, deleted included): what a new entry's path must avoid. */
-    async pathsStartingWith(prefix: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('indieweb_entry')
-        .select('path')
-        .where(sql<boolean>`path like ${`${likeLiteral(prefix)}%`} escape '\\'`)
-        .execute();
+    /** Which of these paths are taken (any user, deleted entries included): what a new entry's path must avoid. One lookup in the unique index per path. */
+    async takenPaths(paths: readonly string[]): Promise<string[]> {
+      if (paths.length === 0) return [];
+      const rows = await db.selectFrom('indieweb_entry').select('path').where('path', 'in', [...paths]).execute();
       return rows.map((row) => row.path);
     },
 

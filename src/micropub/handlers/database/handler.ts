@@ -36,6 +36,8 @@ export interface DatabaseHandlerOptions {
 
 /** Rows read per round trip while a filtered list walks a user's entries. */
 const FILTER_BATCH = 500;
+/** Numbered slugs looked up at once (one indexed query) when choosing a new entry's path. */
+const SLUG_BATCH = 16;
 /** Inserts tried when other writers keep taking the chosen path (each attempt rereads the taken ones). */
 const MAX_INSERT_ATTEMPTS = 10;
 
@@ -70,17 +72,24 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
     return row;
   }
 
-  /** Stores the entry at the first free `slug`, `slug-2`, `slug-3`… of its month. */
+  /** The first of `slug`, `slug-2`, `slug-3`… in the month that no entry has (any user, deleted ones included). */
+  async function freeCandidate(month: string, base: string): Promise<{ url: string; path: string }> {
+    for (let first = 1; ; first += SLUG_BATCH) {
+      const candidates = Array.from({ length: SLUG_BATCH }, (_, index) => urls.entry(month, numberedSlug(base, first + index)));
+      const taken = new Set(await entries.takenPaths(candidates.map((candidate) => candidate.path)));
+      const free = candidates.find((candidate) => !taken.has(candidate.path));
+      if (free !== undefined) return free;
+    }
+  }
+
+  /** Stores the entry at the first free path of its month; a path taken meanwhile by another request is looked for again. */
   async function insert(entry: NewEntry, user: HostUser): Promise<EntryRow> {
     const now = clock.now().toISOString();
     const published = publishedOf(entry.properties) ?? now;
     const month = urls.monthPath(user, published);
     const base = baseSlug(entry.type, entry.properties);
     for (let attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
-      const taken = new Set(await entries.pathsStartingWith(`${month}${encodeURIComponent(base).slice(0, 8)}`));
-      let n = 1;
-      while (taken.has(urls.entry(month, numberedSlug(base, n)).path)) n += 1;
-      const { url, path } = urls.entry(month, numberedSlug(base, n));
+      const { url, path } = await freeCandidate(month, base);
       try {
         return await entries.insert({
           id: newEntryId(),
@@ -94,7 +103,6 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
           createdAt: now,
         });
       } catch (error) {
-        // another request took that path between the read and the insert: look again
         if (!isUniqueViolation(error)) throw error;
       }
     }
