@@ -137,6 +137,9 @@ export interface EntryTable {
   updated_at: string;
   deleted_at: string | null;
   version: ColumnType<number, number | undefined, number>;
+  /** The user's month folder and the slug the entry asked for; `slug_number` is its `-n` (1 for none). */
+  slug_series: string;
+  slug_number: number;
 }
 
 export interface Database {

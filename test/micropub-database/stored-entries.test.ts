@@ -83,6 +83,13 @@ for (const dialect of DIALECTS) {
       expect(urls.at(-1)).toBe('https://id.example/alice/2026/11/busy-20/');
     });
 
+    it('skips a number an entry took by asking for it (mp-slug hello-2)', async () => {
+      const slugs = ['clash', 'clash-2', 'clash', 'clash-2'];
+      const urls: string[] = [];
+      for (const slug of slugs) urls.push((await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': [slug] } }, alice)).url);
+      expect(urls.map((url) => url.split('/').at(-2))).toEqual(['clash', 'clash-2', 'clash-3', 'clash-2-2']);
+    });
+
     it('treats another user’s entry as unknown, for every operation and in lists', async () => {
       const own = await handler.createEntry({ type: ['h-entry'], properties: { content: ['bob only'] } }, bob);
       expect(await handler.getEntry(own.url, alice)).toBeNull();

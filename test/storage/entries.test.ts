@@ -14,6 +14,8 @@ function entry(overrides: Partial<NewEntryRow> & { id: string; path: string }): 
     postStatus: 'published',
     published: '2026-11-01T10:00:00.000Z',
     createdAt: '2026-11-01T10:00:00.000Z',
+    slugSeries: overrides.path.replace(/-\d+\/$|\/$/, ''),
+    slugNumber: Number(/-(\d+)\/$/.exec(overrides.path)?.[1] ?? 1),
     ...overrides,
   };
 }
@@ -57,6 +59,8 @@ for (const dialect of DIALECTS) {
         '/alice/2026/11/hello_world/',
       ]);
       expect(await entries.takenPaths([])).toEqual([]);
+      expect(await entries.lastSlugNumber('/alice/2026/11/hello')).toBe(2);
+      expect(await entries.lastSlugNumber('/alice/2026/11/nothing')).toBe(0);
     });
 
     it('updates only over the version it read', async () => {

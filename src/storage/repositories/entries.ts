@@ -44,6 +44,9 @@ export interface NewEntryRow {
   readonly postStatus: PostStatus;
   readonly published: string;
   readonly createdAt: string;
+  /** The month folder and wanted slug the path was numbered in, and its number (1 for the plain slug, 2 for `-2`…). */
+  readonly slugSeries: string;
+  readonly slugNumber: number;
 }
 
 /** What an update writes; the version is bumped by the repository. */
@@ -65,7 +68,7 @@ const MAX_UPDATE_ATTEMPTS = 50;
 
 export type EntriesRepository = ReturnType<typeof createEntriesRepository>;
 
-function toEntry(row: EntryTableRow): EntryRow {
+function toEntry(row: Omit<EntryTableRow, 'slug_series' | 'slug_number'>): EntryRow {
   return {
     id: row.id,
     userId: row.user_id,
@@ -124,7 +127,10 @@ export function createEntriesRepository(db: Kysely<Database>) {
         deleted_at: null,
         version: 1,
       };
-      await db.insertInto('indieweb_entry').values(values).execute();
+      await db
+        .insertInto('indieweb_entry')
+        .values({ ...values, slug_series: entry.slugSeries, slug_number: entry.slugNumber })
+        .execute();
       return toEntry(values);
     },
 
@@ -138,6 +144,16 @@ export function createEntriesRepository(db: Kysely<Database>) {
     async findOwnedByUrl(userId: string, url: string): Promise<EntryRow | null> {
       const row = await db.selectFrom('indieweb_entry').selectAll().where('url', '=', url).where('user_id', '=', userId).executeTakeFirst();
       return row === undefined ? null : toEntry(row);
+    },
+
+    /** The highest number given in a slug series (0 when none): the next entry of the series takes one more. */
+    async lastSlugNumber(series: string): Promise<number> {
+      const row = await db
+        .selectFrom('indieweb_entry')
+        .select((eb) => eb.fn.max('slug_number').as('n'))
+        .where('slug_series', '=', series)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
     },
 
     /** Which of these paths are taken (any user, deleted entries included): what a new entry's path must avoid. One lookup in the unique index per path. */
