@@ -14,8 +14,6 @@ function entry(overrides: Partial<NewEntryRow> & { id: string; path: string }): 
     postStatus: 'published',
     published: '2026-11-01T10:00:00.000Z',
     createdAt: '2026-11-01T10:00:00.000Z',
-    slugSeries: overrides.path.replace(/-\d+\/$|\/$/, ''),
-    slugNumber: Number(/-(\d+)\/$/.exec(overrides.path)?.[1] ?? 1),
     ...overrides,
   };
 }

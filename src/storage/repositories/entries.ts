@@ -44,9 +44,20 @@ export interface NewEntryRow {
   readonly postStatus: PostStatus;
   readonly published: string;
   readonly createdAt: string;
-  /** The month folder and wanted slug the path was numbered in, and its number (1 for the plain slug, 2 for `-2`…). */
-  readonly slugSeries: string;
-  readonly slugNumber: number;
+  /**
+   * The month folder and wanted slug the path was numbered in, and its number
+   * (1 for the plain slug, 2 for `-2`…). Without them they are read from the
+   * path (`/a/2026/11/x-3/` → `/a/2026/11/x`, 3).
+   */
+  readonly slugSeries?: string;
+  readonly slugNumber?: number;
+}
+
+/** The slug series and number a path looks like it has, for inserts that do not say. */
+function seriesOf(path: string): { series: string; number: number } {
+  const numbered = /^(.*)-(\d{1,9})\/$/.exec(path);
+  if (numbered !== null) return { series: numbered[1]!, number: Number(numbered[2]) };
+  return { series: path.replace(/\/$/, ''), number: 1 };
 }
 
 /** What an update writes; the version is bumped by the repository. */
@@ -129,7 +140,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
       };
       await db
         .insertInto('indieweb_entry')
-        .values({ ...values, slug_series: entry.slugSeries, slug_number: entry.slugNumber })
+        .values({ ...values, slug_series: entry.slugSeries ?? seriesOf(entry.path).series, slug_number: entry.slugNumber ?? seriesOf(entry.path).number })
         .execute();
       return toEntry(values);
     },
