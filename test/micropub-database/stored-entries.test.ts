@@ -90,6 +90,13 @@ for (const dialect of DIALECTS) {
       expect(urls.map((url) => url.split('/').at(-2))).toEqual(['clash', 'clash-2', 'clash-3', 'clash-2-2']);
     });
 
+    it('stores a slug in another script percent-encoded, and finds the entry by either spelling', async () => {
+      const created = await handler.createEntry({ type: ['h-entry'], properties: { name: ['Grüße, 世界'], content: ['\u0000 and \ud800 survive'] } }, alice);
+      expect(created.url).toBe('https://id.example/alice/2026/11/gr%C3%BC%C3%9Fe-%E4%B8%96%E7%95%8C/');
+      expect((await handler.getEntry('https://id.example/alice/2026/11/grüße-世界/', alice))?.properties.content).toEqual(['\u0000 and \ud800 survive']);
+      expect(await entries.findByPath('/alice/2026/11/gr%C3%BC%C3%9Fe-%E4%B8%96%E7%95%8C/')).not.toBeNull();
+    });
+
     it('treats another user’s entry as unknown, for every operation and in lists', async () => {
       const own = await handler.createEntry({ type: ['h-entry'], properties: { content: ['bob only'] } }, bob);
       expect(await handler.getEntry(own.url, alice)).toBeNull();
