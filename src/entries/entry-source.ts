@@ -4,26 +4,9 @@
  * satisfies it), so the pages never write and tests can seed rows directly.
  * @module
  */
-import type { MicropubProperties } from '../contracts/micropub-types.js';
+import type { EntryRow } from '../storage/repositories/entries.js';
 
-/** One stored entry, as the database handler keeps it. */
-export interface EntryRow {
-  readonly id: string;
-  readonly userId: string;
-  /** Absolute URL: `{baseUrl}/{user}/{yyyy}/{MM}/{slug}/`. */
-  readonly url: string;
-  /** The URL's path, `/{user}/{yyyy}/{MM}/{slug}/`. */
-  readonly path: string;
-  readonly type: readonly string[];
-  readonly properties: MicropubProperties;
-  readonly postStatus: 'published' | 'draft';
-  /** ISO 8601, UTC. */
-  readonly published: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly deletedAt: string | null;
-  readonly version: number;
-}
+export type { EntryRow } from '../storage/repositories/entries.js';
 
 /** Where a page of a user's feed starts: entries strictly older than this (published, id). */
 export interface EntryCursor {
@@ -36,5 +19,7 @@ export interface EntrySource {
   findByPath(path: string): Promise<EntryRow | null>;
   /** Published entries, newest first by (published, id); deleted ones and drafts left out. */
   listPublished(userId: string, page: { limit: number; before?: EntryCursor }): Promise<EntryRow[]>;
+  /** The published entries just newer than `after`, newest first (the previous page of a feed). */
+  listPublishedAfter(userId: string, page: { limit: number; after: EntryCursor }): Promise<EntryRow[]>;
   countPublished(userId: string): Promise<number>;
 }

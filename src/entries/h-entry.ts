@@ -149,3 +149,18 @@ ${renderFooter(row)}
 ${responses}
 </article>`;
 }
+
+/** An entry in a feed list: heading linking to it, content, media, date and tags (no responses). */
+export function renderFeedItem(row: EntryRow): SafeHtml {
+  const names = values(row, 'name').filter((value): value is string => typeof value === 'string');
+  const heading = names.length > 0 ? html`<h2><a class="u-url p-name" href="${row.url}">${names[0]}</a></h2>` : '';
+  const categories = values(row, 'category');
+  return html`<li class="${rootTypes(row).join(' ')} feed-item">
+${renderContext(row)}
+${heading}
+${renderEventTimes(row)}
+${renderContent(row)}
+${renderGallery(row)}
+<footer class="entry-meta"><ul><li><a class="${names.length > 0 ? 'permalink' : 'u-url permalink'}" href="${row.url}"><time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time></a></li>${categories.length > 0 ? html`<li class="categories">${categories.map((value) => renderValue('category', value))}</li>` : ''}</ul></footer>
+</li>`;
+}
