@@ -47,20 +47,30 @@ function isSlugSegment(segment: string): boolean {
 
 export interface EntryPath {
   readonly user: string;
-  /** The canonical path, with its trailing slash. */
+  /** The canonical path (with the base URL's path in front), with its trailing slash. */
   readonly path: string;
   /** Whether the request spelled the trailing slash. */
   readonly slash: boolean;
 }
 
-/** `/{user}/{yyyy}/{MM}/{slug}/` (trailing slash optional), or null when any segment is not well-formed. */
-export function parseEntryPath(path: string): EntryPath | null {
+/** The path of the base URL, without trailing slash (`''` for a host's root): every page path starts with it. */
+export function basePath(baseUrl: string): string {
+  return new URL(baseUrl).pathname.replace(/\/+$/, '');
+}
+
+/**
+ * `{prefix}/{user}/{yyyy}/{MM}/{slug}/` (trailing slash optional), or null
+ * when it is not under the prefix or any segment is not well-formed.
+ */
+export function parseEntryPath(fullPath: string, prefix = ''): EntryPath | null {
+  if (!fullPath.startsWith(`${prefix}/`)) return null;
+  const path = fullPath.slice(prefix.length);
   const slash = path.endsWith('/');
   const segments = (slash ? path.slice(1, -1) : path.slice(1)).split('/');
   if (segments.length !== 4) return null;
   const [user, year, month, slug] = segments as [string, string, string, string];
   if (!isUserSegment(user) || !YEAR.test(year) || !MONTH.test(month) || !isSlugSegment(slug)) return null;
-  return { user, path: `/${user}/${year}/${month}/${slug}/`, slash };
+  return { user, path: `${prefix}/${user}/${year}/${month}/${slug}/`, slash };
 }
 
 /** A user's home page path. */

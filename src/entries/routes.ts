@@ -10,7 +10,7 @@ import { sendText } from '../web/reply.js';
 import { sendEntryDocument, STYLESHEET_PATH } from './document.js';
 import { atomFeed, jsonFeed } from './feeds.js';
 import type { EntryPages, RenderedPage } from './pages.js';
-import { decodeCursor, isUserSegment, parseEntryPath, requestPath, requestQuery } from './paths.js';
+import { basePath, decodeCursor, isUserSegment, parseEntryPath, requestPath, requestQuery } from './paths.js';
 import type { EntryTemplates } from './templates.js';
 
 export interface EntryRoutesDeps {
@@ -31,8 +31,15 @@ function getBoth(app: FastifyInstance, url: string, handler: (request: FastifyRe
 export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): Promise<void> {
   const { pages, templates, baseUrl } = deps;
   const send = (reply: FastifyReply, page: RenderedPage) => sendEntryDocument(reply, page.status, templates, page, baseUrl);
+  // a base URL with a path of its own (plugin mode) puts every page below it
+  const prefix = basePath(baseUrl);
+  /** The part of the request path below the prefix, or null. */
+  const below = (url: string): string | null => {
+    const path = requestPath(url);
+    return path === null || !path.startsWith(`${prefix}/`) ? null : path.slice(prefix.length);
+  };
 
-  app.get(STYLESHEET_PATH, async (_request, reply) =>
+  app.get(`${prefix}${STYLESHEET_PATH}`, async (_request, reply) =>
     reply
       .code(200)
       .header('content-type', 'text/css; charset=utf-8')
@@ -41,8 +48,8 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
       .send(templates.stylesheet),
   );
 
-  getBoth(app, '/:user/', async (request, reply) => {
-    const path = requestPath(request.url);
+  getBoth(app, `${prefix}/:user/`, async (request, reply) => {
+    const path = below(request.url);
     const user = path === null ? null : /^\/([^/]+)\/?$/.exec(path)?.[1];
     if (user === undefined || user === null || !isUserSegment(user)) return sendText(reply, 404, NOT_FOUND);
     const query = requestQuery(request.url);
@@ -61,9 +68,9 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
     return page === null ? sendText(reply, 404, NOT_FOUND) : send(reply, page);
   });
 
-  getBoth(app, '/:user/:year/:month/:slug/', async (request, reply) => {
+  getBoth(app, `${prefix}/:user/:year/:month/:slug/`, async (request, reply) => {
     const path = requestPath(request.url);
-    const entryPath = path === null ? null : parseEntryPath(path);
+    const entryPath = path === null ? null : parseEntryPath(path, prefix);
     if (entryPath === null) return sendText(reply, 404, NOT_FOUND);
     const answer = await pages.entry(entryPath);
     if (answer.kind === 'redirect') return reply.redirect(answer.location, 301);
@@ -72,8 +79,8 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
   });
 
   const feedRoute = (file: string, type: string, render: typeof atomFeed) =>
-    app.get(`/:user/${file}`, async (request, reply) => {
-      const path = requestPath(request.url);
+    app.get(`${prefix}/:user/${file}`, async (request, reply) => {
+      const path = below(request.url);
       const user = path === null ? undefined : new RegExp(`^/([^/]+)/${file.replace('.', '\\.')}$`).exec(path)?.[1];
       const feed = user === undefined || !isUserSegment(user) ? null : await pages.feed(user);
       if (feed === null) return sendText(reply, 404, NOT_FOUND);
