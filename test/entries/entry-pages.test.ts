@@ -156,7 +156,7 @@ describe('entry pages (database handler, standalone)', () => {
       const bobs = await t.create({ name: ['Bobs secret plans'], content: ['bob only'] }, { user: 'bob' });
       const bobPath = pathOf(bobs);
       expect((await t.get(bobPath)).statusCode).toBe(200);
-      const [, , yyyy, MM, slug] = bobPath.split('/');
+      const [, , yyyy, MM, slug = ''] = bobPath.split('/');
       const attempts = [
         `/alice/${yyyy}/${MM}/${slug}/`,
         `/alice/${yyyy}/${MM}/%2e%2e/%2e%2e/bob/${yyyy}/${MM}/${slug}/`,
