@@ -85,6 +85,7 @@ export const BUILT_IN_TEMPLATES: EntryTemplates = Object.freeze({
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(view.title)}</title>
 ${view.head}
 </head>
