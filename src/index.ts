@@ -26,3 +26,5 @@ export { renderHCard, linkTags, type HCardProfile } from './profile/template-hel
 export { validateHCard, HCardValidationError, type HCardProblem } from './profile/h-card.js';
 export { createFilesHandler } from './micropub/handlers/files/handler.js';
 export { createMemoryHandler } from './micropub/handlers/memory.js';
+export { escapeHtml } from './web/html.js';
+export type { EntryTemplates, DocumentView, EntryPageView, HomePageView, GonePageView, OwnerView } from './entries/templates.js';

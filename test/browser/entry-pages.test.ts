@@ -94,7 +94,7 @@ describe.skipIf(!HAS_CHROMIUM)('entry pages in a real browser', () => {
   async function seriousViolations(page: Page): Promise<Violation[]> {
     // evaluated through the DevTools protocol, which the page's CSP does not govern
     await page.evaluate(AXE);
-    const result = await page.evaluate(async () => (window as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe.run());
+    const result = (await page.evaluate('axe.run()')) as { violations: Violation[] };
     return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   }
 
@@ -110,17 +110,17 @@ describe.skipIf(!HAS_CHROMIUM)('entry pages in a real browser', () => {
           await expect(page.locator('.replies .e-content').textContent()).resolves.toContain('Lovely walk!');
           await expect(page.locator('script').count()).resolves.toBe(0);
           // the stylesheet applied: the page background follows the color scheme
-          const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+          const background = await page.evaluate('getComputedStyle(document.documentElement).backgroundColor');
           expect(background).toBe(colorScheme === 'dark' ? 'rgb(18, 18, 20)' : 'rgb(253, 253, 252)');
           // nothing wider than the viewport
-          await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(width);
+          await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(width);
           await screenshot(page, `entry-${colorScheme}-${width}`);
           expect(await seriousViolations(page)).toEqual([]);
 
           await page.goto(`${base}/alice/`);
           await expect(page.locator('.h-card .p-name').first().textContent()).resolves.toBe('Alice Example');
           await expect(page.locator('.h-feed .feed-item').count()).resolves.toBe(3);
-          await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(width);
+          await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(width);
           await screenshot(page, `entry-home-${colorScheme}-${width}`);
           expect(await seriousViolations(page)).toEqual([]);
           expect(errors).toEqual([]);
