@@ -262,3 +262,23 @@ describe('entry pages (database handler, standalone)', () => {
     });
   });
 });
+
+describe('entry pages on PostgreSQL', () => {
+  it('200 for a published entry (mf2 round trip), 404 for a draft, 410 once deleted, the home page and both feeds', async () => {
+    const t = await entriesApp({ dialect: 'postgres' });
+    try {
+      const url = await t.create(ARTICLE);
+      const entry = only(parsePage((await t.get(pathOf(url))).body).items, 'h-entry');
+      for (const [name, values] of Object.entries(ARTICLE)) expect(comparable(entry.properties[name]), name).toEqual(comparable(values));
+      const draft = await t.create({ name: ['Draft on pg'], 'post-status': ['draft'] });
+      expect((await t.get(pathOf(draft))).statusCode).toBe(404);
+      expect((await t.get('/alice/')).statusCode).toBe(200);
+      expect((await t.get('/alice/feed.atom')).statusCode).toBe(200);
+      expect((await t.get('/alice/feed.json')).json<{ items: unknown[] }>().items).toHaveLength(1);
+      await postJson(t.app, await t.token(), { action: 'delete', url });
+      expect((await t.get(pathOf(url))).statusCode).toBe(410);
+    } finally {
+      await t.close();
+    }
+  });
+});
