@@ -28,3 +28,5 @@ export { createFilesHandler } from './micropub/handlers/files/handler.js';
 export { createMemoryHandler } from './micropub/handlers/memory.js';
 export { createDatabaseHandler, type DatabaseHandlerOptions } from './micropub/handlers/database/handler.js';
 export { createEntriesRepository, type EntriesRepository, type EntryRow } from './storage/repositories/entries.js';
+export { escapeHtml } from './web/html.js';
+export type { EntryTemplates, DocumentView, EntryPageView, HomePageView, GonePageView, OwnerView } from './entries/templates.js';

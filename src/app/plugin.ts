@@ -11,6 +11,8 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createAccounts } from '../accounts/feature.js';
 import { createAdmin } from '../admin/feature.js';
+import { createEntries } from '../entries/feature.js';
+import { loadEntryTemplates, type EntryPagesOption } from '../entries/load-templates.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/env.js';
 import { resolveSecret } from '../config/secret.js';
@@ -89,6 +91,13 @@ export interface IndieWebPluginOptions {
    * @defaultValue true
    */
   wellKnown?: boolean;
+  /**
+   * Serve the entries of the database handler as pages at the host's root
+   * (`/{user}/`, `/{user}/{yyyy}/{MM}/{slug}/`, feeds): `true`, or an object
+   * whose `templates` replace the built-in ones (docs/entry-pages.md).
+   * @defaultValue false (standalone: on when the database handler is configured)
+   */
+  entryPages?: EntryPagesOption;
   /** @defaultValue the system clock */
   clock?: Clock;
 }
@@ -153,6 +162,20 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     media: media.library,
   });
 
+  const entries = createEntries({
+    enabled: options.entryPages !== undefined && options.entryPages !== false,
+    entries: stores.entries,
+    findUserByName: async (name) => {
+      if (accounts.users !== null) return accounts.users.findByName(name);
+      const everyone = (await options.accounts?.listUsers?.()) ?? [];
+      return everyone.find((user) => user.name === name) ?? null;
+    },
+    profiles: profile.service,
+    listMentions: (filter) => webmention.service.list(filter),
+    baseUrl: config.baseUrl,
+    templates: await loadEntryTemplates(options.entryPages, config, log),
+  });
+
   // register: lifecycle, the public decorator, the routes
   app.addHook('onReady', async () => webmention.start());
   // uploads cut off by a kill left partial files and spool directories: removed in the background once old enough
@@ -185,6 +208,11 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
 
   // the one route outside /indieweb: left out when the host asks, or when it has one already (no FST_ERR_DUPLICATED_ROUTE)
   if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) indieauth.addWellKnownRoute(app);
+  // the entry pages live at the root too, when asked for (in their own scope: their errors get the pages' answers)
+  await app.register(async (pagesScope) => {
+    pagesScope.setErrorHandler(defaultErrorHandler);
+    await entries.routes(pagesScope);
+  });
   await app.register(
     async (child) => {
       indieauth.addMetadataRoute(child);

@@ -106,6 +106,8 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     config,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.worker === undefined ? {} : { worker: options.worker }),
+    // standalone: the database handler's entries are served as pages (docs/entry-pages.md)
+    entryPages: config.micropubHandler === 'database',
   });
   return { app, database };
 }

@@ -231,6 +231,8 @@ export interface Config {
   readonly outboundTimeout: number;
   /** Read only when `micropubHandler` is `files`. */
   readonly files: FilesConfig;
+  /** A `module#export` specifier naming replacement entry-page templates; null: the built-in ones. */
+  readonly entryTemplates: string | null;
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -21,6 +21,7 @@
  * @module
  */
 import type { Setting } from './setting.js';
+import { ENTRY_PAGE_SETTINGS } from './settings/entries.js';
 import { FILES_SETTINGS } from './settings/files.js';
 import { THROTTLE_SETTINGS, TOKEN_SETTINGS } from './settings/indieauth.js';
 import { MEDIA_LIMIT_SETTINGS, MEDIA_STORAGE_SETTINGS } from './settings/media.js';
@@ -41,6 +42,7 @@ export const SETTINGS_TABLE: readonly Setting[] = Object.freeze([
   ...WEBMENTION_SETTINGS,
   ...MEDIA_STORAGE_SETTINGS,
   ...FILES_SETTINGS,
+  ...ENTRY_PAGE_SETTINGS,
 ]);
 
 /** A row of the README's configuration table. */

@@ -71,6 +71,7 @@ describe('loadConfig, whole results', () => {
         git: 'commit',
         gitRemote: 'origin',
       },
+      entryTemplates: null,
     });
   });
 
@@ -141,6 +142,7 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_FILES_TEMPLATES: 'note=notes/{slug}.md={site}/n/{slug}',
         INDIEWEB_FILES_GIT: 'PUSH',
         INDIEWEB_FILES_GIT_REMOTE: 'backup',
+        INDIEWEB_ENTRY_TEMPLATES: './site-templates.js#templates',
       },
     });
     expect(config).toStrictEqual({
@@ -200,6 +202,7 @@ describe('loadConfig, whole results', () => {
         git: 'push',
         gitRemote: 'backup',
       },
+      entryTemplates: './site-templates.js#templates',
     });
   });
 

@@ -249,6 +249,21 @@ export function createEntriesRepository(db: Kysely<Database>) {
       return rows.map(toEntry);
     },
 
+    /** The page of published entries just newer than `after` (the page before it), still newest first: a feed's previous page. */
+    async listPublishedAfter(userId: string, page: { limit: number; after: PublishedCursor }): Promise<EntryRow[]> {
+      const { after } = page;
+      const rows = await live()
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('post_status', '=', 'published')
+        .where((eb) => eb.or([eb('published', '>', after.published), eb.and([eb('published', '=', after.published), eb('id', '>', after.id)])]))
+        .orderBy('published', 'asc')
+        .orderBy('id', 'asc')
+        .limit(page.limit)
+        .execute();
+      return rows.map(toEntry).reverse();
+    },
+
     /** How many entries {@link listPublished} pages through. */
     async countPublished(userId: string): Promise<number> {
       const row = await live()
