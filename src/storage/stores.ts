@@ -13,6 +13,7 @@ import { createRefreshTokensRepository, type RefreshTokensRepository } from './r
 import { createTokensRepository, type TokensRepository } from './repositories/tokens.js';
 import { createUsersRepository, type UsersRepository } from './repositories/users.js';
 import { createWebmentionsRepository, type WebmentionsRepository } from './repositories/webmentions.js';
+import { createWebmentionAccountsRepository, type WebmentionAccountsRepository } from './repositories/webmention-accounts.js';
 import { createTransactor, type Transactor } from './unit-of-work.js';
 
 /** Runs work against the webmention and job repositories bound to one transaction: all of it lands, or none. */
@@ -27,6 +28,8 @@ export interface Stores {
   readonly profiles: ProfilesRepository;
   readonly webmentions: WebmentionsRepository;
   readonly jobs: JobsRepository;
+  /** Per account: the webmention API read token and the webhook. */
+  readonly webmentionAccounts: WebmentionAccountsRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
@@ -44,6 +47,7 @@ export function createStores(database: DatabaseHandle): Stores {
     profiles: createProfilesRepository(db),
     webmentions: createWebmentionsRepository(db),
     jobs: createJobsRepository(db, dialect),
+    webmentionAccounts: createWebmentionAccountsRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };

@@ -11,7 +11,11 @@ import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { Clock } from '../core/clock.js';
 import { entryHostsOf } from '../core/entry-hosts.js';
 import { callHandler } from '../micropub/call-handler.js';
+import type { Signer } from '../core/signing.js';
 import { createOutbound } from '../outbound/fetch.js';
+import { createReadTokens, type ReadTokens } from './api/read-tokens.js';
+import { mentionsApiRoutes } from './api/routes.js';
+import { createMentionsApi } from './api/service.js';
 import type { Stores } from '../storage/stores.js';
 import { WebmentionEvents, type WebmentionReceivedEvent } from './events.js';
 import { createWebmentionOwnership } from './ownership.js';
@@ -26,6 +30,8 @@ export interface WebmentionFeature {
   readonly events: WebmentionEvents;
   /** The background job worker (webmention verification). */
   readonly jobs: JobWorker;
+  /** The per-account read tokens of the webmention.io-compatible API. */
+  readonly readTokens: ReadTokens;
   readonly routes: (app: FastifyInstance) => Promise<void>;
   /** Once the server is ready: starts the worker (unless it runs elsewhere), then gives old mentions their owners in the background. */
   start(): Promise<void>;
@@ -48,7 +54,9 @@ async function assignMissingOwners(webmention: WebmentionService, log: FastifyBa
 export function createWebmention(deps: {
   config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds'>;
   clock: Clock;
-  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions'>;
+  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions' | 'webmentionAccounts'>;
+  /** Derives the API read tokens (and webhook secrets) from the server secret. */
+  signer: Signer;
   accounts: Accounts;
   /** The content handler: whose entry a mentioned URL is. */
   handler: MicropubHandler;
@@ -90,6 +98,8 @@ export function createWebmention(deps: {
   });
   worker = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, handlers: { [VERIFY_JOB]: service.verifyJob }, log });
   const jobs = worker;
+  const readTokens = createReadTokens({ accounts: stores.webmentionAccounts, signer: deps.signer, clock });
+  const api = createMentionsApi({ webmentions: stores.webmentions, readTokens });
 
   let closing = false;
   let assigning: Promise<void> = Promise.resolve();
@@ -97,7 +107,12 @@ export function createWebmention(deps: {
     service,
     events,
     jobs,
-    routes: (app) => webmentionRoutes(app, { service }),
+    readTokens,
+    routes: async (app) => {
+      await webmentionRoutes(app, { service });
+      // its own scope: JSON errors with CORS headers
+      await app.register(async (scope) => mentionsApiRoutes(scope, { api }));
+    },
     async start() {
       if (deps.runWorker) jobs.start();
       // mentions received before owners were recorded get theirs once, in the background
