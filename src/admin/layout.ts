@@ -21,6 +21,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   spam: 'Webmention marked as spam.',
   deleted: 'Deleted.',
   password: 'Password changed. Other sessions were signed out.',
+  token: 'New API token made. The old one no longer works.',
 };
 export type Done = keyof typeof NOTICES;
 

@@ -20,12 +20,14 @@ import type { Csrf } from '../web/csrf.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
 import { html } from '../web/html.js';
 import { errorAlert } from '../web/ui/messages.js';
+import type { ReadTokens } from '../webmention/api/read-tokens.js';
 import type { WebmentionService } from '../webmention/service.js';
 import { accountPage } from './account-page.js';
 import { appsPage } from './apps-page.js';
 import { ADMIN, sendAdminPage } from './layout.js';
 import { mediaPage } from './media-page.js';
 import { profilePage } from './profile-page.js';
+import { webmentionSettingsPage } from './webmention-settings-page.js';
 import { webmentionsPage } from './webmentions-page.js';
 
 export interface AdminDeps {
@@ -39,6 +41,8 @@ export interface AdminDeps {
   readonly tokens: TokenService;
   readonly profiles: ProfileService;
   readonly webmentions: WebmentionService;
+  /** The read tokens of the webmention.io-compatible API. */
+  readonly webmentionTokens: ReadTokens;
   readonly media: MediaLibrary;
 }
 
@@ -53,6 +57,7 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       profilePage(pages, { profiles: deps.profiles, baseUrl });
       appsPage(pages, { tokens: deps.tokens, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, baseUrl });
+      webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, baseUrl });
       mediaPage(pages, { media: deps.media, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
     },

@@ -90,7 +90,8 @@ export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps)
       offset: query.offset,
     });
     const list = items.length === 0 ? html`<p>No webmentions.</p>` : html`<ul class="mentions">${items.map((item) => mentionItem(item, csrf))}</ul>`;
-    return sendAdminPage(request, reply, { title: 'Webmentions', content: html`${filterForm(query)}\n${list}${paging(query, items.length, total)}` });
+    const settings = html`<p><a href="${ADMIN}/webmention-settings/">Webmention settings</a>: API token for static sites.</p>`;
+    return sendAdminPage(request, reply, { title: 'Webmentions', content: html`${settings}${filterForm(query)}\n${list}${paging(query, items.length, total)}` });
   });
 
   app.post<{ Params: { id: string; action: string } }>('/webmentions/:id/:action', async (request, reply) => {

@@ -144,6 +144,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     tokens: indieauth.tokens,
     profiles: profile.service,
     webmentions: webmention.service,
+    webmentionTokens: webmention.readTokens,
     media: media.library,
   });
 

@@ -16,7 +16,8 @@ function idOf(value: string): string {
   return value.replace(/\/+$/, '').split('/').at(-1) ?? value;
 }
 
-export function registerWebmentionCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
+/** Registers `webmention list|reprocess|spam`; returns the `webmention` command for the others to add to. */
+export function registerWebmentionCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): Command {
   const webmention = program.command('webmention').description('moderate received webmentions');
 
   webmention
@@ -85,4 +86,5 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
         io.stdout.write(`marked ${idOf(id)} as spam\n`);
       }),
     );
+  return webmention;
 }
