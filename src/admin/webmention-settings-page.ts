@@ -1,9 +1,16 @@
 /**
  * Webmention settings: the read token of the webmention.io-compatible API
- * (shown, with the URLs a static site uses, and rotated).
+ * (shown, with the URLs a static site uses, and rotated), and the account's
+ * block and allow lists.
  * @module
  */
 import type { FastifyInstance } from 'fastify';
+import { isIndieWebError } from '../core/errors.js';
+import { readParam } from '../core/params.js';
+import type { WebmentionRule } from '../storage/repositories/webmention-rules.js';
+import type { ModerationService } from '../webmention/moderation-service.js';
+import { postForm } from '../web/ui/csrf-form.js';
+import { errorAlert } from '../web/ui/messages.js';
 import type { ReadTokens } from '../webmention/api/read-tokens.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { buttonForm } from '../web/ui/csrf-form.js';
@@ -12,6 +19,7 @@ import { sessionOf } from './session.js';
 
 export interface WebmentionSettingsPageDeps {
   readonly readTokens: ReadTokens;
+  readonly moderation: ModerationService;
   readonly baseUrl: string;
 }
 
@@ -33,10 +41,53 @@ async function tokenSection(deps: WebmentionSettingsPageDeps, userId: string, cs
 ${rotate('Make a new token (the old one stops working)')}</section>`;
 }
 
+function ruleRow(rule: WebmentionRule, csrf: string): SafeHtml {
+  return html`<tr><td>${rule.action}</td><td>${rule.kind === 'domain' ? 'domain' : 'URL prefix'}</td><td><code>${rule.value}</code></td><td>${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}remove-rule`, csrf, hidden: { id: rule.id }, label: 'Remove' })}</td></tr>`;
+}
+
+async function rulesSection(deps: WebmentionSettingsPageDeps, userId: string, csrf: string): Promise<SafeHtml> {
+  const rules = await deps.moderation.listRules(userId);
+  const table = rules.length === 0 ? html`<p>No rules.</p>` : html`<table><thead><tr><th>Rule</th><th>Matches</th><th>Value</th><th></th></tr></thead><tbody>${rules.map((rule) => ruleRow(rule, csrf))}</tbody></table>`;
+  const form = postForm({
+    action: `${ADMIN}${SETTINGS_PATH}add-rule`,
+    csrf,
+    content: html`<label for="rule-value">Domain or URL prefix</label><input id="rule-value" name="value" required placeholder="spam.example or https://example.com/user/">
+<label for="rule-action">Rule</label><select id="rule-action" name="action"><option value="block">Block (recorded as spam, never fetched)</option><option value="allow">Allow (public without approval)</option></select>
+<button type="submit">Add rule</button>`,
+  });
+  return html`<section id="rules"><h2>Block and allow lists</h2>
+<p>A domain covers its subdomains; a URL prefix covers the source URLs that start with it. A block wins over an allow.</p>${table}${form}</section>`;
+}
+
 export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSettingsPageDeps): void {
-  app.get(SETTINGS_PATH, async (request, reply) => {
+  const render = async (request: Parameters<typeof sessionOf>[0], problem?: string) => {
     const { user, csrf } = sessionOf(request);
-    return sendAdminPage(request, reply, { title: 'Webmention settings', content: await tokenSection(deps, user.id, csrf) });
+    return html`${problem === undefined ? '' : errorAlert(problem)}${await tokenSection(deps, user.id, csrf)}${await rulesSection(deps, user.id, csrf)}`;
+  };
+
+  app.get(SETTINGS_PATH, async (request, reply) => sendAdminPage(request, reply, { title: 'Webmention settings', content: await render(request) }));
+
+  app.post(`${SETTINGS_PATH}add-rule`, async (request, reply) => {
+    const action = readParam(request.body, 'action');
+    const value = readParam(request.body, 'value') ?? '';
+    try {
+      if (action !== 'block' && action !== 'allow') throw new Error('unknown rule');
+      await deps.moderation.addRule(sessionOf(request).user.id, action, value);
+    } catch (error) {
+      const problem = isIndieWebError(error) && error.description !== undefined ? error.description : 'Choose block or allow, and give a domain or an http(s) URL.';
+      return sendAdminPage(request, reply, { title: 'Webmention settings', status: 400, content: await render(request, problem) });
+    }
+    return redirectDone(reply, deps.baseUrl, SETTINGS_PATH, 'rule-added');
+  });
+
+  app.post(`${SETTINGS_PATH}remove-rule`, async (request, reply) => {
+    try {
+      await deps.moderation.removeRule(readParam(request.body, 'id') ?? '', sessionOf(request).user.id);
+    } catch (error) {
+      if (!isIndieWebError(error)) throw error;
+      return sendAdminPage(request, reply, { title: 'Webmention settings', status: 404, content: await render(request, 'No such rule.') });
+    }
+    return redirectDone(reply, deps.baseUrl, SETTINGS_PATH, 'rule-removed');
   });
 
   app.post(`${SETTINGS_PATH}rotate-token`, async (request, reply) => {

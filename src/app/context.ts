@@ -7,6 +7,7 @@ import type { ProfileService } from '../profile/service.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
 import type { ReadTokens } from '../webmention/api/read-tokens.js';
 import type { WebmentionEvents } from '../webmention/events.js';
+import type { ModerationService } from '../webmention/moderation-service.js';
 import type { WebmentionService } from '../webmention/service.js';
 import type { JobWorker } from '../webmention/worker.js';
 
@@ -30,6 +31,8 @@ export interface IndieWebContext {
   readonly webmention: WebmentionService;
   /** The read tokens of the webmention.io-compatible API, per account. */
   readonly webmentionTokens: ReadTokens;
+  /** Approve and reject mentions; block and allow lists. */
+  readonly webmentionModeration: ModerationService;
   /** Typed events; `webmention_received` fires for every accepted submission. */
   readonly events: WebmentionEvents;
   /** The background job worker (webmention verification); `drain()` runs due jobs now. */

@@ -145,6 +145,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     profiles: profile.service,
     webmentions: webmention.service,
     webmentionTokens: webmention.readTokens,
+    webmentionModeration: webmention.moderation,
     media: media.library,
   });
 
@@ -172,6 +173,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     profiles: profile.service,
     webmention: webmention.service,
     webmentionTokens: webmention.readTokens,
+    webmentionModeration: webmention.moderation,
     events: webmention.events,
     jobs: webmention.jobs,
     indieauth: { bearer: indieauth.bearer },

@@ -14,6 +14,7 @@ import { callHandler } from '../micropub/call-handler.js';
 import type { Signer } from '../core/signing.js';
 import { createOutbound } from '../outbound/fetch.js';
 import { createReadTokens, type ReadTokens } from './api/read-tokens.js';
+import { createModerationService, type ModerationService } from './moderation-service.js';
 import { mentionsApiRoutes } from './api/routes.js';
 import { createMentionsApi } from './api/service.js';
 import type { Stores } from '../storage/stores.js';
@@ -32,6 +33,8 @@ export interface WebmentionFeature {
   readonly jobs: JobWorker;
   /** The per-account read tokens of the webmention.io-compatible API. */
   readonly readTokens: ReadTokens;
+  /** Approve, reject, block and allow lists. */
+  readonly moderation: ModerationService;
   readonly routes: (app: FastifyInstance) => Promise<void>;
   /** Once the server is ready: starts the worker (unless it runs elsewhere), then gives old mentions their owners in the background. */
   start(): Promise<void>;
@@ -52,9 +55,9 @@ async function assignMissingOwners(webmention: WebmentionService, log: FastifyBa
 }
 
 export function createWebmention(deps: {
-  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds'>;
+  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds' | 'webmentionModeration'>;
   clock: Clock;
-  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions' | 'webmentionAccounts'>;
+  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions' | 'webmentionAccounts' | 'webmentionRules'>;
   /** Derives the API read tokens (and webhook secrets) from the server secret. */
   signer: Signer;
   accounts: Accounts;
@@ -78,6 +81,7 @@ export function createWebmention(deps: {
     onLookupError: (error) => log.warn({ err: error }, 'webmention owner: the handler lookup failed'),
   });
   let worker: JobWorker | null = null;
+  const moderation = createModerationService({ webmentions: stores.webmentions, rules: stores.webmentionRules, policy: config.webmentionModeration, clock });
   const service = createWebmentionService({
     webmentions: stores.webmentions,
     jobs: stores.jobs,
@@ -95,6 +99,7 @@ export function createWebmention(deps: {
     transact: stores.transactWebmentions,
     onEnqueued: () => worker?.wake(),
     onListenerError: (error) => log.error({ err: error }, 'webmention_received listener failed'),
+    moderate: (source, ownerId) => moderation.decide(source, ownerId),
   });
   worker = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, handlers: { [VERIFY_JOB]: service.verifyJob }, log });
   const jobs = worker;
@@ -108,6 +113,7 @@ export function createWebmention(deps: {
     events,
     jobs,
     readTokens,
+    moderation,
     routes: async (app) => {
       await webmentionRoutes(app, { service });
       // its own scope: JSON errors with CORS headers

@@ -12,9 +12,10 @@ import { forClient, InvalidRequestError, NotFoundError, TooManyRequestsError } f
 import { createFixedWindowLimiter, type FixedWindowLimiter } from '../core/fixed-window-limiter.js';
 import { clientAddressKey } from '../outbound/address-guard.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
-import type { WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
+import type { WebmentionApproval, WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
 import { canonicalUrl } from './canonical-url.js';
 import type { WebmentionEvents } from './events.js';
+import type { ModerationDecision } from './moderation.js';
 import type { WebmentionOwnership } from './ownership.js';
 import { TransientProcessingError, type ProcessOutcome, type WebmentionProcessor } from './process.js';
 import { RetryLaterError, type JobHandler } from './worker.js';
@@ -73,6 +74,11 @@ export function createWebmentionService(deps: {
   /** Called after a job is queued, to start it soon. */
   onEnqueued?: () => void;
   onListenerError?: (error: unknown) => void;
+  /**
+   * Block and allow lists and the moderation policy (moderation-service.ts).
+   * @defaultValue every mention admitted and approved
+   */
+  moderate?: (source: URL, ownerId: string | null) => Promise<ModerationDecision>;
 }) {
   const { webmentions, jobs, processor, events, clock, baseUrl, ownership } = deps;
   const limits = deps.limits ?? NO_LIMITS;
@@ -143,9 +149,16 @@ export function createWebmentionService(deps: {
       }
 
       const ownerId = await ownership.ownerOf(target.href);
+      const decision: ModerationDecision = deps.moderate === undefined ? { kind: 'admit', approval: 'approved' } : await deps.moderate(source, ownerId);
       const at = now();
       const { record, created } = await transact(async (store) => {
-        const stored = await store.webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, targetHost, ownerId, now: at });
+        const approval = decision.kind === 'admit' ? decision.approval : 'approved';
+        const stored = await store.webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, targetHost, ownerId, now: at, approval });
+        if (decision.kind === 'blocked') {
+          // a blocked source is never fetched: recorded as spam, no job
+          await store.webmentions.markStatus(stored.record.id, 'spam', 'the source is blocked', at);
+          return { record: { ...stored.record, status: 'spam' as const }, created: stored.created };
+        }
         if (stored.record.status !== 'spam') await store.jobs.enqueue({ id: randomId(), kind: VERIFY_JOB, ref: stored.record.id, now: at });
         return stored;
       });
@@ -170,10 +183,11 @@ export function createWebmentionService(deps: {
     },
 
     /** The user's mentions, newest first, filtered and paged in the database. */
-    listOwned(user: HostUser, filter: { status?: WebmentionStatus; target?: string; offset?: number } = {}) {
+    listOwned(user: HostUser, filter: { status?: WebmentionStatus; target?: string; offset?: number; approval?: WebmentionApproval } = {}) {
       const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
       return webmentions.list({
         ownerId: user.id,
+        ...(filter.approval === undefined ? {} : { approval: filter.approval }),
         ...(filter.status === undefined ? {} : { status: filter.status }),
         ...(targetKey === undefined ? {} : { targetKey }),
         limit: OWNED_PAGE_SIZE,

@@ -313,8 +313,10 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
         .selectFrom('indieweb_webmention')
         .select('id')
         .where('owner_id', ownerId === null ? 'is' : '=', ownerId)
+        .where('status', '=', 'verified')
         .where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]))
-        .where((eb) => eb.or([eb('source', 'like', `http://${sourceHostPattern.exact}/%`), eb('source', 'like', `https://${sourceHostPattern.exact}/%`), eb('source', 'like', `http://${sourceHostPattern.www}/%`), eb('source', 'like', `https://${sourceHostPattern.www}/%`)]))
+        // the host, with or without www., any scheme and port
+        .where((eb) => eb.or(['http', 'https'].flatMap((scheme) => [sourceHostPattern.exact, sourceHostPattern.www].flatMap((host) => ['/%', ':%'].map((end) => eb('source', 'like', `${scheme}://${host}${end}`))))))
         .limit(1)
         .executeTakeFirst();
       return row !== undefined;
