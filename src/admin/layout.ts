@@ -27,6 +27,8 @@ const NOTICES: Readonly<Record<string, string>> = {
   rejected: 'Webmention rejected.',
   'rule-added': 'Rule added.',
   'rule-removed': 'Rule removed.',
+  webhook: 'Webhook saved.',
+  sent: 'Delivery queued.',
 };
 export type Done = keyof typeof NOTICES;
 

@@ -22,6 +22,7 @@ import { html } from '../web/html.js';
 import { errorAlert } from '../web/ui/messages.js';
 import type { ReadTokens } from '../webmention/api/read-tokens.js';
 import type { ModerationService } from '../webmention/moderation-service.js';
+import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
 import { accountPage } from './account-page.js';
 import { appsPage } from './apps-page.js';
@@ -45,6 +46,7 @@ export interface AdminDeps {
   /** The read tokens of the webmention.io-compatible API. */
   readonly webmentionTokens: ReadTokens;
   readonly webmentionModeration: ModerationService;
+  readonly webhooks: Webhooks;
   readonly media: MediaLibrary;
 }
 
@@ -59,7 +61,7 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       profilePage(pages, { profiles: deps.profiles, baseUrl });
       appsPage(pages, { tokens: deps.tokens, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });
-      webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, baseUrl });
+      webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
       mediaPage(pages, { media: deps.media, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
     },

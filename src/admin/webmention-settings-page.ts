@@ -9,6 +9,8 @@ import { isIndieWebError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
 import type { WebmentionRule } from '../storage/repositories/webmention-rules.js';
 import type { ModerationService } from '../webmention/moderation-service.js';
+import type { Webhooks } from '../webmention/webhooks.js';
+import type { WebhookDelivery } from '../storage/repositories/webhook-deliveries.js';
 import { postForm } from '../web/ui/csrf-form.js';
 import { errorAlert } from '../web/ui/messages.js';
 import type { ReadTokens } from '../webmention/api/read-tokens.js';
@@ -20,6 +22,7 @@ import { sessionOf } from './session.js';
 export interface WebmentionSettingsPageDeps {
   readonly readTokens: ReadTokens;
   readonly moderation: ModerationService;
+  readonly webhooks: Webhooks;
   readonly baseUrl: string;
 }
 
@@ -59,10 +62,35 @@ async function rulesSection(deps: WebmentionSettingsPageDeps, userId: string, cs
 <p>A domain covers its subdomains; a URL prefix covers the source URLs that start with it. A block wins over an allow.</p>${table}${form}</section>`;
 }
 
+function deliveryRow(delivery: WebhookDelivery, csrf: string): SafeHtml {
+  return html`<tr><td>${delivery.createdAt}</td><td>${delivery.event}</td><td>${delivery.status}</td><td>${String(delivery.attempts)}</td><td>${delivery.httpStatus === null ? '—' : String(delivery.httpStatus)}</td><td>${delivery.lastError ?? '—'}</td>
+<td>${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}send-again`, csrf, hidden: { id: delivery.id }, label: 'Send again' })}</td></tr>`;
+}
+
+async function webhookSection(deps: WebmentionSettingsPageDeps, userId: string, csrf: string): Promise<SafeHtml> {
+  const settings = await deps.webhooks.settingsOf(userId);
+  const deliveries = await deps.webhooks.list(userId);
+  const form = postForm({
+    action: `${ADMIN}${SETTINGS_PATH}webhook`,
+    csrf,
+    content: html`<label for="webhook-url">Webhook URL (empty to remove)</label><input id="webhook-url" name="url" type="url" value="${settings?.url ?? ''}"><button type="submit">Save webhook</button>`,
+  });
+  const secret =
+    settings === null
+      ? ''
+      : html`<p>Secret (in each body's <code>secret</code>, and the key of the <code>X-Indiestack-Signature</code> HMAC-SHA256): <code class="webhook-secret">${settings.secret}</code></p>
+${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-secret`, csrf, label: 'Make a new secret' })}${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-test`, csrf, label: 'Send a test' })}`;
+  const log =
+    deliveries.length === 0
+      ? html`<p>No deliveries yet.</p>`
+      : html`<table class="deliveries"><thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>HTTP</th><th>Last error</th><th></th></tr></thead><tbody>${deliveries.map((delivery) => deliveryRow(delivery, csrf))}</tbody></table>`;
+  return html`<section id="webhook"><h2>Webhook</h2><p>A POST for each of your public mentions when it is verified, approved, updated or deleted.</p>${form}${secret}<h3>Deliveries</h3>${log}</section>`;
+}
+
 export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSettingsPageDeps): void {
   const render = async (request: Parameters<typeof sessionOf>[0], problem?: string) => {
     const { user, csrf } = sessionOf(request);
-    return html`${problem === undefined ? '' : errorAlert(problem)}${await tokenSection(deps, user.id, csrf)}${await rulesSection(deps, user.id, csrf)}`;
+    return html`${problem === undefined ? '' : errorAlert(problem)}${await tokenSection(deps, user.id, csrf)}${await rulesSection(deps, user.id, csrf)}${await webhookSection(deps, user.id, csrf)}`;
   };
 
   app.get(SETTINGS_PATH, async (request, reply) => sendAdminPage(request, reply, { title: 'Webmention settings', content: await render(request) }));
@@ -79,6 +107,25 @@ export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSet
     }
     return redirectDone(reply, deps.baseUrl, SETTINGS_PATH, 'rule-added');
   });
+
+  const webhookAction = (path: string, work: (userId: string, body: unknown) => Promise<void>, done: 'webhook' | 'sent') =>
+    app.post(`${SETTINGS_PATH}${path}`, async (request, reply) => {
+      try {
+        await work(sessionOf(request).user.id, request.body);
+      } catch (error) {
+        if (!isIndieWebError(error)) throw error;
+        const status = error.status === 404 ? 404 : 400;
+        return sendAdminPage(request, reply, { title: 'Webmention settings', status, content: await render(request, error.description ?? 'Not found.') });
+      }
+      return redirectDone(reply, deps.baseUrl, SETTINGS_PATH, done);
+    });
+  webhookAction('webhook', (userId, body) => {
+    const url = (readParam(body, 'url') ?? '').trim();
+    return deps.webhooks.setUrl(userId, url === '' ? null : url);
+  }, 'webhook');
+  webhookAction('webhook-secret', (userId) => deps.webhooks.rotateSecret(userId), 'webhook');
+  webhookAction('webhook-test', (userId) => deps.webhooks.sendTest(userId), 'sent');
+  webhookAction('send-again', (userId, body) => deps.webhooks.sendAgain(userId, readParam(body, 'id') ?? ''), 'sent');
 
   app.post(`${SETTINGS_PATH}remove-rule`, async (request, reply) => {
     try {

@@ -8,6 +8,7 @@ import type { MediaRepository } from '../storage/repositories/media.js';
 import type { ReadTokens } from '../webmention/api/read-tokens.js';
 import type { WebmentionEvents } from '../webmention/events.js';
 import type { ModerationService } from '../webmention/moderation-service.js';
+import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
 import type { JobWorker } from '../webmention/worker.js';
 
@@ -33,6 +34,8 @@ export interface IndieWebContext {
   readonly webmentionTokens: ReadTokens;
   /** Approve and reject mentions; block and allow lists. */
   readonly webmentionModeration: ModerationService;
+  /** Per-account webhooks and their delivery log. */
+  readonly webhooks: Webhooks;
   /** Typed events; `webmention_received` fires for every accepted submission. */
   readonly events: WebmentionEvents;
   /** The background job worker (webmention verification); `drain()` runs due jobs now. */

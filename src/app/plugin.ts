@@ -146,6 +146,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmentions: webmention.service,
     webmentionTokens: webmention.readTokens,
     webmentionModeration: webmention.moderation,
+    webhooks: webmention.webhooks,
     media: media.library,
   });
 
@@ -174,6 +175,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmention: webmention.service,
     webmentionTokens: webmention.readTokens,
     webmentionModeration: webmention.moderation,
+    webhooks: webmention.webhooks,
     events: webmention.events,
     jobs: webmention.jobs,
     indieauth: { bearer: indieauth.bearer },

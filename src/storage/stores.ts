@@ -15,6 +15,7 @@ import { createUsersRepository, type UsersRepository } from './repositories/user
 import { createWebmentionsRepository, type WebmentionsRepository } from './repositories/webmentions.js';
 import { createWebmentionAccountsRepository, type WebmentionAccountsRepository } from './repositories/webmention-accounts.js';
 import { createWebmentionRulesRepository, type WebmentionRulesRepository } from './repositories/webmention-rules.js';
+import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './repositories/webhook-deliveries.js';
 import { createTransactor, type Transactor } from './unit-of-work.js';
 
 /** Runs work against the webmention and job repositories bound to one transaction: all of it lands, or none. */
@@ -33,6 +34,8 @@ export interface Stores {
   readonly webmentionAccounts: WebmentionAccountsRepository;
   /** Block and allow lists of webmention sources. */
   readonly webmentionRules: WebmentionRulesRepository;
+  /** Webhook deliveries and their outcomes. */
+  readonly webhookDeliveries: WebhookDeliveriesRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
@@ -52,6 +55,7 @@ export function createStores(database: DatabaseHandle): Stores {
     jobs: createJobsRepository(db, dialect),
     webmentionAccounts: createWebmentionAccountsRepository(db),
     webmentionRules: createWebmentionRulesRepository(db),
+    webhookDeliveries: createWebhookDeliveriesRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };

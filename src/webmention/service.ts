@@ -79,6 +79,8 @@ export function createWebmentionService(deps: {
    * @defaultValue every mention admitted and approved
    */
   moderate?: (source: URL, ownerId: string | null) => Promise<ModerationDecision>;
+  /** After a mention was fetched and checked (not after a transient failure): its record before and after (webhooks). */
+  onProcessed?: (before: WebmentionRecord, after: WebmentionRecord) => Promise<void>;
 }) {
   const { webmentions, jobs, processor, events, clock, baseUrl, ownership } = deps;
   const limits = deps.limits ?? NO_LIMITS;
@@ -101,12 +103,19 @@ export function createWebmentionService(deps: {
     return record;
   }
 
+  async function afterProcessing(before: WebmentionRecord): Promise<void> {
+    if (deps.onProcessed === undefined) return;
+    const after = await webmentions.findById(before.id);
+    if (after !== null) await deps.onProcessed(before, after);
+  }
+
   const verifyJob: JobHandler = {
     async run(job: JobRecord) {
       const record = await webmentions.findById(job.ref);
       if (record === null || record.status === 'spam') return;
       try {
         await processor.process(record);
+        await afterProcessing(record);
       } catch (error) {
         if (!(error instanceof TransientProcessingError)) throw error;
         // spec: a processing failure makes the mention failed (verified_at cleared) at once; the retry may verify it again
@@ -217,7 +226,9 @@ export function createWebmentionService(deps: {
     async reprocess(id: string): Promise<ProcessOutcome> {
       const record = await requireMention(id);
       try {
-        return await processor.process(record);
+        const outcome = await processor.process(record);
+        await afterProcessing(record);
+        return outcome;
       } catch (error) {
         // the reason is shown on the status view: ours only, never an arbitrary error's message
         const reason = error instanceof TransientProcessingError ? error.message : 'processing failed unexpectedly';
