@@ -21,6 +21,14 @@ const NOTICES: Readonly<Record<string, string>> = {
   spam: 'Webmention marked as spam.',
   deleted: 'Deleted.',
   password: 'Password changed. Other sessions were signed out.',
+  token: 'New API token made. The old one no longer works.',
+  approved: 'Webmention approved.',
+  allowed: 'Webmention approved; its domain is allowed from now on.',
+  rejected: 'Webmention rejected.',
+  'rule-added': 'Rule added.',
+  'rule-removed': 'Rule removed.',
+  webhook: 'Webhook saved.',
+  sent: 'Delivery queued.',
 };
 export type Done = keyof typeof NOTICES;
 
@@ -43,8 +51,11 @@ export function sendAdminPage(request: FastifyRequest, reply: FastifyReply, page
   const session = sessionOf(request);
   const done = readParam(request.query, 'done');
   const message = done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
+  const pages = PAGES.map((link) =>
+    link.href === `${ADMIN}/webmentions/` && session.heldMentions > 0 ? { href: `${ADMIN}/webmentions/?approval=held`, label: `Webmentions (${session.heldMentions} waiting)` } : link,
+  );
   const nav = navigation({
-    links: session.hasAccountPage ? [...PAGES, ACCOUNT] : PAGES,
+    links: session.hasAccountPage ? [...pages, ACCOUNT] : pages,
     end: buttonForm({ action: '/indieweb/logout/', csrf: session.csrf, label: 'Sign out' }),
   });
   return sendPage(reply, page.status ?? 200, {

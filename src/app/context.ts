@@ -5,7 +5,10 @@ import type { BearerGuard } from '../indieauth/bearer.js';
 import type { TokenService } from '../indieauth/token-service.js';
 import type { ProfileService } from '../profile/service.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
+import type { ReadTokens } from '../webmention/api/read-tokens.js';
 import type { WebmentionEvents } from '../webmention/events.js';
+import type { ModerationService } from '../webmention/moderation-service.js';
+import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
 import type { JobWorker } from '../webmention/worker.js';
 
@@ -27,6 +30,12 @@ export interface IndieWebContext {
   readonly profiles: ProfileService;
   /** Receive, list, moderate and reprocess webmentions. */
   readonly webmention: WebmentionService;
+  /** The read tokens of the webmention.io-compatible API, per account. */
+  readonly webmentionTokens: ReadTokens;
+  /** Approve and reject mentions; block and allow lists. */
+  readonly webmentionModeration: ModerationService;
+  /** Per-account webhooks and their delivery log. */
+  readonly webhooks: Webhooks;
   /** Typed events; `webmention_received` fires for every accepted submission. */
   readonly events: WebmentionEvents;
   /** The background job worker (webmention verification); `drain()` runs due jobs now. */

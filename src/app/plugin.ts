@@ -146,6 +146,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     stores,
     accounts: accounts.accounts,
     handler: content.handler,
+    signer,
     onWebmentionReceived: options.onWebmentionReceived,
     runWorker: options.worker !== false,
     log,
@@ -159,6 +160,9 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     tokens: indieauth.tokens,
     profiles: profile.service,
     webmentions: webmention.service,
+    webmentionTokens: webmention.readTokens,
+    webmentionModeration: webmention.moderation,
+    webhooks: webmention.webhooks,
     media: media.library,
   });
 
@@ -199,6 +203,9 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     tokens: indieauth.tokens,
     profiles: profile.service,
     webmention: webmention.service,
+    webmentionTokens: webmention.readTokens,
+    webmentionModeration: webmention.moderation,
+    webhooks: webmention.webhooks,
     events: webmention.events,
     jobs: webmention.jobs,
     indieauth: { bearer: indieauth.bearer },

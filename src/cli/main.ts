@@ -14,6 +14,8 @@ import { processIo, type CliIo } from './io.js';
 import { registerTokenCommands } from './tokens.js';
 import { registerUserCommands } from './users.js';
 import { registerWebmentionCommands } from './webmentions.js';
+import { registerWebmentionApiCommands } from './webmention-api.js';
+import { registerWebmentionModerationCommands } from './webmention-moderation.js';
 import { registerSendWebmentionsCommand } from './send-webmentions.js';
 import { registerProfileCommands } from './profiles.js';
 import { didYouMean } from './suggest.js';
@@ -163,7 +165,9 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
 
   registerUserCommands(program, io, run);
   registerTokenCommands(program, io, run);
-  registerWebmentionCommands(program, io, run);
+  const webmentionCommand = registerWebmentionCommands(program, io, run);
+  registerWebmentionApiCommands(webmentionCommand, io, run);
+  registerWebmentionModerationCommands(webmentionCommand, io, run);
   registerSendWebmentionsCommand(program, io, run);
   registerProfileCommands(program, io, run);
 

@@ -59,6 +59,7 @@ describe('loadConfig, whole results', () => {
       limits: { jsonDepth: 32, properties: 200, valuesPerProperty: 1000, formFields: 1000, multipartFields: 100, fieldNameBytes: 256 },
       webmentionTargetHosts: [],
       webmentionLimits: { maxPendingPerHost: 1000, perClientPerMinute: null, perSourceHostPerMinute: null },
+      webmentionModeration: 'none',
       jobLeaseSeconds: 60,
       outboundTimeout: 10,
       files: {
@@ -124,6 +125,7 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_WEBMENTION_RATE_LIMIT: '30',
         INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT: '10',
         INDIEWEB_JOB_LEASE_SECONDS: '120',
+        INDIEWEB_WEBMENTION_MODERATION: 'all',
         INDIEWEB_MEDIA_DIR: 'up',
         INDIEWEB_MEDIA_STORAGE: 's3',
         INDIEWEB_S3_BUCKET: 'pics',
@@ -190,6 +192,7 @@ describe('loadConfig, whole results', () => {
       limits: { jsonDepth: 9, properties: 11, valuesPerProperty: 12, formFields: 13, multipartFields: 14, fieldNameBytes: 33 },
       webmentionTargetHosts: ['blog.example'],
       webmentionLimits: { maxPendingPerHost: null, perClientPerMinute: 30, perSourceHostPerMinute: 10 },
+      webmentionModeration: 'all',
       jobLeaseSeconds: 120,
       outboundTimeout: 4,
       files: {

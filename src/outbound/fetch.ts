@@ -28,6 +28,8 @@ export interface OutboundRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** A form payload (POST); kept across every redirect, 303 included (SPEC.md "Webmention endpoints" rule 3). */
   readonly form?: Readonly<Record<string, string>>;
+  /** A raw POST body with its content type (a webhook's JSON), kept across redirects like a form. */
+  readonly raw?: { readonly contentType: string; readonly data: string };
   readonly maxRedirects?: number;
   /** A body longer than the limit is cut there (and `truncated` set) instead of failing the fetch. */
   readonly truncate?: boolean;
@@ -113,7 +115,8 @@ export function createOutbound(options: OutboundOptions) {
     let headers = request.headers ?? {};
     for (let redirects = 0; ; redirects++) {
       assertFetchable(url, options.allowPrivateNetworks);
-      const body = form === undefined || method !== 'POST' ? undefined : new URLSearchParams(form).toString();
+      const body = method !== 'POST' ? undefined : form !== undefined ? new URLSearchParams(form).toString() : request.raw?.data;
+      const contentType = form !== undefined ? 'application/x-www-form-urlencoded' : (request.raw?.contentType ?? 'application/octet-stream');
       let response: Awaited<ReturnType<typeof undiciRequest>>;
       const { dispatcher, request: undiciRequest } = await loadClient();
       try {
@@ -125,7 +128,7 @@ export function createOutbound(options: OutboundOptions) {
             'user-agent': userAgent,
             accept: 'text/html, application/xhtml+xml;q=0.9, */*;q=0.5',
             ...headers,
-            ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+            ...(body === undefined ? {} : { 'content-type': contentType }),
           },
           ...(body === undefined ? {} : { body }),
         });

@@ -99,6 +99,68 @@ export interface WebmentionTable {
   owner_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The target's host without `www.`; null only for mentions received before 0007 whose owner is not assigned yet. */
   target_host: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The integer id of the webmention.io-compatible API (0009). */
+  wm_id: ColumnType<number | string | null, number | null | undefined, number | null>;
+  /** Moderation: null or 'approved' (public once verified), 'held', 'rejected' (0009). */
+  approval: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The RSVP value (yes, no, maybe, interested) of an rsvp mention (0009). */
+  rsvp: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Import provenance, e.g. `webmention.io:900` (0009). */
+  origin: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface CounterTable {
+  name: string;
+  value: ColumnType<number | string, number, number>;
+}
+
+export interface WebmentionAccountTable {
+  user_id: string;
+  read_token_hash: string | null;
+  read_key_id: string | null;
+  read_token_created_at: string | null;
+  webhook_url: string | null;
+  webhook_key_id: string | null;
+  updated_at: string;
+}
+
+export interface WebmentionRuleTable {
+  id: string;
+  user_id: string | null;
+  action: string;
+  kind: string;
+  value: string;
+  created_at: string;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  user_id: string;
+  webmention_id: string | null;
+  event: string;
+  url: string;
+  body: string;
+  status: string;
+  attempts: ColumnType<number | string, number | undefined, number>;
+  http_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebmentionOutgoingTable {
+  id: string;
+  user_id: string;
+  source: string;
+  target: string;
+  status: string;
+  endpoint: string | null;
+  http_status: number | null;
+  error: string | null;
+  attempts: ColumnType<number | string, number | undefined, number>;
+  awaiting_deploy: number;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface JobTable {
@@ -153,6 +215,11 @@ export interface Database {
   indieweb_profile: ProfileTable;
   indieweb_refresh_token: RefreshTokenTable;
   indieweb_entry: EntryTable;
+  indieweb_counter: CounterTable;
+  indieweb_webmention_account: WebmentionAccountTable;
+  indieweb_webmention_rule: WebmentionRuleTable;
+  indieweb_webhook_delivery: WebhookDeliveryTable;
+  indieweb_webmention_outgoing: WebmentionOutgoingTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -168,3 +235,7 @@ export type WebmentionRow = Selectable<WebmentionTable>;
 export type JobRow = Selectable<JobTable>;
 export type RefreshTokenRow = Selectable<RefreshTokenTable>;
 export type EntryTableRow = Selectable<EntryTable>;
+export type WebmentionAccountRow = Selectable<WebmentionAccountTable>;
+export type WebmentionRuleRow = Selectable<WebmentionRuleTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
+export type WebmentionOutgoingRow = Selectable<WebmentionOutgoingTable>;

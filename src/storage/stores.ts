@@ -14,6 +14,9 @@ import { createRefreshTokensRepository, type RefreshTokensRepository } from './r
 import { createTokensRepository, type TokensRepository } from './repositories/tokens.js';
 import { createUsersRepository, type UsersRepository } from './repositories/users.js';
 import { createWebmentionsRepository, type WebmentionsRepository } from './repositories/webmentions.js';
+import { createWebmentionAccountsRepository, type WebmentionAccountsRepository } from './repositories/webmention-accounts.js';
+import { createWebmentionRulesRepository, type WebmentionRulesRepository } from './repositories/webmention-rules.js';
+import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './repositories/webhook-deliveries.js';
 import { createTransactor, type Transactor } from './unit-of-work.js';
 
 /** Runs work against the webmention and job repositories bound to one transaction: all of it lands, or none. */
@@ -30,6 +33,12 @@ export interface Stores {
   readonly jobs: JobsRepository;
   /** Entries of the built-in `database` Micropub handler. */
   readonly entries: EntriesRepository;
+  /** Per account: the webmention API read token and the webhook. */
+  readonly webmentionAccounts: WebmentionAccountsRepository;
+  /** Block and allow lists of webmention sources. */
+  readonly webmentionRules: WebmentionRulesRepository;
+  /** Webhook deliveries and their outcomes. */
+  readonly webhookDeliveries: WebhookDeliveriesRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
@@ -48,6 +57,9 @@ export function createStores(database: DatabaseHandle): Stores {
     webmentions: createWebmentionsRepository(db),
     jobs: createJobsRepository(db, dialect),
     entries: createEntriesRepository(db),
+    webmentionAccounts: createWebmentionAccountsRepository(db),
+    webmentionRules: createWebmentionRulesRepository(db),
+    webhookDeliveries: createWebhookDeliveriesRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };
