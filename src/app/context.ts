@@ -8,6 +8,7 @@ import type { MediaRepository } from '../storage/repositories/media.js';
 import type { WebmentionEvents } from '../webmention/events.js';
 import type { WebmentionService } from '../webmention/service.js';
 import type { JobWorker } from '../webmention/worker.js';
+import type { Metrics } from '../operations/metrics/metrics.js';
 
 /**
  * What the plugin hangs on the host's Fastify instance as `indieweb`: the
@@ -39,4 +40,6 @@ export interface IndieWebContext {
     /** The uploads indiestack stored, by user. */
     readonly repository: MediaRepository;
   };
+  /** The metrics of this instance; null unless `config.metricsToken` is set. Serve them with `addMetricsRoute` (docs/operations.md). */
+  readonly metrics: Metrics | null;
 }

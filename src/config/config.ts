@@ -231,6 +231,8 @@ export interface Config {
   readonly outboundTimeout: number;
   /** Read only when `micropubHandler` is `files`. */
   readonly files: FilesConfig;
+  /** Null: metrics are off (no `/metrics`, nothing counted). */
+  readonly metricsToken: string | null;
 }
 
 export function deepFreeze<T>(value: T): T {

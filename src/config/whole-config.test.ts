@@ -71,6 +71,7 @@ describe('loadConfig, whole results', () => {
         git: 'commit',
         gitRemote: 'origin',
       },
+      metricsToken: null,
     });
   });
 
@@ -141,6 +142,7 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_FILES_TEMPLATES: 'note=notes/{slug}.md={site}/n/{slug}',
         INDIEWEB_FILES_GIT: 'PUSH',
         INDIEWEB_FILES_GIT_REMOTE: 'backup',
+        INDIEWEB_METRICS_TOKEN: 'a-metrics-token-of-at-least-32-characters',
       },
     });
     expect(config).toStrictEqual({
@@ -200,6 +202,7 @@ describe('loadConfig, whole results', () => {
         git: 'push',
         gitRemote: 'backup',
       },
+      metricsToken: 'a-metrics-token-of-at-least-32-characters',
     });
   });
 
