@@ -23,6 +23,7 @@ import { NO_METER } from '../core/meter.js';
 import { createSigner } from '../core/signing.js';
 import { createMetrics } from '../operations/metrics/metrics.js';
 import { addRequestMetrics } from '../operations/metrics/http.js';
+import { selfTestRoutes } from '../operations/doctor/http.js';
 import { createIndieAuth } from '../indieauth/feature.js';
 import { createMedia, openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
@@ -197,6 +198,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes, limits: config.limits });
       child.setErrorHandler(defaultErrorHandler);
       if (metrics !== null) addRequestMetrics(child, metrics);
+      // the doctor's probe: whether a bearer arrives through the public URL (never its value)
+      selfTestRoutes(child, { trustProxy: config.trustProxy });
       // an early answer (401/413 before a multipart body ends, a 404 with a body) closes the connection, in both modes
       closeUnreadBodies(child);
       await child.register(accounts.routes);

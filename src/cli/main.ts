@@ -18,6 +18,7 @@ import { registerProfileCommands } from './profiles.js';
 import { didYouMean } from './suggest.js';
 import { packageVersion } from './version.js';
 import { registerBackupCommands } from './backup.js';
+import { registerDoctorCommand } from './doctor.js';
 
 export const EXIT_FAILURE = 1;
 
@@ -160,6 +161,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
   registerSendWebmentionsCommand(program, io, run);
   registerProfileCommands(program, io, run);
   registerBackupCommands(program, io, run);
+  registerDoctorCommand(program, io, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });
