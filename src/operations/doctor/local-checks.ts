@@ -4,6 +4,7 @@
  * its public URL, deleted) and the job queue.
  * @module
  */
+import { readFile } from 'node:fs/promises';
 import type { Config } from '../../config/config.js';
 import type { MediaStorage } from '../../contracts/media-storage.js';
 import { randomToken } from '../../core/crypto.js';
@@ -31,7 +32,15 @@ export async function checkDatabase(database: DatabaseHandle): Promise<CheckResu
   }
 }
 
-/** Writes a probe, reads it back at its public URL, deletes it. */
+/** The local storage can say where a key's file is; S3 is read back at its public URL. */
+interface LocalFiles {
+  readonly kind: 'local';
+  pathOf(key: string): string;
+}
+const isLocal = (storage: MediaStorage): storage is MediaStorage & LocalFiles =>
+  (storage as Partial<LocalFiles>).kind === 'local' && typeof (storage as Partial<LocalFiles>).pathOf === 'function';
+
+/** Writes a probe, reads it back (local: the file; S3: its public URL, as readers fetch it), deletes it. */
 export async function checkMediaStorage(storage: MediaStorage, outbound: Outbound): Promise<CheckResult> {
   const name = 'media-storage';
   const key = `indieweb/media/doctor-probe-${randomToken(12)}.txt`;
@@ -50,8 +59,17 @@ export async function checkMediaStorage(storage: MediaStorage, outbound: Outboun
   }
   let result: CheckResult;
   try {
-    const response = await outbound.fetch(url);
-    result = response.status === 200 && response.body.equals(probe) ? pass(name, `a probe was stored, read back at ${new URL(url).origin} and deleted`) : warn(name, `a probe was stored but ${url} answers ${response.status}`, 'check that media are served at their public URL (INDIEWEB_S3_PUBLIC_BASE_URL, the proxy)');
+    if (isLocal(storage)) {
+      // served by indiestack only for uploads it has a row for: the file itself is read
+      const back = await readFile(storage.pathOf(key));
+      result = back.equals(probe) ? pass(name, 'a probe file was written, read back and deleted in the media directory') : fail(name, 'a probe file reads back different bytes', 'check the disk under INDIEWEB_MEDIA_DIR');
+    } else {
+      const response = await outbound.fetch(url);
+      result =
+        response.status === 200 && response.body.equals(probe)
+          ? pass(name, `a probe was stored, read back at ${new URL(url).origin} and deleted`)
+          : warn(name, `a probe was stored but ${url} answers ${response.status}`, 'check that media are served at their public URL (INDIEWEB_S3_PUBLIC_BASE_URL)');
+    }
   } catch (error) {
     result = warn(name, `a probe was stored but cannot be read back at its URL (${why(error)})`, 'check that media are served at their public URL; a server on this machine needs INDIEWEB_ALLOW_PRIVATE_NETWORKS for the doctor to fetch it');
   }
