@@ -11,6 +11,7 @@ import type { ModerationService } from '../webmention/moderation-service.js';
 import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
 import type { JobWorker } from '../webmention/worker.js';
+import type { Metrics } from '../operations/metrics/metrics.js';
 
 /**
  * What the plugin hangs on the host's Fastify instance as `indieweb`: the
@@ -48,4 +49,6 @@ export interface IndieWebContext {
     /** The uploads indiestack stored, by user. */
     readonly repository: MediaRepository;
   };
+  /** The metrics of this instance; null unless `config.metricsToken` is set. Serve them with `addMetricsRoute` (docs/operations.md). */
+  readonly metrics: Metrics | null;
 }

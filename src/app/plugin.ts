@@ -21,7 +21,11 @@ import type { MediaStorage } from '../contracts/media-storage.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { ClientIdValidator, UrlPolicy } from '../contracts/policies.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import { NO_METER } from '../core/meter.js';
 import { createSigner } from '../core/signing.js';
+import { createMetrics } from '../operations/metrics/metrics.js';
+import { addRequestMetrics } from '../operations/metrics/http.js';
+import { selfTestRoutes } from '../operations/doctor/http.js';
 import { createIndieAuth } from '../indieauth/feature.js';
 import { createMedia, openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
@@ -112,6 +116,12 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
 
   // storage
   const stores = createStores(database);
+  // metrics: only when a scraper may read them (INDIEWEB_METRICS_TOKEN)
+  const metrics =
+    config.metricsToken === null
+      ? null
+      : createMetrics({ webmentions: stores.webmentions, jobs: stores.jobs, clock, onCollectError: (error) => log.warn({ err: error }, 'metrics: a gauge could not be read') });
+  const meter = metrics?.meter ?? NO_METER;
 
   // features
   const csrf = createCsrf({ signer, clock, secureCookies });
@@ -128,6 +138,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     csrf,
     clientIdValidator: options.clientIdValidator,
     log,
+    meter,
   });
   const mediaStorage = options.storage ?? (await openMediaStorage(config));
   const content = await loadContent({
@@ -138,8 +149,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     database: { entries: stores.entries, clock },
     log,
   });
-  const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content });
-  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media });
+  const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content, meter });
+  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter });
   const webmention = createWebmention({
     config,
     clock,
@@ -150,7 +161,9 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     onWebmentionReceived: options.onWebmentionReceived,
     runWorker: options.worker !== false,
     log,
+    meter,
   });
+  webmention.events.on('webmention_received', () => meter.webmentionReceived());
   const admin = createAdmin({
     accounts: accounts.accounts,
     users: accounts.users,
@@ -210,6 +223,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     jobs: webmention.jobs,
     indieauth: { bearer: indieauth.bearer },
     media: { repository: media.repository },
+    metrics,
   });
   app.decorate('indieweb', decorator);
 
@@ -225,6 +239,9 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       indieauth.addMetadataRoute(child);
       await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes, limits: config.limits });
       child.setErrorHandler(defaultErrorHandler);
+      if (metrics !== null) addRequestMetrics(child, metrics);
+      // the doctor's probe: whether a bearer arrives through the public URL (never its value)
+      selfTestRoutes(child, { trustProxy: config.trustProxy });
       // an early answer (401/413 before a multipart body ends, a 404 with a body) closes the connection, in both modes
       closeUnreadBodies(child);
       await child.register(accounts.routes);

@@ -239,6 +239,8 @@ export interface Config {
   readonly files: FilesConfig;
   /** A `module#export` specifier naming replacement entry-page templates; null: the built-in ones. */
   readonly entryTemplates: string | null;
+  /** Null: metrics are off (no `/metrics`, nothing counted). */
+  readonly metricsToken: string | null;
 }
 
 export function deepFreeze<T>(value: T): T {

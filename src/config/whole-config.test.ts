@@ -73,6 +73,7 @@ describe('loadConfig, whole results', () => {
         gitRemote: 'origin',
       },
       entryTemplates: null,
+      metricsToken: null,
     });
   });
 
@@ -145,6 +146,7 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_FILES_GIT: 'PUSH',
         INDIEWEB_FILES_GIT_REMOTE: 'backup',
         INDIEWEB_ENTRY_TEMPLATES: './site-templates.js#templates',
+        INDIEWEB_METRICS_TOKEN: 'a-metrics-token-of-at-least-32-characters',
       },
     });
     expect(config).toStrictEqual({
@@ -206,6 +208,7 @@ describe('loadConfig, whole results', () => {
         gitRemote: 'backup',
       },
       entryTemplates: './site-templates.js#templates',
+      metricsToken: 'a-metrics-token-of-at-least-32-characters',
     });
   });
 

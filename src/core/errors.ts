@@ -199,3 +199,9 @@ export class ConfigError extends IndieWebError {
     super(problems.join('\n'));
   }
 }
+
+/** `backup` or `restore` refused or failed; the message says why and what to do. Nothing half-written stays behind. */
+export class BackupError extends IndieWebError {
+  readonly code = 'backup_error';
+  readonly status = 500;
+}

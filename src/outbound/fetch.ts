@@ -8,6 +8,7 @@
 import type { Agent, request as undiciRequest } from 'undici';
 import ipaddr from 'ipaddr.js';
 import { DEFAULT_OUTBOUND_TIMEOUT_S } from '../config/config.js';
+import type { OutboundOutcome } from '../core/meter.js';
 import { ForbiddenAddressError, guardedLookup, isPublicAddress } from './address-guard.js';
 
 export const MAX_REDIRECTS = 5;
@@ -21,6 +22,8 @@ export interface OutboundOptions {
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
   readonly userAgent?: string;
+  /** Told how each fetch ended (metrics). */
+  readonly onOutcome?: (outcome: OutboundOutcome) => void;
 }
 
 export interface OutboundRequest {
@@ -180,8 +183,24 @@ export function createOutbound(options: OutboundOptions) {
     }
   }
 
+  const onOutcome = options.onOutcome;
+  const counted =
+    onOutcome === undefined
+      ? fetchUrl
+      : async (target: string, request?: OutboundRequest): Promise<OutboundResponse> => {
+          try {
+            const response = await fetchUrl(target, request);
+            onOutcome(`${Math.min(Math.max(Math.floor(response.status / 100), 2), 5)}xx` as OutboundOutcome);
+            return response;
+          } catch (error) {
+            // not transient: refused by a rule (address, scheme, size, redirects) rather than a network that failed
+            onOutcome(error instanceof OutboundError && !error.transient ? 'refused' : 'failed');
+            throw error;
+          }
+        };
+
   return {
-    fetch: fetchUrl,
+    fetch: counted,
     async close(): Promise<void> {
       if (client !== null) await (await client).dispatcher.close();
     },

@@ -4,6 +4,7 @@
  * the `webmention_received` events.
  * @module
  */
+import { NO_METER, type Meter } from '../core/meter.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Accounts } from '../contracts/accounts.js';
@@ -22,7 +23,7 @@ import type { Stores } from '../storage/stores.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { WebmentionEvents, type WebmentionReceivedEvent } from './events.js';
 import { createWebmentionOwnership } from './ownership.js';
-import { createWebmentionProcessor } from './process.js';
+import { createWebmentionProcessor, type WebmentionProcessor } from './process.js';
 import { webmentionRoutes } from './routes.js';
 import { bareHost, createWebmentionService, VERIFY_JOB, type WebmentionService } from './service.js';
 import { createJobWorker, type JobWorker } from './worker.js';
@@ -67,6 +68,23 @@ function webhookEventOf(before: WebmentionRecord, after: WebmentionRecord): 'ver
   return null;
 }
 
+/** The processor, telling the meter how each attempt ended (a transient failure is a retry). */
+function meteredProcessor(processor: WebmentionProcessor, meter: Meter): WebmentionProcessor {
+  return {
+    ...processor,
+    async process(record) {
+      try {
+        const outcome = await processor.process(record);
+        meter.webmentionProcessed(outcome.status);
+        return outcome;
+      } catch (error) {
+        meter.webmentionProcessed('retry');
+        throw error;
+      }
+    },
+  };
+}
+
 export function createWebmention(deps: {
   config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds' | 'webmentionModeration'>;
   clock: Clock;
@@ -80,9 +98,12 @@ export function createWebmention(deps: {
   /** Run the verification worker in this process. */
   runWorker: boolean;
   log: FastifyBaseLogger;
+  /** @defaultValue counts nothing */
+  meter?: Meter;
 }): WebmentionFeature {
   const { config, clock, stores, accounts, handler, log } = deps;
-  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000 });
+  const meter = deps.meter ?? NO_METER;
+  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, onOutcome: meter.outboundFetch });
   const events = new WebmentionEvents();
   if (deps.onWebmentionReceived !== undefined) events.on('webmention_received', deps.onWebmentionReceived);
   const baseHost = bareHost(new URL(config.baseUrl).hostname);
@@ -113,7 +134,7 @@ export function createWebmention(deps: {
   const service = createWebmentionService({
     webmentions: stores.webmentions,
     jobs: stores.jobs,
-    processor: createWebmentionProcessor({ webmentions: stores.webmentions, outbound, clock }),
+    processor: meteredProcessor(createWebmentionProcessor({ webmentions: stores.webmentions, outbound, clock }), meter),
     events,
     clock,
     baseUrl: config.baseUrl,

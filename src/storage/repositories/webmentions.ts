@@ -198,6 +198,16 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       return { items: (await page.execute()).map(toWebmention), total: Number(count?.n ?? 0) };
     },
 
+    /** How many mentions are in each status; for the metrics. */
+    async countByStatus(): Promise<Record<string, number>> {
+      const rows = await db
+        .selectFrom('indieweb_webmention')
+        .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
+        .groupBy('status')
+        .execute();
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+    },
+
     /** Mentions of a target host (without `www.`) still waiting for their first processing. */
     async countPending(targetHost: string): Promise<number> {
       const row = await db
