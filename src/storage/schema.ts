@@ -14,6 +14,8 @@ export interface UserTable {
   session_epoch: number;
   created_at: string;
   updated_at: string;
+  /** 1: password sign-in is refused, only passkeys sign in (0010). */
+  passwordless: ColumnType<number, number | undefined, number>;
 }
 
 export interface UserProfileUrlTable {
@@ -122,6 +124,33 @@ export interface ProfileTable {
   updated_at: string;
 }
 
+export interface PasskeyTable {
+  id: string;
+  user_id: string;
+  /** base64url, as the authenticator names the credential. */
+  credential_id: string;
+  /** COSE public key, base64url. */
+  public_key: string;
+  /** bigint: PostgreSQL returns it as a string. */
+  counter: ColumnType<number | string, number, number>;
+  /** JSON array of transport hints. */
+  transports: string;
+  name: string;
+  device_type: string;
+  backed_up: number;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface WebauthnChallengeTable {
+  id: string;
+  challenge: string;
+  purpose: string;
+  user_id: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   indieweb_user: UserTable;
   indieweb_user_profile_url: UserProfileUrlTable;
@@ -132,6 +161,8 @@ export interface Database {
   indieweb_job: JobTable;
   indieweb_profile: ProfileTable;
   indieweb_refresh_token: RefreshTokenTable;
+  indieweb_passkey: PasskeyTable;
+  indieweb_webauthn_challenge: WebauthnChallengeTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -146,3 +177,5 @@ export type MediaRow = Selectable<MediaTable>;
 export type WebmentionRow = Selectable<WebmentionTable>;
 export type JobRow = Selectable<JobTable>;
 export type RefreshTokenRow = Selectable<RefreshTokenTable>;
+export type PasskeyRow = Selectable<PasskeyTable>;
+export type WebauthnChallengeRow = Selectable<WebauthnChallengeTable>;

@@ -8,10 +8,12 @@ import type { DatabaseHandle } from './connect.js';
 import { createAuthCodesRepository, type AuthCodesRepository } from './repositories/auth-codes.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.js';
 import { createMediaRepository, type MediaRepository } from './repositories/media.js';
+import { createPasskeysRepository, type PasskeysRepository } from './repositories/passkeys.js';
 import { createProfilesRepository, type ProfilesRepository } from './repositories/profiles.js';
 import { createRefreshTokensRepository, type RefreshTokensRepository } from './repositories/refresh-tokens.js';
 import { createTokensRepository, type TokensRepository } from './repositories/tokens.js';
 import { createUsersRepository, type UsersRepository } from './repositories/users.js';
+import { createWebauthnChallengesRepository, type WebauthnChallengesRepository } from './repositories/webauthn-challenges.js';
 import { createWebmentionsRepository, type WebmentionsRepository } from './repositories/webmentions.js';
 import { createTransactor, type Transactor } from './unit-of-work.js';
 
@@ -27,6 +29,8 @@ export interface Stores {
   readonly profiles: ProfilesRepository;
   readonly webmentions: WebmentionsRepository;
   readonly jobs: JobsRepository;
+  readonly passkeys: PasskeysRepository;
+  readonly webauthnChallenges: WebauthnChallengesRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
@@ -44,6 +48,8 @@ export function createStores(database: DatabaseHandle): Stores {
     profiles: createProfilesRepository(db),
     webmentions: createWebmentionsRepository(db),
     jobs: createJobsRepository(db, dialect),
+    passkeys: createPasskeysRepository(db),
+    webauthnChallenges: createWebauthnChallengesRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };
