@@ -167,6 +167,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     config,
     accounts: accounts.accounts,
     users: accounts.users,
+    passkeys: accounts.passkeys,
     tokens: indieauth.tokens,
     profiles: profile.service,
     webmention: webmention.service,
