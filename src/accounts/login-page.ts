@@ -46,7 +46,7 @@ ${csrfField(csrfToken)}
 <input type="hidden" name="challenge_id" value="">
 <input type="hidden" name="response" value="">
 <p>Your device asks for your fingerprint, face or PIN; no user name needed.</p>
-<p class="error" role="alert" data-passkey-error hidden></p>
+<p role="alert" data-passkey-error hidden></p>
 <button type="submit">Sign in with a passkey</button>
 </form>
 </main>`,

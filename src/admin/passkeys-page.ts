@@ -44,7 +44,7 @@ function addForm(csrf: string, problem: Problem | undefined): SafeHtml {
 ${csrfField(csrf)}<input type="hidden" name="challenge_id" value=""><input type="hidden" name="response" value="">
 <label for="passkey-name">Name (the device or password manager that holds it)</label>
 <input type="text" id="passkey-name" name="name" maxlength="${MAX_PASSKEY_NAME_LENGTH}" autocomplete="off" value="${problem?.name ?? ''}"${nameError === '' ? '' : html` aria-invalid="true"`}>${nameError}
-<p class="error" role="alert" data-passkey-error${addError === '' ? html` hidden` : ''}>${addError}</p>
+<p role="alert" data-passkey-error${addError === '' ? html` hidden` : html` class="error"`}>${addError}</p>
 <button type="submit">Add a passkey</button>
 </form>`;
 }

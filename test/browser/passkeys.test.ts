@@ -11,6 +11,16 @@ import { addAlice, PASSWORD, S256_CHALLENGE } from '../helpers/indieauth.js';
 
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
+/** axe-core, evaluated in the page through the DevTools Protocol (which a page's CSP does not govern). */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The serious and critical accessibility violations axe finds on the page shown. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(`${AXE};0`);
+  const results = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] };
+  return results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
+}
+
 /** The library's browser bundle, for the look-alike page (it has no CSP of ours). */
 const BUNDLE = readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
 
@@ -120,6 +130,7 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await expect(page.locator('table tbody tr td').first().textContent()).resolves.toBe('Test laptop');
     await expect(page.locator('table tbody tr td').nth(2).textContent()).resolves.toBe('never');
     await screenshot(page, 'admin-passkeys');
+    expect(await seriousViolations(page)).toEqual([]);
     const [stored] = await passkeysOf();
     expect(stored).toMatchObject({ name: 'Test laptop', lastUsedAt: null });
     // what is stored is the public key: the authenticator keeps the private one
@@ -141,6 +152,7 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await page.goto(`${base}/indieweb/auth/?${query.toString()}`);
     expect(new URL(page.url()).pathname).toBe('/indieweb/login/');
     await screenshot(page, 'login-passkey');
+    expect(await seriousViolations(page)).toEqual([]);
     await clickPasskeySignIn();
     await page.waitForURL((url) => url.pathname === '/indieweb/auth/');
     await page.click('button[value=approve]');
@@ -244,6 +256,18 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await clickPasskeySignIn();
     await page.waitForURL(`${base}/indieweb/login/passkey`);
     await expect(page.locator('main').textContent()).resolves.toContain('This passkey is not registered here (it may have been removed).');
+  });
+
+  it('a ceremony the authenticator refuses (the person did not verify) says so on the page, and nothing is added', async () => {
+    await removeAllPasskeys();
+    await signInWithPassword();
+    await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
+    await page.fill('#passkey-name', 'Not verified');
+    await page.click('#passkey-add button[type=submit]');
+    await expect(page.locator('#passkey-add [data-passkey-error]').textContent()).resolves.toBe('The passkey request was cancelled or timed out. Try again.');
+    await expect(page.locator('#passkey-name').inputValue()).resolves.toBe('Not verified');
+    expect(await passkeysOf()).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('turns passkey-only sign-in on: the password is refused, the last passkey cannot be removed', async () => {

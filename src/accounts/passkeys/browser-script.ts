@@ -19,6 +19,7 @@ export const PASSKEYS_SCRIPT = String.raw`(function () {
     var box = form.querySelector('[data-passkey-error]');
     if (box === null) return;
     box.textContent = message;
+    box.className = 'error';
     box.hidden = false;
   }
 
