@@ -29,6 +29,10 @@ const NOTICES: Readonly<Record<string, string>> = {
   'rule-removed': 'Rule removed.',
   webhook: 'Webhook saved.',
   sent: 'Delivery queued.',
+  'passkey-added': 'Passkey added.',
+  'passkey-removed': 'Passkey removed.',
+  'passwordless-on': 'Your password no longer signs you in: only your passkeys do.',
+  'passwordless-off': 'Your password signs you in again.',
 };
 export type Done = keyof typeof NOTICES;
 
@@ -39,12 +43,16 @@ const PAGES: readonly NavLink[] = [
   { href: `${ADMIN}/media/`, label: 'Media' },
 ];
 const ACCOUNT: NavLink = { href: `${ADMIN}/account/`, label: 'Account' };
+const PASSKEYS: NavLink = { href: `${ADMIN}/passkeys/`, label: 'Passkeys' };
 
 export interface AdminPage {
   readonly title: string;
   readonly content: SafeHtml;
   /** @defaultValue 200 */
   readonly status?: number;
+  /** Our scripts the page loads, and what they may fetch (see `PageOptions`). */
+  readonly scripts?: readonly string[];
+  readonly connect?: readonly string[];
 }
 
 export function sendAdminPage(request: FastifyRequest, reply: FastifyReply, page: AdminPage): FastifyReply {
@@ -55,11 +63,13 @@ export function sendAdminPage(request: FastifyRequest, reply: FastifyReply, page
     link.href === `${ADMIN}/webmentions/` && session.heldMentions > 0 ? { href: `${ADMIN}/webmentions/?approval=held`, label: `Webmentions (${session.heldMentions} waiting)` } : link,
   );
   const nav = navigation({
-    links: session.hasAccountPage ? [...pages, ACCOUNT] : pages,
+    links: session.hasAccountPage ? [...pages, PASSKEYS, ACCOUNT] : pages,
     end: buttonForm({ action: '/indieweb/logout/', csrf: session.csrf, label: 'Sign out' }),
   });
   return sendPage(reply, page.status ?? 200, {
     title: page.title,
+    ...(page.scripts === undefined ? {} : { scripts: page.scripts }),
+    ...(page.connect === undefined ? {} : { connect: page.connect }),
     body: layout({ nav, heading: page.title, message: message === undefined ? '' : notice(message), content: page.content }),
   });
 }

@@ -9,6 +9,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
+import type { PasskeyService } from '../accounts/passkeys/service.js';
 import type { UserService } from '../accounts/user-service.js';
 import type { Accounts } from '../contracts/accounts.js';
 import { readParam } from '../core/params.js';
@@ -28,6 +29,7 @@ import { accountPage } from './account-page.js';
 import { appsPage } from './apps-page.js';
 import { ADMIN, sendAdminPage } from './layout.js';
 import { mediaPage } from './media-page.js';
+import { passkeysPage } from './passkeys-page.js';
 import { profilePage } from './profile-page.js';
 import { webmentionSettingsPage } from './webmention-settings-page.js';
 import { webmentionsPage } from './webmentions-page.js';
@@ -36,6 +38,8 @@ export interface AdminDeps {
   readonly accounts: Accounts;
   /** The built-in accounts (the account page); null when the host brings its own. */
   readonly users: UserService | null;
+  /** Passkeys of the built-in accounts (the Passkeys page); null when the host brings its own accounts. */
+  readonly passkeys: PasskeyService | null;
   /** The account page's password change is guessed like a sign-in: the same throttle. */
   readonly signInThrottle: FailureThrottle;
   readonly csrf: Csrf;
@@ -64,6 +68,7 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
       mediaPage(pages, { media: deps.media, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
+      if (users !== null && deps.passkeys !== null) passkeysPage(pages, { users, passkeys: deps.passkeys, baseUrl });
     },
     { prefix: '/admin' },
   );

@@ -1,3 +1,4 @@
+import type { PasskeyService } from '../accounts/passkeys/service.js';
 import type { UserService } from '../accounts/user-service.js';
 import type { Config } from '../config/config.js';
 import type { Accounts } from '../contracts/accounts.js';
@@ -25,6 +26,8 @@ export interface IndieWebContext {
   readonly accounts: Accounts;
   /** The built-in accounts; null when the host passed its own {@link Accounts}. */
   readonly users: UserService | null;
+  /** Passkeys of the built-in accounts (list, remove, passkey-only sign-in); null with the host's accounts. */
+  readonly passkeys: PasskeyService | null;
   /** Issue, list, validate and revoke access tokens. */
   readonly tokens: TokenService;
   /** Read and update a user's h-card. */

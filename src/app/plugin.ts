@@ -125,7 +125,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
 
   // features
   const csrf = createCsrf({ signer, clock, secureCookies });
-  const accounts = createAccounts({ host: options.accounts, repository: stores.users, config, signer, clock, csrf, secureCookies });
+  const accounts = createAccounts({ host: options.accounts, repository: stores.users, passkeyStores: { passkeys: stores.passkeys, challenges: stores.webauthnChallenges }, config, signer, clock, csrf, secureCookies });
   const profile = createProfile({ repository: stores.profiles, clock, users: accounts.users, baseUrl: config.baseUrl });
   const indieauth = await createIndieAuth({
     config,
@@ -167,6 +167,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   const admin = createAdmin({
     accounts: accounts.accounts,
     users: accounts.users,
+    passkeys: accounts.passkeys,
     signInThrottle: accounts.signInThrottle,
     csrf,
     baseUrl: config.baseUrl,
@@ -213,6 +214,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     config,
     accounts: accounts.accounts,
     users: accounts.users,
+    passkeys: accounts.passkeys,
     tokens: indieauth.tokens,
     profiles: profile.service,
     webmention: webmention.service,

@@ -14,6 +14,8 @@ export interface UserTable {
   session_epoch: number;
   created_at: string;
   updated_at: string;
+  /** 1: password sign-in is refused, only passkeys sign in (0010). */
+  passwordless: ColumnType<number, number | undefined, number>;
 }
 
 export interface UserProfileUrlTable {
@@ -204,6 +206,33 @@ export interface EntryTable {
   slug_number: number;
 }
 
+export interface PasskeyTable {
+  id: string;
+  user_id: string;
+  /** base64url, as the authenticator names the credential. */
+  credential_id: string;
+  /** COSE public key, base64url. */
+  public_key: string;
+  /** bigint: PostgreSQL returns it as a string. */
+  counter: ColumnType<number | string, number, number>;
+  /** JSON array of transport hints. */
+  transports: string;
+  name: string;
+  device_type: string;
+  backed_up: number;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface WebauthnChallengeTable {
+  id: string;
+  challenge: string;
+  purpose: string;
+  user_id: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   indieweb_user: UserTable;
   indieweb_user_profile_url: UserProfileUrlTable;
@@ -220,6 +249,8 @@ export interface Database {
   indieweb_webmention_rule: WebmentionRuleTable;
   indieweb_webhook_delivery: WebhookDeliveryTable;
   indieweb_webmention_outgoing: WebmentionOutgoingTable;
+  indieweb_passkey: PasskeyTable;
+  indieweb_webauthn_challenge: WebauthnChallengeTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -239,3 +270,5 @@ export type WebmentionAccountRow = Selectable<WebmentionAccountTable>;
 export type WebmentionRuleRow = Selectable<WebmentionRuleTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
 export type WebmentionOutgoingRow = Selectable<WebmentionOutgoingTable>;
+export type PasskeyRow = Selectable<PasskeyTable>;
+export type WebauthnChallengeRow = Selectable<WebauthnChallengeTable>;

@@ -9,10 +9,12 @@ import { createAuthCodesRepository, type AuthCodesRepository } from './repositor
 import { createEntriesRepository, type EntriesRepository } from './repositories/entries.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.js';
 import { createMediaRepository, type MediaRepository } from './repositories/media.js';
+import { createPasskeysRepository, type PasskeysRepository } from './repositories/passkeys.js';
 import { createProfilesRepository, type ProfilesRepository } from './repositories/profiles.js';
 import { createRefreshTokensRepository, type RefreshTokensRepository } from './repositories/refresh-tokens.js';
 import { createTokensRepository, type TokensRepository } from './repositories/tokens.js';
 import { createUsersRepository, type UsersRepository } from './repositories/users.js';
+import { createWebauthnChallengesRepository, type WebauthnChallengesRepository } from './repositories/webauthn-challenges.js';
 import { createWebmentionsRepository, type WebmentionsRepository } from './repositories/webmentions.js';
 import { createWebmentionAccountsRepository, type WebmentionAccountsRepository } from './repositories/webmention-accounts.js';
 import { createWebmentionRulesRepository, type WebmentionRulesRepository } from './repositories/webmention-rules.js';
@@ -39,6 +41,8 @@ export interface Stores {
   readonly webmentionRules: WebmentionRulesRepository;
   /** Webhook deliveries and their outcomes. */
   readonly webhookDeliveries: WebhookDeliveriesRepository;
+  readonly passkeys: PasskeysRepository;
+  readonly webauthnChallenges: WebauthnChallengesRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
@@ -60,6 +64,8 @@ export function createStores(database: DatabaseHandle): Stores {
     webmentionAccounts: createWebmentionAccountsRepository(db),
     webmentionRules: createWebmentionRulesRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
+    passkeys: createPasskeysRepository(db),
+    webauthnChallenges: createWebauthnChallengesRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };

@@ -8,6 +8,7 @@ import * as m0006 from './0006-code-grants.js';
 import * as m0007 from './0007-webmention-owner.js';
 import * as m0008 from './0008-entries.js';
 import * as m0009 from './0009-webmention-api.js';
+import * as m0010 from './0010-passkeys.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -20,4 +21,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0007-webmention-owner': m0007,
   '0008-entries': m0008,
   '0009-webmention-api': m0009,
+  '0010-passkeys': m0010,
 });
