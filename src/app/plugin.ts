@@ -38,6 +38,7 @@ import { deferJsonErrors, registerBodyParsers } from '../web/body-parsers.js';
 import { closeUnreadBodies } from '../web/client-errors.js';
 import { createCsrf } from '../web/csrf.js';
 import { defaultErrorHandler } from '../web/error-handler.js';
+import { stylesheetRoute } from '../web/ui/stylesheet.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import { createWebmention } from '../webmention/feature.js';
 import './augment.js';
@@ -246,6 +247,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       selfTestRoutes(child, { trustProxy: config.trustProxy });
       // an early answer (401/413 before a multipart body ends, a 404 with a body) closes the connection, in both modes
       closeUnreadBodies(child);
+      stylesheetRoute(child);
       await child.register(accounts.routes);
       await child.register(webmention.routes);
       await child.register(profile.routes);
