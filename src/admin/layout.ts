@@ -20,6 +20,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   reprocessed: 'Webmention checked again.',
   spam: 'Webmention marked as spam.',
   deleted: 'Deleted.',
+  uploaded: 'Uploaded: the file is first in the list below.',
   password: 'Password changed. Other sessions were signed out.',
   token: 'New API token made. The old one no longer works.',
   approved: 'Webmention approved.',

@@ -15,6 +15,8 @@ import type { Accounts } from '../contracts/accounts.js';
 import { readParam } from '../core/params.js';
 import type { FailureThrottle } from '../core/throttle.js';
 import type { TokenService } from '../indieauth/token-service.js';
+import type { MediaConfig } from '../config/config.js';
+import type { FormUpload } from '../media/form-upload.js';
 import type { MediaLibrary } from '../media/library.js';
 import type { ProfileService } from '../profile/service.js';
 import type { Csrf } from '../web/csrf.js';
@@ -26,7 +28,7 @@ import type { ModerationService } from '../webmention/moderation-service.js';
 import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
 import { accountPage } from './account-page.js';
-import { appsPage } from './apps-page.js';
+import { appsPage, type AppsPageDeps } from './apps-page.js';
 import { ADMIN, sendAdminPage } from './layout.js';
 import { mediaPage } from './media-page.js';
 import { passkeysPage } from './passkeys-page.js';
@@ -45,6 +47,8 @@ export interface AdminDeps {
   readonly csrf: Csrf;
   readonly baseUrl: string;
   readonly tokens: TokenService;
+  /** What apps say about themselves (the Apps page shows their names). */
+  readonly clientInfo: AppsPageDeps['clientInfo'];
   readonly profiles: ProfileService;
   readonly webmentions: WebmentionService;
   /** The read tokens of the webmention.io-compatible API. */
@@ -52,6 +56,10 @@ export interface AdminDeps {
   readonly webmentionModeration: ModerationService;
   readonly webhooks: Webhooks;
   readonly media: MediaLibrary;
+  /** Stores the file of the Media page's upload form. */
+  readonly mediaUpload: FormUpload;
+  /** What the upload form tells about the limits. */
+  readonly mediaLimits: Pick<MediaConfig, 'maxUploadBytes' | 'allowedTypes'>;
 }
 
 export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promise<void> {
@@ -63,10 +71,10 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
     async (pages) => {
       guardAdminPages(pages, { accounts: deps.accounts, csrf: deps.csrf, hasAccountPage: users !== null, countHeld: (userId) => deps.webmentionModeration.countHeld(userId) });
       profilePage(pages, { profiles: deps.profiles, baseUrl });
-      appsPage(pages, { tokens: deps.tokens, baseUrl });
+      appsPage(pages, { tokens: deps.tokens, clientInfo: deps.clientInfo, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });
       webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
-      mediaPage(pages, { media: deps.media, baseUrl });
+      mediaPage(pages, { media: deps.media, upload: deps.mediaUpload, limits: deps.mediaLimits, csrf: deps.csrf, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
       if (users !== null && deps.passkeys !== null) passkeysPage(pages, { users, passkeys: deps.passkeys, baseUrl });
     },
@@ -89,7 +97,9 @@ function guardAdminPages(app: FastifyInstance, deps: { accounts: Accounts; csrf:
     // the navigation shows how many mentions wait for approval; a page that only redirects does not need it
     const heldMentions = request.method === 'GET' ? await deps.countHeld(user.id) : 0;
     request.adminSession = { user, csrf: csrf.tokenFor(request, reply, user.id), hasAccountPage, heldMentions };
-    if (request.method === 'POST' && !csrf.isValid(request, user.id, readParam(request.body, CSRF_FIELD))) {
+    // an upload form's token is in its multipart body, which only the route reads: the route checks it before storing anything
+    const checkedByRoute = (request.routeOptions.config as { csrfInMultipart?: boolean } | undefined)?.csrfInMultipart === true;
+    if (request.method === 'POST' && !checkedByRoute && !csrf.isValid(request, user.id, readParam(request.body, CSRF_FIELD))) {
       request.log.info('admin form rejected: csrf token missing or expired');
       await sendAdminPage(request, reply, {
         title: 'Form expired',

@@ -173,12 +173,15 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     csrf,
     baseUrl: config.baseUrl,
     tokens: indieauth.tokens,
+    clientInfo: indieauth.clientInfo,
     profiles: profile.service,
     webmentions: webmention.service,
     webmentionTokens: webmention.readTokens,
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
     media: media.library,
+    mediaUpload: media.formUpload,
+    mediaLimits: config.media,
   });
 
   const entries = createEntries({

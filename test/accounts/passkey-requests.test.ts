@@ -154,7 +154,7 @@ describe('admin Passkeys page requests', () => {
     const { csp, body } = await page();
     expect(csp).toContain(`connect-src ${BASE}/indieweb/admin/passkeys/options;`);
     expect(body).toContain('No passkeys yet.');
-    expect(body).toContain('<a href="/indieweb/admin/passkeys/">Passkeys</a>');
+    expect(body).toContain('<a href="/indieweb/admin/passkeys/" aria-current="page">Passkeys</a>');
   });
 
   it('200 registration options for the signed-in user behind the CSRF token, 403 without it', async () => {
