@@ -6,7 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import { html, sendPage, type SafeHtml } from '../web/html.js';
 import { csrfField } from '../web/ui/csrf-form.js';
-import { layout } from '../web/ui/layout.js';
+import { layout, navigation } from '../web/ui/layout.js';
 import { passkeyScripts } from './passkeys/assets.js';
 import { PASSKEY_SIGN_IN_OPTIONS_PATH, PASSKEY_SIGN_IN_PATH } from './passkeys/paths.js';
 
@@ -28,6 +28,7 @@ export function sendLoginPage(reply: FastifyReply, status: number, options: Logi
     scripts: passkeyScripts(baseUrl),
     connect: [`${baseUrl}${PASSKEY_SIGN_IN_OPTIONS_PATH}`],
     body: layout({
+      nav: navigation({}),
       heading: 'Sign in',
       className: 'auth',
       content: html`<p class="lead">Sign in to manage your site and to approve the apps that sign in with your web address.</p>

@@ -11,8 +11,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 
-// Colours (contrast ratios against --surface and --bg): --fg ≥ 14:1, --muted ≥ 6:1, --accent ≥ 6:1,
-// --danger/--ok/--warn text on their own backgrounds ≥ 5:1, in both schemes.
+// Colours, contrast measured in both schemes (WCAG AA asks 4.5:1 for text, 3:1 for field borders): --fg on
+// --bg/--surface/--code-bg ≥ 13.8:1; --muted ≥ 6:1; --accent (links) ≥ 5.5:1, also on --accent-soft; --accent-fg on
+// --accent ≥ 6.3:1; --danger/--ok/--warn on their own backgrounds ≥ 6.2:1.
 export const UI_STYLESHEET = `
 :root{color-scheme:light dark;
 --bg:#f4f5f7;--surface:#fff;--fg:#1b1d21;--muted:#555a64;--line:#d3d6dc;--accent:#0b57d0;--accent-fg:#fff;--accent-soft:#e8f0fe;
@@ -79,7 +80,9 @@ button.secondary,button[value=deny]{background:var(--surface);color:var(--accent
 button.danger,button[value=delete]{background:var(--surface);color:var(--danger);border-color:var(--danger)}
 .filters{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:end}
 .filters>div{flex:1 1 12rem;max-width:24rem}
-.filters button{margin-bottom:.05rem}
+.filters label{margin-top:.5rem}
+.filters select,.filters input{height:2.75rem}
+.filters button{margin-bottom:0;height:2.75rem}
 /* messages */
 .error,.notice,.warning-box{border-radius:var(--radius);padding:.6rem .9rem;margin:.75rem 0}
 .error{background:var(--danger-bg);color:var(--danger);border-left:4px solid var(--danger)}
@@ -106,6 +109,7 @@ ul.media{grid-template-columns:repeat(auto-fill,minmax(min(100%,16rem),1fr))}
 .client h2{margin:0 0 .25rem;display:flex;align-items:center;gap:.6rem}
 .client h2 img{width:2rem;height:2rem;border-radius:.4rem;object-fit:cover}
 .client .client-id{margin:0 0 .75rem;color:var(--muted)}
+.client>form button{background:var(--surface);color:var(--danger);border-color:var(--danger)}
 /* tables: rows become labelled cards on phones */
 table{border-collapse:collapse;width:100%;font-size:.95rem;margin:.5rem 0}
 th,td{border-bottom:1px solid var(--line);padding:.5rem .6rem;text-align:left;vertical-align:top}
