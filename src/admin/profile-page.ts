@@ -86,7 +86,7 @@ ${rejected?.from === 'json' ? errorSummary(problems, 'json-problems') : ''}
 ${postForm({
   action: `${ADMIN}/profile/json`,
   csrf,
-  content: html`<label for="field-json">h-card JSON</label><textarea id="field-json" name="h_card" rows="12" class="mono"${rejected?.from === 'json' && problems.length > 0 ? html` aria-invalid="true" aria-describedby="json-problems"` : ''}>${rejected?.json ?? JSON.stringify(card, null, 2)}</textarea><button type="submit">Save JSON</button>`,
+  content: html`<label for="field-json">h-card JSON</label><textarea id="field-json" name="h_card" rows="12"${rejected?.from === 'json' && problems.length > 0 ? html` aria-invalid="true" aria-describedby="json-problems"` : ''}>${rejected?.json ?? JSON.stringify(card, null, 2)}</textarea><button type="submit">Save JSON</button>`,
 })}
 </section>
 </div>`;

@@ -252,10 +252,10 @@ describe('admin profile editor', () => {
     const before = await snapshot(t);
     const response = await jsonPost(text);
     expect(response.statusCode).toBe(400);
-    expect(response.body).toContain('<div class="error" role="alert"><p>Nothing was saved:</p>');
+    expect(response.body).toContain('<div class="error" id="json-problems" role="alert"><p>Nothing was saved:</p>');
     expect(response.body.indexOf(message)).toBeGreaterThan(response.body.indexOf('<h2>Raw h-card (JSON)</h2>'));
     expect(response.body).toContain(message);
-    expect(textBetween(response.body, '<textarea id="field-json" name="h_card" rows="12">', '</textarea>')).toBe(text);
+    expect(textBetween(response.body, '<textarea id="field-json" name="h_card" rows="12" aria-invalid="true" aria-describedby="json-problems">', '</textarea>')).toBe(text);
     expect(response.body).not.toContain('<script>');
     expect(await snapshot(t)).toEqual(before);
   });

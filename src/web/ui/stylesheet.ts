@@ -36,7 +36,7 @@ h1{font-size:clamp(1.5rem,1.2rem + 1.2vw,2rem);line-height:1.2;margin:0 0 1rem}
 h2{font-size:1.25rem;line-height:1.3;margin:2rem 0 .75rem}
 h3{font-size:1.05rem;margin:1.5rem 0 .5rem}
 p{margin:.5rem 0}
-code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+code,pre,.mono,#field-json{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 code{background:var(--code-bg);padding:.05rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
 pre{background:var(--code-bg);padding:.75rem 1rem;border-radius:var(--radius);overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 pre code{background:none;padding:0}
