@@ -51,13 +51,14 @@ time{white-space:nowrap}
 .site-bar nav a:hover{background:var(--accent-soft)}
 .site-bar nav a[aria-current=page]{background:var(--accent-soft);color:var(--accent);font-weight:600}
 .site-bar nav form{margin-left:auto}
+@media (max-width:44rem){.site-bar nav{padding:.5rem .75rem;gap:.15rem .25rem}.site-bar nav>strong{margin-right:.25rem}.site-bar nav a{padding:.3rem .45rem}}
 main{max-width:76rem;margin:0 auto;padding:1.5rem 1.25rem 4rem}
 main.narrow{max-width:34rem}
 main.medium{max-width:46rem}
 /* panels and columns: one column on phones, side by side on a desktop */
 .panel,.client,.mention,.media-item,section.card{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem;box-shadow:var(--shadow)}
 .panel>h2:first-child,.client>h2:first-child,section.card>h2:first-child{margin-top:0}
-.columns{display:grid;gap:1.25rem;align-items:start}
+.columns{display:grid;gap:1.25rem;align-items:start;margin-top:1rem}
 .stack{display:grid;gap:1rem}
 @media (min-width:60rem){.columns{grid-template-columns:repeat(2,minmax(0,1fr))}.columns.wide-first{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}}
 .lead{color:var(--muted);max-width:46rem}
