@@ -79,7 +79,7 @@ export function editPages(app: FastifyInstance, deps: WritePagesDeps): void {
     );
     return sendAdminPage(request, reply, {
       title: `Edit: ${POST_TYPE_FORMS[shown.values.type].label}`,
-      content: html`<p>Editing <a href="${shown.url}">${shown.url}</a> · <a href="${POSTS_PATH}">Back to the posts</a></p>${form}`,
+      content: html`<p>Editing <a href="${shown.url}"><code>${shown.url}</code></a> · <a href="${POSTS_PATH}">Back to the posts</a></p>${form}`,
       status: shown.status ?? 200,
       scripts: [`${baseUrl}${WRITE_SCRIPT_PATH}`],
       connect: [`${baseUrl}${CITE_PATH}`],
