@@ -5,6 +5,7 @@
  * exact update operations, delete and restore.
  */
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { HostUser } from '../../src/contracts/accounts.js';
@@ -509,3 +510,44 @@ async function sourceList(t: AdminTestApp, user: HostUser): Promise<unknown> {
 function hiddenUrls(body: string): string[] {
   return [...body.matchAll(/name="url" value="([^"]+)"/g)].map((match) => match[1]!);
 }
+
+describe('what a cited URL is (through the outbound guard)', () => {
+  let server: http.Server;
+  let pageUrl: string;
+
+  beforeAll(async () => {
+    server = http.createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end('<!doctype html><title>Tab title</title><article class="h-entry"><h1 class="p-name">A post worth a reply</h1><a class="p-author h-card" href="/">Ada Lovelace</a></article>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    pageUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/post`;
+  });
+  afterAll(() => server?.close());
+
+  it('Preview names the cited page by its microformats title and author; the script\'s JSON says the same', async () => {
+    const t = await buildAdminApp({ INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' });
+    try {
+      const alice = await addUser(t, 'alice');
+      const preview = await submit(t, alice.jar, '/write/?type=reply', '/write/', { type: 'reply', 'in-reply-to': pageUrl, content: 'Hm.', intent: 'preview' });
+      expect(preview.statusCode).toBe(200);
+      expect(preview.body).toContain('You are citing <cite>A post worth a reply</cite> by Ada Lovelace.');
+      const json = await submit(t, alice.jar, '/write/', '/write/cite', { url: pageUrl });
+      expect(json.json()).toEqual({ ok: true, url: pageUrl, title: 'A post worth a reply', author: 'Ada Lovelace', authorUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/) });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a private address is refused by the guard, and said so next to the field', async () => {
+    const t = await buildAdminApp();
+    try {
+      const alice = await addUser(t, 'alice');
+      const preview = await submit(t, alice.jar, '/write/?type=like', '/write/', { type: 'like', 'like-of': pageUrl, intent: 'preview' });
+      expect(preview.statusCode).toBe(200);
+      expect(preview.body).toMatch(/<p data-write-citation class="error">The page could not be fetched: refusing to connect to 127\.0\.0\.1: not a public address\.<\/p>/);
+    } finally {
+      await t.close();
+    }
+  });
+});
