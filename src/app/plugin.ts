@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createAccounts } from '../accounts/feature.js';
 import { createAdmin } from '../admin/feature.js';
+import { CITE_MAX_BYTES } from '../admin/write/cite.js';
 import { createEntries } from '../entries/feature.js';
 import { loadEntryTemplates, type EntryPagesOption } from '../entries/load-templates.js';
 import type { Config } from '../config/config.js';
@@ -31,6 +32,7 @@ import { createMedia, openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
 import { loadContent } from '../micropub/content.js';
 import { createMicropub } from '../micropub/feature.js';
+import { createOutbound } from '../outbound/fetch.js';
 import { createProfile } from '../profile/feature.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { createStores } from '../storage/stores.js';
@@ -164,6 +166,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     meter,
   });
   webmention.events.on('webmention_received', () => meter.webmentionReceived());
+  // the admin's Write area looks at the pages a post cites (title, author)
+  const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
   const admin = createAdmin({
     accounts: accounts.accounts,
     users: accounts.users,
@@ -178,6 +182,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
     media: media.library,
+    uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
+    outbound: writeOutbound,
   });
 
   const entries = createEntries({
@@ -208,6 +214,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   app.addHook('onClose', async () => {
     await webmention.close();
     await indieauth.close();
+    await writeOutbound.close();
   });
 
   const decorator: IndieWebContext = Object.freeze({
