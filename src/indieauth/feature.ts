@@ -52,7 +52,7 @@ export async function createIndieAuth(deps: {
   config: Config;
   clock: Clock;
   stores: Pick<Stores, 'tokens' | 'refreshTokens' | 'authCodes' | 'transact'>;
-  /** For the token service's memory of validated tokens (SQLite's change stamp). */
+  /** For the token service's memory of validated tokens (the database's change stamp). */
   database: DatabaseHandle;
   accounts: Accounts;
   /** True when the accounts live in our own database (not the host's). */
@@ -77,8 +77,7 @@ export async function createIndieAuth(deps: {
     findUser,
     clock,
     // a host's accounts can change where our database does not see it: nothing is remembered then
-    // (PostgreSQL has no change stamp: nothing is remembered there either)
-    ...(deps.ownAccounts && database.dialect === 'sqlite' ? { changeStamp: () => database.changeStamp() } : {}),
+    ...(deps.ownAccounts ? { changeStamp: () => database.changeStamp() } : {}),
   });
   const bearer = createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy });
   // client pages are fetched while a person waits on the consent screen: a tighter cap

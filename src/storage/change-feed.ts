@@ -1,0 +1,192 @@
+/**
+ * PostgreSQL's change stamp: one dedicated connection that LISTENs on
+ * `indieweb_auth_change` (sent by the triggers of migration 0011 in the
+ * transaction of every write that can make a validated token invalid) and
+ * proves every {@link HEARTBEAT_MS} that it still hears. The stamp changes
+ * with every notification and every reconnection; it is null — nothing may
+ * be served from memory — until the connection listens, while it is lost,
+ * and whenever the last answered heartbeat was sent more than
+ * {@link LEASE_MS} ago (a connection that went silent without an error).
+ * @module
+ */
+import { createRequire } from 'node:module';
+import type pg from 'pg';
+
+export const AUTH_CHANGE_CHANNEL = 'indieweb_auth_change';
+
+/** The listening connection's `application_name`. */
+export const CHANGE_FEED_APPLICATION_NAME = 'indiestack-change-feed';
+
+/** How often the listening connection is asked to answer. */
+export const HEARTBEAT_MS = 200;
+
+/**
+ * How long an answered heartbeat vouches for the connection: a notification
+ * committed before the heartbeat was sent has arrived before its answer
+ * (PostgreSQL delivers to an idle session at once, in order), so after a
+ * silent loss the stamp is null again at most this long after the last
+ * write that was certainly heard.
+ */
+export const LEASE_MS = 700;
+
+/** A heartbeat unanswered this long ends the connection and starts a new one. */
+const STALL_MS = 3_000;
+
+/** Waits between reconnection attempts: doubling from the first, up to the last. */
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 2_000;
+
+export interface ChangeFeed {
+  /** The current stamp, or null while the feed cannot vouch for it. Starts the feed on first call. */
+  stamp(): string | null;
+  /** Resolves once the feed listens (for tests and warm-up); false when `ms` passed first. */
+  whenListening(ms: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface ChangeFeedOptions {
+  readonly connectionString: string;
+  readonly connectTimeoutMs: number;
+  /** Called on every lost connection (for the log); the feed reconnects by itself. */
+  readonly onLost?: (error: Error | null) => void;
+}
+
+export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
+  const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
+  let started = false;
+  let closed = false;
+  let client: pg.Client | null = null;
+  let listening = false;
+  /** Bumped on every (re)connection: what was remembered before may have missed notifications. */
+  let epoch = 0;
+  let notifications = 0;
+  /** When the last answered heartbeat was sent (performance.now()). */
+  let vouchedAt = -Infinity;
+  let heartbeat: NodeJS.Timeout | null = null;
+  let reconnect: NodeJS.Timeout | null = null;
+  let backoff = RECONNECT_MIN_MS;
+  const waiters = new Set<(listening: boolean) => void>();
+
+  function lose(from: pg.Client, error: Error | null) {
+    if (client !== from) return;
+    client = null;
+    listening = false;
+    vouchedAt = -Infinity;
+    if (heartbeat !== null) clearInterval(heartbeat);
+    heartbeat = null;
+    from.removeAllListeners('notification');
+    from.end().catch(() => {});
+    if (closed) return;
+    options.onLost?.(error);
+    reconnect = setTimeout(() => {
+      reconnect = null;
+      connect();
+    }, backoff);
+    reconnect.unref();
+    backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
+  }
+
+  /** The connection whose heartbeat is out: one at a time (a slow answer is waited for, the stall timer ends a dead one). */
+  let beating: pg.Client | null = null;
+
+  function beat(from: pg.Client) {
+    if (beating === from) return;
+    beating = from;
+    const sentAt = performance.now();
+    let answered = false;
+    const stall = setTimeout(() => {
+      if (!answered) lose(from, new Error(`no answer to the heartbeat within ${STALL_MS} ms`));
+    }, STALL_MS);
+    stall.unref();
+    from.query('select 1').then(
+      () => {
+        answered = true;
+        if (beating === from) beating = null;
+        clearTimeout(stall);
+        if (client === from && listening) vouchedAt = Math.max(vouchedAt, sentAt);
+      },
+      (error: unknown) => {
+        answered = true;
+        if (beating === from) beating = null;
+        clearTimeout(stall);
+        lose(from, error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  }
+
+  function connect() {
+    if (closed) return;
+    const next = new Client({
+      connectionString: options.connectionString,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      keepAlive: true,
+      // how operators (and tests) find it in pg_stat_activity
+      application_name: CHANGE_FEED_APPLICATION_NAME,
+    });
+    client = next;
+    // every failure of this connection ends in lose(): an error, the server closing it, a stalled heartbeat
+    next.on('error', (error) => lose(next, error));
+    next.on('end', () => lose(next, null));
+    next.on('notification', (message) => {
+      if (message.channel === AUTH_CHANGE_CHANNEL) notifications++;
+    });
+    const sentAt = performance.now();
+    next
+      .connect()
+      .then(() => next.query(`listen ${AUTH_CHANGE_CHANNEL}`))
+      .then(
+        () => {
+          if (client !== next) return;
+          epoch++;
+          listening = true;
+          vouchedAt = sentAt;
+          backoff = RECONNECT_MIN_MS;
+          heartbeat = setInterval(() => beat(next), HEARTBEAT_MS);
+          heartbeat.unref();
+          for (const wake of waiters) wake(true);
+          waiters.clear();
+        },
+        (error: unknown) => lose(next, error instanceof Error ? error : new Error(String(error))),
+      );
+  }
+
+  function start() {
+    if (started || closed) return;
+    started = true;
+    connect();
+  }
+
+  return {
+    stamp() {
+      start();
+      if (!listening || performance.now() - vouchedAt > LEASE_MS) return null;
+      return `${epoch}.${notifications}`;
+    },
+    whenListening(ms) {
+      start();
+      if (listening) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiters.delete(wake);
+          resolve(false);
+        }, ms);
+        const wake = (now: boolean) => {
+          clearTimeout(timer);
+          resolve(now);
+        };
+        waiters.add(wake);
+      });
+    },
+    async close() {
+      closed = true;
+      if (reconnect !== null) clearTimeout(reconnect);
+      if (heartbeat !== null) clearInterval(heartbeat);
+      listening = false;
+      const last = client;
+      client = null;
+      for (const wake of waiters) wake(false);
+      waiters.clear();
+      if (last !== null) await last.end().catch(() => {});
+    },
+  };
+}
