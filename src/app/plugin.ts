@@ -121,7 +121,14 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     log,
   });
   const mediaStorage = options.storage ?? (await openMediaStorage(config));
-  const content = await loadContent({ config, handler: options.handler, urlPolicy: options.urlPolicy, mediaHooks: createMediaHooks({ media: stores.media, storage: mediaStorage }), log });
+  const content = await loadContent({
+    config,
+    handler: options.handler,
+    urlPolicy: options.urlPolicy,
+    mediaHooks: createMediaHooks({ media: stores.media, storage: mediaStorage }),
+    database: { entries: stores.entries, clock },
+    log,
+  });
   const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content });
   const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media });
   const webmention = createWebmention({

@@ -10,7 +10,7 @@ import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { UrlPolicy } from '../contracts/policies.js';
 import type { MediaHooks } from '../media/hooks.js';
-import { resolveHandler } from './load-handler.js';
+import { resolveHandler, type DatabaseHandlerDeps } from './load-handler.js';
 import { createUrlPolicyCheck, type UrlPolicyCheck } from './url-policy.js';
 
 export interface Content {
@@ -46,10 +46,12 @@ export async function loadContent(deps: {
   urlPolicy: UrlPolicy | undefined;
   /** What the built-in handlers answer media queries with. */
   mediaHooks: MediaHooks;
+  /** What the built-in `database` handler stores entries with. */
+  database?: DatabaseHandlerDeps;
   log: FastifyBaseLogger;
 }): Promise<Content> {
   const { config, log } = deps;
-  const resolved = await resolveHandler(config, deps.handler, process.cwd(), log);
+  const resolved = await resolveHandler(config, deps.handler, process.cwd(), log, deps.database);
   if (resolved.inMemory) log.warn('micropub: using the in-memory handler; entries are lost on restart');
   // the built-in handlers answer media queries from the media table
   const handler = resolved.builtIn === true ? withMediaHooks(resolved.handler, deps.mediaHooks) : resolved.handler;

@@ -1,7 +1,10 @@
 import type { MicropubHandler, MicropubHandlerFactoryOptions } from '../contracts/micropub-handler.js';
 import type { Config } from '../config/config.js';
 import { loadExport } from '../config/load-callable.js';
+import type { Clock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
+import type { EntriesRepository } from '../storage/repositories/entries.js';
+import { createDatabaseHandler } from './handlers/database/handler.js';
 import { createFilesHandlerFromConfig, type FilesHandlerLog } from './handlers/files/handler.js';
 import { createMemoryHandler } from './handlers/memory.js';
 
@@ -18,18 +21,29 @@ export interface ResolvedHandler {
   readonly builtIn?: boolean;
 }
 
+/** What the built-in `database` handler is made of; the app root has them. */
+export interface DatabaseHandlerDeps {
+  readonly entries: EntriesRepository;
+  readonly clock: Clock;
+}
+
 /**
  * The configured content handler: the object passed in plugin mode, the
  * export named by `INDIEWEB_MICROPUB_HANDLER` (a handler object or a factory
- * returning one), the built-in `files` handler, or the in-memory handler. A
+ * returning one), the built-in `database` or `files` handler, or the
+ * in-memory handler. A
  * setting that names no usable handler stops the start with a
  * {@link ConfigError}: publishing would not work. `log` receives the files
  * handler's failed commits and pushes.
  */
-export async function resolveHandler(config: Config, given: MicropubHandler | undefined, cwd: string, log?: FilesHandlerLog): Promise<ResolvedHandler> {
+export async function resolveHandler(config: Config, given: MicropubHandler | undefined, cwd: string, log?: FilesHandlerLog, database?: DatabaseHandlerDeps): Promise<ResolvedHandler> {
   if (given !== undefined) return { handler: given, inMemory: false };
   const specifier = config.micropubHandler;
   if (specifier === null || specifier === 'memory') return { handler: createMemoryHandler({ baseUrl: config.baseUrl }), inMemory: true, builtIn: true };
+  if (specifier === 'database') {
+    if (database === undefined) throw new ConfigError(['INDIEWEB_MICROPUB_HANDLER: "database" needs the database the server runs on']);
+    return { handler: createDatabaseHandler({ baseUrl: config.baseUrl, entries: database.entries, clock: database.clock }), inMemory: false, builtIn: true };
+  }
   if (specifier === 'files') return { handler: createFilesHandlerFromConfig(config, log), inMemory: false, builtIn: true };
   let loaded: unknown;
   try {

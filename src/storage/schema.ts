@@ -122,6 +122,23 @@ export interface ProfileTable {
   updated_at: string;
 }
 
+export interface EntryTable {
+  id: string;
+  user_id: string;
+  url: string;
+  path: string;
+  /** JSON: the microformats type list. */
+  type: string;
+  /** JSON: property name → array of values. */
+  properties: string;
+  post_status: string;
+  published: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  version: ColumnType<number, number | undefined, number>;
+}
+
 export interface Database {
   indieweb_user: UserTable;
   indieweb_user_profile_url: UserProfileUrlTable;
@@ -132,6 +149,7 @@ export interface Database {
   indieweb_job: JobTable;
   indieweb_profile: ProfileTable;
   indieweb_refresh_token: RefreshTokenTable;
+  indieweb_entry: EntryTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -146,3 +164,4 @@ export type MediaRow = Selectable<MediaTable>;
 export type WebmentionRow = Selectable<WebmentionTable>;
 export type JobRow = Selectable<JobTable>;
 export type RefreshTokenRow = Selectable<RefreshTokenTable>;
+export type EntryTableRow = Selectable<EntryTable>;

@@ -6,6 +6,7 @@
  */
 import type { DatabaseHandle } from './connect.js';
 import { createAuthCodesRepository, type AuthCodesRepository } from './repositories/auth-codes.js';
+import { createEntriesRepository, type EntriesRepository } from './repositories/entries.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.js';
 import { createMediaRepository, type MediaRepository } from './repositories/media.js';
 import { createProfilesRepository, type ProfilesRepository } from './repositories/profiles.js';
@@ -27,6 +28,8 @@ export interface Stores {
   readonly profiles: ProfilesRepository;
   readonly webmentions: WebmentionsRepository;
   readonly jobs: JobsRepository;
+  /** Entries of the built-in `database` Micropub handler. */
+  readonly entries: EntriesRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
@@ -44,6 +47,7 @@ export function createStores(database: DatabaseHandle): Stores {
     profiles: createProfilesRepository(db),
     webmentions: createWebmentionsRepository(db),
     jobs: createJobsRepository(db, dialect),
+    entries: createEntriesRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };

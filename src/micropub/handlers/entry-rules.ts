@@ -6,7 +6,7 @@
  * @see SPEC.md "Handler contract"
  * @module
  */
-import type { MicropubProperties, PostType, UpdateOperations } from '../../contracts/micropub-types.js';
+import type { MicropubConfig, MicropubProperties, PostType, UpdateOperations } from '../../contracts/micropub-types.js';
 import { stableStringify } from '../../core/list-params.js';
 
 /** @see SPEC.md "Handler contract" (built-in handler post types) */
@@ -26,6 +26,15 @@ export const BUILT_IN_POST_TYPES: readonly PostType[] = Object.freeze([
 
 /** The query names the built-in handlers support and advertise. */
 export const BUILT_IN_QUERIES: readonly string[] = Object.freeze(['config', 'source', 'syndicate-to', 'category', 'channel', 'media-endpoint', 'post-types']);
+
+/** What `q=config` of the built-in handlers answers: empty syndication targets, categories and channels; frozen and shared, so nothing is copied per request. */
+export const BUILT_IN_CONFIG: MicropubConfig = Object.freeze({
+  'syndicate-to': Object.freeze([]),
+  categories: Object.freeze([]),
+  channels: Object.freeze([]),
+  'post-types': Object.freeze(BUILT_IN_POST_TYPES.map((postType) => Object.freeze({ ...postType, properties: Object.freeze([...postType.properties]) }))),
+  q: BUILT_IN_QUERIES,
+});
 
 /** A deep copy of JSON-shaped data (Micropub properties); several times cheaper than structuredClone for small values. */
 export function cloneJson<T>(value: T): T {

@@ -10,15 +10,9 @@ import { HandlerValueError } from '../../contracts/handler-errors.js';
 import type { MicropubHandler } from '../../contracts/micropub-handler.js';
 import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, UpdateOperations } from '../../contracts/micropub-types.js';
 import { matchesFilter } from '../../core/list-params.js';
-import { applyUpdate, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES, cloneJson } from './entry-rules.js';
+import { applyUpdate, BUILT_IN_CONFIG, cloneJson } from './entry-rules.js';
 
-const CONFIG: MicropubConfig = Object.freeze({
-  'syndicate-to': Object.freeze([]),
-  categories: Object.freeze([]),
-  channels: Object.freeze([]),
-  'post-types': Object.freeze(BUILT_IN_POST_TYPES.map((postType) => Object.freeze({ ...postType, properties: Object.freeze([...postType.properties]) }))),
-  q: BUILT_IN_QUERIES,
-});
+const CONFIG: MicropubConfig = BUILT_IN_CONFIG;
 
 interface StoredEntry {
   readonly owner: string;

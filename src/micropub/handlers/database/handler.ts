@@ -1,0 +1,166 @@
+/**
+ * The built-in `database` content handler (`INDIEWEB_MICROPUB_HANDLER=database`):
+ * entries live in indiestack's own database (table `indieweb_entry`, SQLite
+ * or PostgreSQL), so they survive restarts and every instance sees the same
+ * ones. It answers exactly as the in-memory handler does (same post types,
+ * queries and update rules from `entry-rules.ts`, properties stored as
+ * sent); what differs is the URL (`entry-urls.ts`) and that `post-status:
+ * draft` and `published` are also kept in columns for the entry pages.
+ *
+ * Concurrent updates of one entry (two requests, two instances) never lose a
+ * change: each update rereads the entry and writes over the version it read,
+ * retrying when another writer got there first (`EntriesRepository.modify`).
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import type { HostUser } from '../../../contracts/accounts.js';
+import { HandlerValueError } from '../../../contracts/handler-errors.js';
+import type { MicropubHandler } from '../../../contracts/micropub-handler.js';
+import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, UpdateOperations } from '../../../contracts/micropub-types.js';
+import { systemClock, type Clock } from '../../../core/clock.js';
+import { matchesFilter } from '../../../core/list-params.js';
+import { isUniqueViolation } from '../../../storage/errors.js';
+import type { EntriesRepository, EntryRow } from '../../../storage/repositories/entries.js';
+import { applyUpdate, BUILT_IN_CONFIG, cloneJson } from '../entry-rules.js';
+import { postStatusOf, publishedOf } from './entry-fields.js';
+import { baseSlug, createEntryUrls, numberedSlug } from './entry-urls.js';
+
+export interface DatabaseHandlerOptions {
+  /** Entry URLs are `{baseUrl}/{user}/{yyyy}/{MM}/{slug}/`. */
+  readonly baseUrl: string;
+  /** The entries table (`stores.entries`, or `createEntriesRepository(database.db)`). */
+  readonly entries: EntriesRepository;
+  /** @defaultValue the system clock */
+  readonly clock?: Clock;
+}
+
+/** Rows read per round trip while a filtered list walks a user's entries. */
+const FILTER_BATCH = 500;
+/** Inserts tried when other writers keep taking the chosen path (each attempt rereads the taken ones). */
+const MAX_INSERT_ATTEMPTS = 10;
+
+/** Ids that sort in creation order within a process (time, then a counter) and never collide across instances (random tail). */
+let lastMillis = 0;
+let sequence = 0;
+function newEntryId(): string {
+  const now = Date.now();
+  if (now > lastMillis) {
+    lastMillis = now;
+    sequence = 0;
+  } else sequence += 1;
+  return `${lastMillis.toString(16).padStart(12, '0')}${sequence.toString(16).padStart(6, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+const toEntry = (row: EntryRow): MicropubEntry => ({ url: row.url, type: row.type, properties: row.properties });
+
+/** A list item: the entry with a `url` property when it has none (SPEC.md "Source, list mode"). */
+const withUrl = (row: EntryRow) => ({ type: row.type, properties: row.properties.url === undefined ? { ...row.properties, url: [row.url] } : row.properties });
+
+export function createDatabaseHandler(options: DatabaseHandlerOptions): MicropubHandler {
+  const { entries } = options;
+  const clock = options.clock ?? systemClock;
+  const urls = createEntryUrls(options.baseUrl);
+
+  /** The user's entry at `url` in the wanted state; another user's entry is unknown, like a URL nobody has. */
+  async function find(url: string, user: HostUser, state: 'live' | 'deleted'): Promise<EntryRow | null> {
+    const key = urls.resolve(url);
+    if (key === null) return null;
+    const row = await entries.findOwnedByUrl(user.id, key);
+    if (row === null || (row.deletedAt !== null) !== (state === 'deleted')) return null;
+    return row;
+  }
+
+  /** Stores the entry at the first free `slug`, `slug-2`, `slug-3`… of its month. */
+  async function insert(entry: NewEntry, user: HostUser): Promise<EntryRow> {
+    const now = clock.now().toISOString();
+    const published = publishedOf(entry.properties) ?? now;
+    const month = urls.monthPath(user, published);
+    const base = baseSlug(entry.type, entry.properties);
+    for (let attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
+      const taken = new Set(await entries.pathsStartingWith(`${month}${encodeURIComponent(base).slice(0, 8)}`));
+      let n = 1;
+      while (taken.has(urls.entry(month, numberedSlug(base, n)).path)) n += 1;
+      const { url, path } = urls.entry(month, numberedSlug(base, n));
+      try {
+        return await entries.insert({
+          id: newEntryId(),
+          userId: user.id,
+          url,
+          path,
+          type: [...entry.type],
+          properties: entry.properties,
+          postStatus: postStatusOf(entry.properties),
+          published,
+          createdAt: now,
+        });
+      } catch (error) {
+        // another request took that path between the read and the insert: look again
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+    throw new Error(`database handler: no free path for "${base}" after ${MAX_INSERT_ATTEMPTS} attempts`);
+  }
+
+  return {
+    async createEntry(entry: NewEntry, user: HostUser): Promise<MicropubEntry> {
+      const row = await insert(entry, user);
+      // as the in-memory handler: the caller's own objects go back, nothing added
+      return { url: row.url, type: entry.type, properties: entry.properties };
+    },
+
+    async getEntry(url: string, user: HostUser): Promise<MicropubEntry | null> {
+      const row = await find(url, user, 'live');
+      return row === null ? null : toEntry(row);
+    },
+
+    async updateEntry(url: string, operations: UpdateOperations, user: HostUser): Promise<MicropubEntry> {
+      const row = await find(url, user, 'live');
+      if (row === null) throw new HandlerValueError('no such entry');
+      const updated = await entries.modify(row.id, (current) => {
+        const properties: MicropubProperties = applyUpdate(current.properties, operations);
+        // the URL stays where it is; a new valid `published` moves the entry in the listings only
+        return { properties, postStatus: postStatusOf(properties), published: publishedOf(properties) ?? current.published, updatedAt: clock.now().toISOString() };
+      });
+      // deleted by another request in the meantime
+      if (updated === null) throw new HandlerValueError('no such entry');
+      return toEntry(updated);
+    },
+
+    async deleteEntry(url: string, user: HostUser): Promise<void> {
+      const row = await find(url, user, 'live');
+      if (row === null || !(await entries.markDeleted(row.id, clock.now().toISOString()))) throw new HandlerValueError('no such entry');
+    },
+
+    async undeleteEntry(url: string, user: HostUser): Promise<MicropubEntry> {
+      const row = await find(url, user, 'deleted');
+      if (row === null || !(await entries.markUndeleted(row.id, clock.now().toISOString()))) throw new HandlerValueError('no such deleted entry');
+      return toEntry(row);
+    },
+
+    async getConfig(): Promise<MicropubConfig> {
+      return BUILT_IN_CONFIG;
+    },
+
+    async listEntries(user: HostUser, page: PageRequest): Promise<Page<MicropubEntry>> {
+      const item = (row: EntryRow): MicropubEntry => ({ url: row.url, ...cloneJson(withUrl(row)) });
+      if (page.filter === null) {
+        const [rows, total] = await Promise.all([entries.listByUser(user.id, { offset: page.offset, limit: page.limit }), entries.countByUser(user.id)]);
+        return { items: rows.map(item), total };
+      }
+      // the filter matches the JSON of each item as listed, so it runs here, over the user's entries newest first
+      const end = page.limit === null ? Infinity : page.offset + page.limit;
+      const picked: MicropubEntry[] = [];
+      let seen = 0;
+      for (let offset = 0; ; offset += FILTER_BATCH) {
+        const rows = await entries.listByUser(user.id, { offset, limit: FILTER_BATCH });
+        for (const row of rows) {
+          if (!matchesFilter(withUrl(row), page.filter)) continue;
+          if (seen >= page.offset && seen < end) picked.push(item(row));
+          seen += 1;
+        }
+        if (rows.length < FILTER_BATCH) break;
+      }
+      return { items: picked, total: seen };
+    },
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * Entries of the built-in `database` Micropub handler (table
+ * `indieweb_entry`): their microformats type and properties as JSON text,
+ * their public URL and its path, draft or published, the published date, and
+ * a tombstone (`deleted_at`) instead of removal. Every change bumps
+ * `version`; {@link EntriesRepository.updateIfVersion} only writes over the
+ * version it read, so two instances updating one entry never overwrite each
+ * other's change (the caller reads again and retries).
+ * @module
+ */
+import { sql, type Kysely } from 'kysely';
+import type { MicropubProperties } from '../../contracts/micropub-types.js';
+import type { Database, EntryTableRow } from '../schema.js';
+
+export type PostStatus = 'published' | 'draft';
+
+/** One stored entry. Timestamps are ISO-8601 UTC. */
+export interface EntryRow {
+  readonly id: string;
+  readonly userId: string;
+  /** Absolute public URL. */
+  readonly url: string;
+  /** The URL's path, e.g. `/alice/2026/11/hello/`; unique like the URL. */
+  readonly path: string;
+  readonly type: string[];
+  readonly properties: MicropubProperties;
+  readonly postStatus: PostStatus;
+  readonly published: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Set while the entry is deleted (a tombstone); null when live. */
+  readonly deletedAt: string | null;
+  /** 1 when created, one more with every change. */
+  readonly version: number;
+}
+
+export interface NewEntryRow {
+  readonly id: string;
+  readonly userId: string;
+  readonly url: string;
+  readonly path: string;
+  readonly type: readonly string[];
+  readonly properties: MicropubProperties;
+  readonly postStatus: PostStatus;
+  readonly published: string;
+  readonly createdAt: string;
+}
+
+/** What an update writes; the version is bumped by the repository. */
+export interface EntryChanges {
+  readonly properties: MicropubProperties;
+  readonly postStatus: PostStatus;
+  readonly published: string;
+  readonly updatedAt: string;
+}
+
+/** A position in a published listing: entries strictly older than it come next. */
+export interface PublishedCursor {
+  readonly published: string;
+  readonly id: string;
+}
+
+/** Rereads before an update gives up; each conflict means another writer's change landed, so this is only reached under a storm of writes to one entry. */
+const MAX_UPDATE_ATTEMPTS = 50;
+
+export type EntriesRepository = ReturnType<typeof createEntriesRepository>;
+
+function toEntry(row: EntryTableRow): EntryRow {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    url: row.url,
+    path: row.path,
+    type: JSON.parse(row.type) as string[],
+    properties: JSON.parse(row.properties) as MicropubProperties,
+    postStatus: row.post_status === 'draft' ? 'draft' : 'published',
+    published: row.published,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    deletedAt: row.deleted_at,
+    version: Number(row.version),
+  };
+}
+
+/** `text` for a LIKE pattern that matches it literally (with `escape '\'`). */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+export function createEntriesRepository(db: Kysely<Database>) {
+  const live = () => db.selectFrom('indieweb_entry').where('deleted_at', 'is', null);
+
+  /**
+   * Writes `changes` only if the entry is still at `version` (and live),
+   * bumping the version. False when another writer got there first (or the
+   * entry was deleted meanwhile): read it again and retry.
+   */
+  async function updateIfVersion(id: string, version: number, changes: EntryChanges): Promise<boolean> {
+    const result = await db
+      .updateTable('indieweb_entry')
+      .set({
+        properties: JSON.stringify(changes.properties),
+        post_status: changes.postStatus,
+        published: changes.published,
+        updated_at: changes.updatedAt,
+        version: sql<number>`version + 1`,
+      })
+      .where('id', '=', id)
+      .where('version', '=', version)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  return {
+    /** Stores a new entry at version 1. A taken URL or path throws a unique violation (see `isUniqueViolation`). */
+    async insert(entry: NewEntryRow): Promise<EntryRow> {
+      const values = {
+        id: entry.id,
+        user_id: entry.userId,
+        url: entry.url,
+        path: entry.path,
+        type: JSON.stringify(entry.type),
+        properties: JSON.stringify(entry.properties),
+        post_status: entry.postStatus,
+        published: entry.published,
+        created_at: entry.createdAt,
+        updated_at: entry.createdAt,
+        deleted_at: null,
+        version: 1,
+      };
+      await db.insertInto('indieweb_entry').values(values).execute();
+      return toEntry(values);
+    },
+
+    /** The entry at this URL path, whoever owns it, deleted and drafts included: the caller decides what to show. */
+    async findByPath(path: string): Promise<EntryRow | null> {
+      const row = await db.selectFrom('indieweb_entry').selectAll().where('path', '=', path).executeTakeFirst();
+      return row === undefined ? null : toEntry(row);
+    },
+
+    /** The entry at this absolute URL if `userId` owns it (deleted included); another user's is null, like an unknown URL. */
+    async findOwnedByUrl(userId: string, url: string): Promise<EntryRow | null> {
+      const row = await db.selectFrom('indieweb_entry').selectAll().where('url', '=', url).where('user_id', '=', userId).executeTakeFirst();
+      return row === undefined ? null : toEntry(row);
+    },
+
+    /** Paths that start with `prefix` (any user, deleted included): what a new entry's path must avoid. */
+    async pathsStartingWith(prefix: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('indieweb_entry')
+        .select('path')
+        .where(sql<boolean>`path like ${`${likeLiteral(prefix)}%`} escape '\\'`)
+        .execute();
+      return rows.map((row) => row.path);
+    },
+
+    updateIfVersion,
+
+    async findById(id: string): Promise<EntryRow | null> {
+      const row = await db.selectFrom('indieweb_entry').selectAll().where('id', '=', id).executeTakeFirst();
+      return row === undefined ? null : toEntry(row);
+    },
+
+    /**
+     * Read-modify-write with the optimistic version check: reads the live
+     * entry, computes its changes from what was read, writes them over that
+     * version; when another writer changed the entry in between, reads again
+     * and recomputes, so no change is lost. Null when the entry is not live
+     * (any more). `compute` may throw to abandon the update.
+     */
+    async modify(id: string, compute: (current: EntryRow) => EntryChanges | Promise<EntryChanges>): Promise<EntryRow | null> {
+      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+        const row = await db.selectFrom('indieweb_entry').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+        if (row === undefined) return null;
+        const current = toEntry(row);
+        const changes = await compute(current);
+        if (await updateIfVersion(id, current.version, changes)) {
+          return { ...current, ...changes, version: current.version + 1 };
+        }
+      }
+      throw new Error(`entry ${id}: still changed by other writers after ${MAX_UPDATE_ATTEMPTS} attempts`);
+    },
+
+    /** Leaves a tombstone; false when the entry was not live. */
+    async markDeleted(id: string, at: string): Promise<boolean> {
+      const result = await db
+        .updateTable('indieweb_entry')
+        .set({ deleted_at: at, updated_at: at, version: sql<number>`version + 1` })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Brings a deleted entry back; false when it was not deleted. */
+    async markUndeleted(id: string, at: string): Promise<boolean> {
+      const result = await db
+        .updateTable('indieweb_entry')
+        .set({ deleted_at: null, updated_at: at, version: sql<number>`version + 1` })
+        .where('id', '=', id)
+        .where('deleted_at', 'is not', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** A user's live entries (drafts included), newest created first; `limit` null means all. */
+    async listByUser(userId: string, page: { offset: number; limit: number | null }): Promise<EntryRow[]> {
+      let query = live().selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc');
+      if (page.limit !== null) query = query.limit(page.limit);
+      if (page.offset > 0) query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
+      const rows = await query.execute();
+      return rows.map(toEntry);
+    },
+
+    /** How many live entries (drafts included) the user has. */
+    async countByUser(userId: string): Promise<number> {
+      const row = await live().select((eb) => eb.fn.countAll<string | number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** A user's published entries (no drafts, no deleted), newest first by (published, id); `before` continues after a page. */
+    async listPublished(userId: string, page: { limit: number; before?: PublishedCursor }): Promise<EntryRow[]> {
+      let query = live().selectAll().where('user_id', '=', userId).where('post_status', '=', 'published');
+      const before = page.before;
+      if (before !== undefined) {
+        query = query.where((eb) => eb.or([eb('published', '<', before.published), eb.and([eb('published', '=', before.published), eb('id', '<', before.id)])]));
+      }
+      const rows = await query.orderBy('published', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+      return rows.map(toEntry);
+    },
+
+    /** How many entries {@link listPublished} pages through. */
+    async countPublished(userId: string): Promise<number> {
+      const row = await live()
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('post_status', '=', 'published')
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
