@@ -2,13 +2,15 @@
  * PostgreSQL's change stamp: one dedicated connection that LISTENs on
  * `indieweb_auth_change` (sent by the triggers of migration 0011 in the
  * transaction of every write that can make a validated token invalid) and
- * proves every {@link HEARTBEAT_MS} that it still hears. The stamp changes
+ * proves every {@link HEARTBEAT_MS} that it still hears, by notifying a
+ * channel of its own and hearing that notification. The stamp changes
  * with every notification and every reconnection; it is null — nothing may
  * be served from memory — until the connection listens, while it is lost,
  * and whenever the last answered heartbeat was sent more than
  * {@link LEASE_MS} ago (a connection that went silent without an error).
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 
@@ -21,15 +23,14 @@ export const CHANGE_FEED_APPLICATION_NAME = 'indiestack-change-feed';
 export const HEARTBEAT_MS = 200;
 
 /**
- * How long an answered heartbeat vouches for the connection: a notification
- * committed before the heartbeat was sent has arrived before its answer
- * (PostgreSQL delivers to an idle session at once, in order), so after a
- * silent loss the stamp is null again at most this long after the last
- * write that was certainly heard.
+ * How long a heard heartbeat vouches for the connection: a notification
+ * committed before the heartbeat was sent has arrived before it (one queue,
+ * delivered in commit order), so after a silent loss the stamp is null again
+ * at most this long after the last heartbeat that was heard.
  */
 export const LEASE_MS = 700;
 
-/** A heartbeat unanswered this long ends the connection and starts a new one. */
+/** A heartbeat unheard this long ends the connection and starts a new one. */
 const STALL_MS = 3_000;
 
 /** Waits between reconnection attempts: doubling from the first, up to the last. */
@@ -74,6 +75,8 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     vouchedAt = -Infinity;
     if (heartbeat !== null) clearInterval(heartbeat);
     heartbeat = null;
+    if (beating !== null) clearTimeout(beating.stall);
+    beating = null;
     from.removeAllListeners('notification');
     from.end().catch(() => {});
     if (closed) return;
@@ -86,32 +89,35 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
   }
 
-  /** The connection whose heartbeat is out: one at a time (a slow answer is waited for, the stall timer ends a dead one). */
-  let beating: pg.Client | null = null;
+  /** The heartbeat out (one at a time: a slow answer is waited for, the stall timer ends a dead connection). */
+  let beating: { readonly from: pg.Client; readonly payload: string; readonly sentAt: number; readonly stall: NodeJS.Timeout } | null = null;
+  let beats = 0;
 
-  function beat(from: pg.Client) {
-    if (beating === from) return;
-    beating = from;
-    const sentAt = performance.now();
-    let answered = false;
-    const stall = setTimeout(() => {
-      if (!answered) lose(from, new Error(`no answer to the heartbeat within ${STALL_MS} ms`));
-    }, STALL_MS);
+  /**
+   * Sends a notification to this connection's own channel: its arrival proves
+   * that every notification committed before it was sent has arrived too
+   * (one queue, in commit order) — also through a pooler that would lose them.
+   */
+  function beat(from: pg.Client, channel: string) {
+    if (beating !== null && beating.from === from) return;
+    const payload = String(++beats);
+    const stall = setTimeout(() => lose(from, new Error(`no heartbeat heard within ${STALL_MS} ms`)), STALL_MS);
     stall.unref();
-    from.query('select 1').then(
-      () => {
-        answered = true;
-        if (beating === from) beating = null;
-        clearTimeout(stall);
-        if (client === from && listening) vouchedAt = Math.max(vouchedAt, sentAt);
-      },
-      (error: unknown) => {
-        answered = true;
-        if (beating === from) beating = null;
-        clearTimeout(stall);
-        lose(from, error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+    beating = { from, payload, sentAt: performance.now(), stall };
+    from.query('select pg_notify($1, $2)', [channel, payload]).catch((error: unknown) => lose(from, error instanceof Error ? error : new Error(String(error))));
+  }
+
+  function heard(from: pg.Client, payload: string | undefined) {
+    if (beating === null || beating.from !== from || beating.payload !== payload || client !== from) return;
+    clearTimeout(beating.stall);
+    vouchedAt = Math.max(vouchedAt, beating.sentAt);
+    beating = null;
+    if (!listening) {
+      listening = true;
+      backoff = RECONNECT_MIN_MS;
+      for (const wake of waiters) wake(true);
+      waiters.clear();
+    }
   }
 
   function connect() {
@@ -124,27 +130,25 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       application_name: CHANGE_FEED_APPLICATION_NAME,
     });
     client = next;
+    const own = `indieweb_feed_${randomBytes(8).toString('hex')}`;
     // every failure of this connection ends in lose(): an error, the server closing it, a stalled heartbeat
     next.on('error', (error) => lose(next, error));
     next.on('end', () => lose(next, null));
     next.on('notification', (message) => {
       if (message.channel === AUTH_CHANGE_CHANNEL) notifications++;
+      else if (message.channel === own) heard(next, message.payload);
     });
-    const sentAt = performance.now();
     next
       .connect()
-      .then(() => next.query(`listen ${AUTH_CHANGE_CHANNEL}`))
+      .then(() => next.query(`listen ${AUTH_CHANGE_CHANNEL}; listen ${own}`))
       .then(
         () => {
           if (client !== next) return;
+          // a new connection may have missed notifications: nothing remembered before it counts
           epoch++;
-          listening = true;
-          vouchedAt = sentAt;
-          backoff = RECONNECT_MIN_MS;
-          heartbeat = setInterval(() => beat(next), HEARTBEAT_MS);
+          heartbeat = setInterval(() => beat(next, own), HEARTBEAT_MS);
           heartbeat.unref();
-          for (const wake of waiters) wake(true);
-          waiters.clear();
+          beat(next, own);
         },
         (error: unknown) => lose(next, error instanceof Error ? error : new Error(String(error))),
       );
@@ -181,6 +185,8 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       closed = true;
       if (reconnect !== null) clearTimeout(reconnect);
       if (heartbeat !== null) clearInterval(heartbeat);
+      if (beating !== null) clearTimeout(beating.stall);
+      beating = null;
       listening = false;
       const last = client;
       client = null;
