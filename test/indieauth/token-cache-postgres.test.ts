@@ -85,6 +85,25 @@ describe('remembered tokens on PostgreSQL, two instances', () => {
     expect(await millisecondsUntil(async () => (await onB(token)).statusCode === 401)).toBeLessThan(BOUND_MS);
   });
 
+  it("an instance's own revocation is refused by it on the very next request, before any notification", async () => {
+    const { user } = await addUser(a, 'own-write');
+    const { token } = await issueToken(a, user);
+    const onA = () => micropubWith(a, token);
+    expect((await onA()).statusCode).toBe(200);
+    expect((await onA()).statusCode).toBe(200);
+    await rememberedOnB(token);
+    // no notification at all: only A's count of its own writes can make it look again
+    await admin.query('alter table indieweb_token disable trigger indieweb_token_auth_change');
+    try {
+      expect((await revokeAtEndpoint(a, token)).statusCode).toBe(200);
+      expect((await onA()).statusCode).toBe(401);
+      // B heard nothing, which is what proves the notification was off
+      expect((await onB(token)).statusCode).toBe(200);
+    } finally {
+      await admin.query('alter table indieweb_token enable trigger indieweb_token_auth_change');
+    }
+  });
+
   it('a token revoked at A is refused by B within the bound', async () => {
     const { user } = await addUser(a, 'revoker');
     const { token } = await issueToken(a, user);
