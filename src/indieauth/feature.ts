@@ -79,6 +79,12 @@ export async function createIndieAuth(deps: {
     // a host's accounts can change where our database does not see it: nothing is remembered then
     ...(deps.ownAccounts ? { changeStamp: () => database.changeStamp() } : {}),
   });
+  if (deps.ownAccounts) {
+    database.onChangeFeed((event) => {
+      if (event.kind === 'lost') log.warn({ err: event.error ?? undefined }, 'token memory: lost the database connection that hears of revocations; every token is looked up until it is back');
+      else log.info('token memory: hearing of revocations again');
+    });
+  }
   const bearer = createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy });
   // client pages are fetched while a person waits on the consent screen: a tighter cap
   const clientOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: 3_000, maxBytes: 256 * 1024 });

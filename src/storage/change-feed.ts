@@ -48,8 +48,10 @@ export interface ChangeFeed {
 export interface ChangeFeedOptions {
   readonly connectionString: string;
   readonly connectTimeoutMs: number;
-  /** Called on every lost connection (for the log); the feed reconnects by itself. */
+  /** Called when a connection that listened is lost (for the log); the feed reconnects by itself. */
   readonly onLost?: (error: Error | null) => void;
+  /** Called when a connection listens again after a loss. */
+  readonly onBack?: () => void;
 }
 
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
@@ -68,8 +70,12 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   let backoff = RECONNECT_MIN_MS;
   const waiters = new Set<(listening: boolean) => void>();
 
+  /** Whether a connection was lost since the feed last listened (so coming back is worth a word). */
+  let lost = false;
+
   function lose(from: pg.Client, error: Error | null) {
     if (client !== from) return;
+    const wasListening = listening;
     client = null;
     listening = false;
     vouchedAt = -Infinity;
@@ -80,7 +86,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     from.removeAllListeners('notification');
     from.end().catch(() => {});
     if (closed) return;
-    options.onLost?.(error);
+    if (wasListening) {
+      lost = true;
+      options.onLost?.(error);
+    }
     reconnect = setTimeout(() => {
       reconnect = null;
       connect();
@@ -115,6 +124,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     if (!listening) {
       listening = true;
       backoff = RECONNECT_MIN_MS;
+      if (lost) {
+        lost = false;
+        options.onBack?.();
+      }
       for (const wake of waiters) wake(true);
       waiters.clear();
     }

@@ -27,6 +27,12 @@ export interface DatabaseHandle {
    * listen (the first call starts it), so nothing is remembered then.
    */
   changeStamp(): string | null;
+  /**
+   * Reports what happens to the change stamp's source (PostgreSQL's listening
+   * connection: lost, listening again) to `listener`, for the log. SQLite
+   * never reports anything.
+   */
+  onChangeFeed(listener: (event: { readonly kind: 'lost'; readonly error: Error | null } | { readonly kind: 'back' }) => void): void;
   close(): Promise<void>;
 }
 
@@ -56,16 +62,28 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
     let writes = 0;
     let feed: ChangeFeed | null = null;
     let open = true;
+    const listeners = new Set<ChangeFeedListener>();
+    const tell = (event: ChangeFeedEvent) => {
+      for (const listener of listeners) listener(event);
+    };
     const changeStamp = () => {
       if (!open) return null;
-      feed ??= createChangeFeed({ connectionString: location.url, connectTimeoutMs: timeoutMs });
+      feed ??= createChangeFeed({
+        connectionString: location.url,
+        connectTimeoutMs: timeoutMs,
+        onLost: (error) => tell({ kind: 'lost', error }),
+        onBack: () => tell({ kind: 'back' }),
+      });
       const heard = feed.stamp();
       return heard === null ? null : `${heard}:${writes}`;
     };
     const dialect = countingWrites(markingFailures(new PostgresDialect({ pool })), () => writes++);
-    return wrap(new Kysely<Database>({ dialect }), 'postgres', changeStamp, async () => {
-      open = false;
-      await feed?.close();
+    return wrap(new Kysely<Database>({ dialect }), 'postgres', changeStamp, {
+      onChangeFeed: (listener) => listeners.add(listener),
+      close: async () => {
+        open = false;
+        await feed?.close();
+      },
     });
   }
   if (location.filename !== ':memory:') mkdirSync(path.dirname(location.filename), { recursive: true });
@@ -160,19 +178,28 @@ function countingWrites(dialect: Dialect, onWrite: () => void): Dialect {
   };
 }
 
-function wrap(db: Kysely<Database>, dialect: DialectName, changeStamp: () => string | null, closeMore: () => Promise<void> = async () => {}): DatabaseHandle {
+type ChangeFeedEvent = Parameters<Parameters<DatabaseHandle['onChangeFeed']>[0]>[0];
+type ChangeFeedListener = (event: ChangeFeedEvent) => void;
+
+function wrap(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  changeStamp: () => string | null,
+  more: { onChangeFeed?: DatabaseHandle['onChangeFeed']; close?: () => Promise<void> } = {},
+): DatabaseHandle {
   let closed = false;
   return {
     db,
     dialect,
     changeStamp,
+    onChangeFeed: more.onChangeFeed ?? (() => {}),
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
       if (closed) return;
       closed = true;
-      await closeMore();
+      await more.close?.();
       await db.destroy();
     },
   };

@@ -67,8 +67,11 @@ describe('the PostgreSQL change feed', () => {
     await drop();
   });
 
+  const events: string[] = [];
+
   async function withFeed(connectionString: string, work: (feed: ChangeFeed) => Promise<void>) {
-    const feed = createChangeFeed({ connectionString, connectTimeoutMs: 5_000 });
+    events.length = 0;
+    const feed = createChangeFeed({ connectionString, connectTimeoutMs: 5_000, onLost: () => events.push('lost'), onBack: () => events.push('back') });
     try {
       await work(feed);
     } finally {
@@ -120,6 +123,8 @@ describe('the PostgreSQL change feed', () => {
       expect(await watching).toBe(true);
       expect(sawNull).toBe(true);
       expect(feed.stamp()).not.toBe(before);
+      // said once each, for the log
+      expect(events).toEqual(['lost', 'back']);
       // and it hears again
       const after = feed.stamp();
       await admin.query(`notify ${AUTH_CHANGE_CHANNEL}`);
