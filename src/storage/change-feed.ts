@@ -30,6 +30,9 @@ export const HEARTBEAT_MS = 200;
  */
 export const LEASE_MS = 700;
 
+/** Without a stamp asked for this long, the heartbeat pauses (and restarts on the next ask). */
+const IDLE_AFTER_MS = 10_000;
+
 /** A heartbeat unheard this long ends the connection and starts a new one. */
 const STALL_MS = 3_000;
 
@@ -52,10 +55,13 @@ export interface ChangeFeedOptions {
   readonly onLost?: (error: Error | null) => void;
   /** Called when a connection listens again after a loss. */
   readonly onBack?: () => void;
+  /** Milliseconds without a stamp asked for after which the heartbeat pauses. @defaultValue 10,000 */
+  readonly idleAfterMs?: number;
 }
 
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
+  const idleAfterMs = options.idleAfterMs ?? IDLE_AFTER_MS;
   let started = false;
   let closed = false;
   let client: pg.Client | null = null;
@@ -77,6 +83,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     if (client !== from) return;
     const wasListening = listening;
     client = null;
+    ownChannel = null;
     listening = false;
     vouchedAt = -Infinity;
     if (heartbeat !== null) clearInterval(heartbeat);
@@ -97,6 +104,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     reconnect.unref();
     backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
   }
+
+  /** When the stamp was last asked for; the heartbeat pauses after `idleAfterMs` without. */
+  let askedAt = performance.now();
+  /** The listening connection's own channel (for a heartbeat sent on demand). */
+  let ownChannel: string | null = null;
 
   /** The heartbeat out (one at a time: a slow answer is waited for, the stall timer ends a dead connection). */
   let beating: { readonly from: pg.Client; readonly payload: string; readonly sentAt: number; readonly stall: NodeJS.Timeout } | null = null;
@@ -159,7 +171,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
           if (client !== next) return;
           // a new connection may have missed notifications: nothing remembered before it counts
           epoch++;
-          heartbeat = setInterval(() => beat(next, own), HEARTBEAT_MS);
+          ownChannel = own;
+          // an idle instance stops beating (each heartbeat is a small transaction); asking for the stamp starts it again
+          heartbeat = setInterval(() => {
+            if (performance.now() - askedAt < idleAfterMs) beat(next, own);
+          }, HEARTBEAT_MS);
           heartbeat.unref();
           beat(next, own);
         },
@@ -176,7 +192,14 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   return {
     stamp() {
       start();
-      if (!listening || performance.now() - vouchedAt > LEASE_MS) return null;
+      const now = performance.now();
+      askedAt = now;
+      if (!listening) return null;
+      if (now - vouchedAt > LEASE_MS) {
+        // after an idle spell: beat now, so the stamp is back as soon as the heartbeat is heard
+        if (client !== null && ownChannel !== null) beat(client, ownChannel);
+        return null;
+      }
       return `${epoch}.${notifications}`;
     },
     whenListening(ms) {

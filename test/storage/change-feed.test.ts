@@ -157,6 +157,27 @@ describe('the PostgreSQL change feed', () => {
     }
   });
 
+  it('an idle feed stops beating; the next ask gets null once, and the stamp is back at once with nothing missed', async () => {
+    const feed = createChangeFeed({ connectionString: url, connectTimeoutMs: 5_000, idleAfterMs: 200 });
+    try {
+      await feed.whenListening(10_000);
+      const before = feed.stamp();
+      expect(before).not.toBeNull();
+      // idle: no heartbeat, so the lease runs out; a notification meanwhile must still be counted
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await admin.query(`notify ${AUTH_CHANGE_CHANNEL}`);
+      expect(feed.stamp()).toBeNull();
+      expect(await until(() => feed.stamp() !== null, 5_000)).toBe(true);
+      const [epochBefore, countBefore] = before!.split('.');
+      const [epochAfter, countAfter] = feed.stamp()!.split('.');
+      // the same connection (no new epoch), and the notification sent while idle was heard before the heartbeat
+      expect(epochAfter).toBe(epochBefore);
+      expect(Number(countAfter)).toBe(Number(countBefore) + 1);
+    } finally {
+      await feed.close();
+    }
+  });
+
   it('close() ends the connection and the stamp stays null', async () => {
     const feed = createChangeFeed({ connectionString: url, connectTimeoutMs: 5_000 });
     await feed.whenListening(10_000);
