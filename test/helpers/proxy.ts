@@ -2,7 +2,8 @@
  * A small round-robin reverse proxy on loopback (node:http), standing in for
  * the load balancer in front of several instances: every request goes to
  * the next upstream in turn, with `X-Forwarded-For`, `-Proto` and `-Host` set
- * as nginx and Caddy set them, and the answer streamed back unchanged.
+ * as the nginx and Caddy examples of docs/deployment.md set them, and the
+ * answer streamed back unchanged.
  * @module
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -51,7 +52,8 @@ export async function startRoundRobinProxy(): Promise<RoundRobinProxy> {
     if (upstream === undefined) return fail();
     const headers = { ...request.headers };
     const client = request.socket.remoteAddress ?? '127.0.0.1';
-    headers['x-forwarded-for'] = headers['x-forwarded-for'] === undefined ? client : `${String(headers['x-forwarded-for'])}, ${client}`;
+    // set, not appended: the edge proxy replaces what a client claims (docs/deployment.md)
+    headers['x-forwarded-for'] = client;
     headers['x-forwarded-proto'] = 'http';
     headers['x-forwarded-host'] = request.headers.host ?? `127.0.0.1:${port}`;
     const outgoing = http.request(

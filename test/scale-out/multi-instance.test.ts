@@ -200,8 +200,9 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
     // the list agrees on both instances
     for (const index of [0, 1]) {
       await steerTo(index);
-      const list = (await (await micropub(token, { query: 'q=source' })).json()) as { items: unknown[]; paging?: { total?: number } };
-      expect(list.items).toHaveLength(1);
+      const list = (await (await micropub(token, { query: 'q=source' })).json()) as { items: { properties: { url?: string[] } }[]; paging: { total: number } };
+      expect(list.items.map((item) => item.properties.url?.[0])).toEqual([entryUrl]);
+      expect(list.paging.total).toBe(1);
     }
 
     await steerTo(0);
@@ -275,8 +276,9 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
     for (const sourcePath of sources) expect(source.hits(sourcePath)).toBe(1);
     const listed = await fetch(`${proxy.origin}/indieweb/webmention/?target=${encodeURIComponent(entryUrl)}`, { headers: { accept: 'application/json' } });
     expect(listed.status).toBe(200);
-    const body = (await listed.json()) as { items?: unknown[]; children?: unknown[] };
-    expect((body.items ?? body.children ?? []).length).toBe(sources.length);
+    const body = (await listed.json()) as { children: { url: string }[]; paging: { total: number } };
+    expect(body.paging.total).toBe(sources.length);
+    expect(body.children.map((child) => child.url).sort()).toEqual(sources.map((sourcePath) => source.url(sourcePath)).sort());
   });
 
   it('a token revoked on one instance is refused by the other within the bound', async () => {
