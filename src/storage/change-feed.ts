@@ -79,6 +79,15 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   /** Whether a connection was lost since the feed last listened (so coming back is worth a word). */
   let lost = false;
 
+  /** When the stamp was last asked for; the heartbeat pauses after `idleAfterMs` without. */
+  let askedAt = performance.now();
+  /** The listening connection's own channel (for a heartbeat sent on demand). */
+  let ownChannel: string | null = null;
+
+  /** The heartbeat out (one at a time: a slow answer is waited for, the stall timer ends a dead connection). */
+  let beating: { readonly from: pg.Client; readonly payload: string; readonly sentAt: number; readonly stall: NodeJS.Timeout } | null = null;
+  let beats = 0;
+
   function lose(from: pg.Client, error: Error | null) {
     if (client !== from) return;
     const wasListening = listening;
@@ -104,15 +113,6 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     reconnect.unref();
     backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
   }
-
-  /** When the stamp was last asked for; the heartbeat pauses after `idleAfterMs` without. */
-  let askedAt = performance.now();
-  /** The listening connection's own channel (for a heartbeat sent on demand). */
-  let ownChannel: string | null = null;
-
-  /** The heartbeat out (one at a time: a slow answer is waited for, the stall timer ends a dead connection). */
-  let beating: { readonly from: pg.Client; readonly payload: string; readonly sentAt: number; readonly stall: NodeJS.Timeout } | null = null;
-  let beats = 0;
 
   /**
    * Sends a notification to this connection's own channel: its arrival proves
