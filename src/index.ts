@@ -22,7 +22,13 @@ export { sendWebmentions, type SendResult, type SendStatus, type SendProgress, t
 export { discoverEndpoint, type DiscoveredEndpoint } from './webmention/discover.js';
 export type { WebmentionReceivedEvent } from './webmention/events.js';
 export { createOutbound, type Outbound, type OutboundOptions } from './outbound/fetch.js';
+export { addMetricsRoute, type MetricsRouteOptions } from './operations/metrics/http.js';
+export type { Metrics } from './operations/metrics/metrics.js';
 export { renderHCard, linkTags, type HCardProfile } from './profile/template-helpers.js';
 export { validateHCard, HCardValidationError, type HCardProblem } from './profile/h-card.js';
 export { createFilesHandler } from './micropub/handlers/files/handler.js';
 export { createMemoryHandler } from './micropub/handlers/memory.js';
+export { createDatabaseHandler, type DatabaseHandlerOptions } from './micropub/handlers/database/handler.js';
+export { createEntriesRepository, type EntriesRepository, type EntryRow } from './storage/repositories/entries.js';
+export { escapeHtml } from './web/html.js';
+export type { EntryTemplates, DocumentView, EntryPageView, HomePageView, GonePageView, OwnerView } from './entries/templates.js';

@@ -10,7 +10,7 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
   it('is read whole: every folder, and static, type-only, re-exported and dynamic imports', () => {
     const has = (from: string, to: string) => graph.edges.some((edge) => edge.from === from && edge.to === to);
     expect(new Set(graph.files.map(folderOf))).toEqual(
-      new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'contracts', 'core', 'indieauth', 'media', 'micropub', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
+      new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'contracts', 'core', 'entries', 'indieauth', 'media', 'micropub', 'operations', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
     );
     expect(has('src/app/plugin.ts', 'src/micropub/feature.ts')).toBe(true);
     expect(has('src/app/context.ts', 'src/webmention/worker.ts')).toBe(true); // import type

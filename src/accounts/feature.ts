@@ -9,8 +9,11 @@ import type { Accounts } from '../contracts/accounts.js';
 import type { Clock } from '../core/clock.js';
 import type { Signer } from '../core/signing.js';
 import { createFailureThrottle, type FailureThrottle } from '../core/throttle.js';
+import type { PasskeysRepository } from '../storage/repositories/passkeys.js';
 import type { UsersRepository } from '../storage/repositories/users.js';
+import type { WebauthnChallengesRepository } from '../storage/repositories/webauthn-challenges.js';
 import type { Csrf } from '../web/csrf.js';
+import { createPasskeyService, type PasskeyService } from './passkeys/service.js';
 import { createPasswordHasher } from './passwords.js';
 import { accountRoutes } from './routes.js';
 import { createStandaloneAccounts } from './standalone-accounts.js';
@@ -21,6 +24,8 @@ export interface AccountsFeature {
   readonly accounts: Accounts;
   /** The built-in accounts; null when the host passed its own {@link Accounts}. */
   readonly users: UserService | null;
+  /** Passkeys of the built-in accounts; null when the host passed its own {@link Accounts}. */
+  readonly passkeys: PasskeyService | null;
   /** Failed password attempts (sign-in, the account page's password change), counted in this instance's memory (docs/security.md "Throttles"). */
   readonly signInThrottle: FailureThrottle;
   /** Login, logout and the account home; registers nothing when the host brings its own accounts. */
@@ -31,6 +36,8 @@ export function createAccounts(deps: {
   /** The host's accounts (plugin mode); undefined for our own. */
   host: Accounts | undefined;
   repository: UsersRepository;
+  /** Passkeys and the challenges of ceremonies in progress (the built-in accounts only). */
+  passkeyStores: { passkeys: PasskeysRepository; challenges: WebauthnChallengesRepository };
   config: Pick<Config, 'baseUrl' | 'maxConcurrentHashes' | 'signInThrottle'>;
   signer: Signer;
   clock: Clock;
@@ -40,14 +47,16 @@ export function createAccounts(deps: {
   const { host, repository, config, signer, clock, csrf, secureCookies } = deps;
   const { baseUrl } = config;
   const users = host === undefined ? createUserService({ users: repository, clock, passwords: createPasswordHasher({ maxConcurrent: config.maxConcurrentHashes }) }) : null;
+  const passkeys = host === undefined ? createPasskeyService({ ...deps.passkeyStores, users: repository, clock, baseUrl }) : null;
   const accounts = host ?? createStandaloneAccounts({ users: repository, signer, clock, baseUrl });
   const signInThrottle = createFailureThrottle({ freeFailures: config.signInThrottle.freeFailures, maxDelaySeconds: config.signInThrottle.maxDelay, clock });
   return {
     accounts,
     users,
+    passkeys,
     signInThrottle,
     routes: async (app) => {
-      if (users !== null) await accountRoutes(app, { accounts, users, csrf, signer, clock, signInThrottle, baseUrl, secureCookies });
+      if (users !== null && passkeys !== null) await accountRoutes(app, { accounts, users, passkeys, csrf, signer, clock, signInThrottle, baseUrl, secureCookies });
     },
   };
 }

@@ -9,15 +9,20 @@ import type { Clock } from '../core/clock.js';
 import type { FailureThrottle } from '../core/throttle.js';
 import type { Signer } from '../core/signing.js';
 import { isSafeReturnPath } from '../core/url.js';
-import { clearCookie, setCookie } from '../web/cookies.js';
+import { clearCookie } from '../web/cookies.js';
 import type { Csrf } from '../web/csrf.js';
 import { html, sendPage, type SafeHtml } from '../web/html.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
-import { buttonForm, csrfField } from '../web/ui/csrf-form.js';
+import { buttonForm } from '../web/ui/csrf-form.js';
 import { layout, navigation } from '../web/ui/layout.js';
 import { errorAlert } from '../web/ui/messages.js';
 import { linkTags } from '../profile/template-helpers.js';
-import { encodeSession, SESSION_COOKIE, SESSION_LIFETIME_S } from './session.js';
+import { sendLoginPage } from './login-page.js';
+import { passkeyAssetRoutes } from './passkeys/assets.js';
+import type { PasskeyService } from './passkeys/service.js';
+import { passkeySignInRoutes } from './passkeys/sign-in-routes.js';
+import { SESSION_COOKIE } from './session.js';
+import { startSession } from './session-cookie.js';
 import { passwordAttemptKeys, throttledAnswer } from './sign-in-throttle.js';
 import type { UserService } from './user-service.js';
 
@@ -26,6 +31,7 @@ const HOME_PATH = '/indieweb/';
 export interface AccountRoutesDeps {
   readonly accounts: Accounts;
   readonly users: UserService;
+  readonly passkeys: PasskeyService;
   readonly csrf: Csrf;
   readonly signer: Signer;
   readonly clock: Clock;
@@ -37,28 +43,14 @@ export interface AccountRoutesDeps {
 }
 
 export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDeps): Promise<void> {
-  const { accounts, users, csrf, signer, clock, signInThrottle, baseUrl, secureCookies } = deps;
+  const { accounts, users, passkeys, csrf, signer, clock, signInThrottle, baseUrl, secureCookies } = deps;
+  passkeyAssetRoutes(app);
+  passkeySignInRoutes(app, { passkeys, csrf, signer, clock, baseUrl, secureCookies });
 
   const returnPathOf = (value: unknown): string => (typeof value === 'string' && isSafeReturnPath(value) ? value : HOME_PATH);
 
   function loginPage(request: FastifyRequest, reply: FastifyReply, status: number, options: { returnTo: string; username?: string; message?: SafeHtml }) {
-    const csrfToken = csrf.tokenFor(request, reply, null);
-    return sendPage(reply, status, {
-      title: 'Sign in',
-      body: html`<main>
-<h1>Sign in</h1>
-${options.message ?? ''}
-<form method="post" action="/indieweb/login/">
-${csrfField(csrfToken)}
-<input type="hidden" name="return_to" value="${options.returnTo}">
-<label for="username">User name</label>
-<input type="text" id="username" name="username" autocomplete="username" autocapitalize="none" required value="${options.username ?? ''}">
-<label for="password">Password</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>
-</main>`,
-    });
+    return sendLoginPage(reply, status, { baseUrl, csrfToken: csrf.tokenFor(request, reply, null), ...options });
   }
 
   app.get('/login/', async (request, reply) => {
@@ -100,11 +92,18 @@ ${csrfField(csrfToken)}
         message: errorAlert('Sign-in failed. Check the user name and the password.'),
       });
     }
+    if (user.passwordless) {
+      // the right password, but this account only accepts its passkeys: a phished password opens nothing
+      attempt.fail();
+      request.log.info({ userId: user.id }, 'login refused: the account signs in with passkeys only');
+      return loginPage(request, reply, 401, {
+        returnTo,
+        username,
+        message: errorAlert('This account signs in with a passkey only: use "Sign in with a passkey" below.'),
+      });
+    }
     attempt.succeed([keys.account]);
-    setCookie(reply, SESSION_COOKIE, encodeSession(signer, { userId: user.id, epoch: user.sessionEpoch, expiresAt: Math.floor(clock.now().getTime() / 1000) + SESSION_LIFETIME_S }), {
-      secure: secureCookies,
-      maxAge: SESSION_LIFETIME_S,
-    });
+    startSession(reply, { signer, clock, secureCookies }, user);
     request.log.info({ userId: user.id }, 'signed in');
     return reply.redirect(`${baseUrl}${returnTo}`, 303);
   });
@@ -157,6 +156,7 @@ ${csrfField(csrfToken)}
 <li><a href="${admin}/apps/">Apps</a>: what you signed in to, and revoking it</li>
 <li><a href="${admin}/webmentions/">Webmentions</a>: what others said about your posts</li>
 <li><a href="${admin}/media/">Media</a>: your uploads</li>
+<li><a href="${admin}/passkeys/">Passkeys</a>: signing in without a password</li>
 <li><a href="${admin}/account/">Account</a>: your password, signing out everywhere</li>
 </ul>
 <h2>Your homepage</h2>

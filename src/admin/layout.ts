@@ -21,6 +21,18 @@ const NOTICES: Readonly<Record<string, string>> = {
   spam: 'Webmention marked as spam.',
   deleted: 'Deleted.',
   password: 'Password changed. Other sessions were signed out.',
+  token: 'New API token made. The old one no longer works.',
+  approved: 'Webmention approved.',
+  allowed: 'Webmention approved; its domain is allowed from now on.',
+  rejected: 'Webmention rejected.',
+  'rule-added': 'Rule added.',
+  'rule-removed': 'Rule removed.',
+  webhook: 'Webhook saved.',
+  sent: 'Delivery queued.',
+  'passkey-added': 'Passkey added.',
+  'passkey-removed': 'Passkey removed.',
+  'passwordless-on': 'Your password no longer signs you in: only your passkeys do.',
+  'passwordless-off': 'Your password signs you in again.',
 };
 export type Done = keyof typeof NOTICES;
 
@@ -31,24 +43,33 @@ const PAGES: readonly NavLink[] = [
   { href: `${ADMIN}/media/`, label: 'Media' },
 ];
 const ACCOUNT: NavLink = { href: `${ADMIN}/account/`, label: 'Account' };
+const PASSKEYS: NavLink = { href: `${ADMIN}/passkeys/`, label: 'Passkeys' };
 
 export interface AdminPage {
   readonly title: string;
   readonly content: SafeHtml;
   /** @defaultValue 200 */
   readonly status?: number;
+  /** Our scripts the page loads, and what they may fetch (see `PageOptions`). */
+  readonly scripts?: readonly string[];
+  readonly connect?: readonly string[];
 }
 
 export function sendAdminPage(request: FastifyRequest, reply: FastifyReply, page: AdminPage): FastifyReply {
   const session = sessionOf(request);
   const done = readParam(request.query, 'done');
   const message = done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
+  const pages = PAGES.map((link) =>
+    link.href === `${ADMIN}/webmentions/` && session.heldMentions > 0 ? { href: `${ADMIN}/webmentions/?approval=held`, label: `Webmentions (${session.heldMentions} waiting)` } : link,
+  );
   const nav = navigation({
-    links: session.hasAccountPage ? [...PAGES, ACCOUNT] : PAGES,
+    links: session.hasAccountPage ? [...pages, PASSKEYS, ACCOUNT] : pages,
     end: buttonForm({ action: '/indieweb/logout/', csrf: session.csrf, label: 'Sign out' }),
   });
   return sendPage(reply, page.status ?? 200, {
     title: page.title,
+    ...(page.scripts === undefined ? {} : { scripts: page.scripts }),
+    ...(page.connect === undefined ? {} : { connect: page.connect }),
     body: layout({ nav, heading: page.title, message: message === undefined ? '' : notice(message), content: page.content }),
   });
 }

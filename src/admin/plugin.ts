@@ -9,6 +9,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
+import type { PasskeyService } from '../accounts/passkeys/service.js';
 import type { UserService } from '../accounts/user-service.js';
 import type { Accounts } from '../contracts/accounts.js';
 import { readParam } from '../core/params.js';
@@ -20,18 +21,25 @@ import type { Csrf } from '../web/csrf.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
 import { html } from '../web/html.js';
 import { errorAlert } from '../web/ui/messages.js';
+import type { ReadTokens } from '../webmention/api/read-tokens.js';
+import type { ModerationService } from '../webmention/moderation-service.js';
+import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
 import { accountPage } from './account-page.js';
 import { appsPage } from './apps-page.js';
 import { ADMIN, sendAdminPage } from './layout.js';
 import { mediaPage } from './media-page.js';
+import { passkeysPage } from './passkeys-page.js';
 import { profilePage } from './profile-page.js';
+import { webmentionSettingsPage } from './webmention-settings-page.js';
 import { webmentionsPage } from './webmentions-page.js';
 
 export interface AdminDeps {
   readonly accounts: Accounts;
   /** The built-in accounts (the account page); null when the host brings its own. */
   readonly users: UserService | null;
+  /** Passkeys of the built-in accounts (the Passkeys page); null when the host brings its own accounts. */
+  readonly passkeys: PasskeyService | null;
   /** The account page's password change is guessed like a sign-in: the same throttle. */
   readonly signInThrottle: FailureThrottle;
   readonly csrf: Csrf;
@@ -39,6 +47,10 @@ export interface AdminDeps {
   readonly tokens: TokenService;
   readonly profiles: ProfileService;
   readonly webmentions: WebmentionService;
+  /** The read tokens of the webmention.io-compatible API. */
+  readonly webmentionTokens: ReadTokens;
+  readonly webmentionModeration: ModerationService;
+  readonly webhooks: Webhooks;
   readonly media: MediaLibrary;
 }
 
@@ -49,19 +61,21 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
 
   await app.register(
     async (pages) => {
-      guardAdminPages(pages, { accounts: deps.accounts, csrf: deps.csrf, hasAccountPage: users !== null });
+      guardAdminPages(pages, { accounts: deps.accounts, csrf: deps.csrf, hasAccountPage: users !== null, countHeld: (userId) => deps.webmentionModeration.countHeld(userId) });
       profilePage(pages, { profiles: deps.profiles, baseUrl });
       appsPage(pages, { tokens: deps.tokens, baseUrl });
-      webmentionsPage(pages, { webmentions: deps.webmentions, baseUrl });
+      webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });
+      webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
       mediaPage(pages, { media: deps.media, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
+      if (users !== null && deps.passkeys !== null) passkeysPage(pages, { users, passkeys: deps.passkeys, baseUrl });
     },
     { prefix: '/admin' },
   );
 }
 
 /** Adds the guard to every route of `app` (an encapsulated scope holding only admin pages). */
-function guardAdminPages(app: FastifyInstance, deps: { accounts: Accounts; csrf: Csrf; hasAccountPage: boolean }): void {
+function guardAdminPages(app: FastifyInstance, deps: { accounts: Accounts; csrf: Csrf; hasAccountPage: boolean; countHeld: (userId: string) => Promise<number> }): void {
   const { accounts, csrf, hasAccountPage } = deps;
   app.decorateRequest('adminSession', null);
   app.addHook('preHandler', async (request, reply) => {
@@ -72,7 +86,9 @@ function guardAdminPages(app: FastifyInstance, deps: { accounts: Accounts; csrf:
       await reply.redirect(accounts.loginUrl(path), 303);
       return reply;
     }
-    request.adminSession = { user, csrf: csrf.tokenFor(request, reply, user.id), hasAccountPage };
+    // the navigation shows how many mentions wait for approval; a page that only redirects does not need it
+    const heldMentions = request.method === 'GET' ? await deps.countHeld(user.id) : 0;
+    request.adminSession = { user, csrf: csrf.tokenFor(request, reply, user.id), hasAccountPage, heldMentions };
     if (request.method === 'POST' && !csrf.isValid(request, user.id, readParam(request.body, CSRF_FIELD))) {
       request.log.info('admin form rejected: csrf token missing or expired');
       await sendAdminPage(request, reply, {

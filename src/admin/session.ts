@@ -13,6 +13,8 @@ export interface AdminSession {
   readonly csrf: string;
   /** Whether the Account page exists (the built-in accounts). */
   readonly hasAccountPage: boolean;
+  /** Webmentions of the user waiting for approval (shown in the navigation). */
+  readonly heldMentions: number;
 }
 
 declare module 'fastify' {

@@ -10,6 +10,7 @@ import { isIndieWebError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
 import { WEBMENTION_STATUSES, type WebmentionRecord, type WebmentionStatus } from '../storage/repositories/webmentions.js';
 import { failureReason } from '../webmention/failure.js';
+import type { ModerationService } from '../webmention/moderation-service.js';
 import { OWNED_PAGE_SIZE, type WebmentionService } from '../webmention/service.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { buttonForm } from '../web/ui/csrf-form.js';
@@ -19,18 +20,28 @@ import { sessionOf } from './session.js';
 
 export interface WebmentionsPageDeps {
   readonly webmentions: WebmentionService;
+  readonly moderation: ModerationService;
   readonly baseUrl: string;
 }
 
+interface Services {
+  readonly webmentions: WebmentionService;
+  readonly moderation: ModerationService;
+}
+
 /** What each action does, and the notice after it. */
-const ACTIONS: Readonly<Record<string, { readonly run: (service: WebmentionService, id: string) => Promise<unknown>; readonly done: Done }>> = {
-  reprocess: { run: (service, id) => service.reprocess(id), done: 'reprocessed' },
-  spam: { run: (service, id) => service.markSpam(id), done: 'spam' },
-  delete: { run: (service, id) => service.remove(id), done: 'deleted' },
+const ACTIONS: Readonly<Record<string, { readonly run: (services: Services, id: string) => Promise<unknown>; readonly done: Done }>> = {
+  reprocess: { run: (services, id) => services.webmentions.reprocess(id), done: 'reprocessed' },
+  spam: { run: (services, id) => services.webmentions.markSpam(id), done: 'spam' },
+  delete: { run: (services, id) => services.webmentions.remove(id), done: 'deleted' },
+  approve: { run: (services, id) => services.moderation.approve(id), done: 'approved' },
+  'approve-allow': { run: (services, id) => services.moderation.approve(id, { allowDomain: true }), done: 'allowed' },
+  reject: { run: (services, id) => services.moderation.reject(id), done: 'rejected' },
 };
 
 interface ListQuery {
   readonly status: WebmentionStatus | undefined;
+  readonly held: boolean;
   readonly target: string;
   readonly offset: number;
 }
@@ -40,6 +51,7 @@ function readListQuery(query: unknown): ListQuery {
   const offsetParam = readParam(query, 'offset') ?? '';
   return {
     status: (WEBMENTION_STATUSES as readonly string[]).includes(statusParam) ? (statusParam as WebmentionStatus) : undefined,
+    held: readParam(query, 'approval') === 'held',
     target: readParam(query, 'target') ?? '',
     // a malformed or huge offset shows the first page rather than an error
     offset: /^\d{1,9}$/.test(offsetParam) ? Number(offsetParam) : 0,
@@ -49,6 +61,7 @@ function readListQuery(query: unknown): ListQuery {
 function pageLink(query: ListQuery, at: number, label: string): SafeHtml {
   const search = new URLSearchParams({
     ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.held ? { approval: 'held' } : {}),
     ...(query.target === '' ? {} : { target: query.target }),
     ...(at === 0 ? {} : { offset: String(at) }),
   }).toString();
@@ -71,13 +84,20 @@ function filterForm(query: ListQuery): SafeHtml {
 function mentionItem(item: WebmentionRecord, csrf: string): SafeHtml {
   const action = (name: string, label: string) => buttonForm({ action: `${ADMIN}/webmentions/${item.id}/${name}`, csrf, label });
   const reason = failureReason(item);
+  const waiting = item.approval === 'held' && item.status !== 'spam' && item.status !== 'failed';
+  const moderation = waiting
+    ? html`<p class="held">Waiting for your approval.</p>${action('approve', 'Approve')}${action('approve-allow', 'Approve and always allow this domain')}${action('reject', 'Reject')}`
+    : item.approval === 'rejected'
+      ? html`<p class="rejected">Rejected.</p>${action('approve', 'Approve')}`
+      : '';
   return html`<li class="mention" data-status="${item.status}"><p><strong>${item.status}</strong> ${item.type ?? ''} from <a href="${item.source}" rel="nofollow ugc noopener">${item.source}</a> to <code>${item.target}</code></p>
 ${item.author.name === null ? '' : html`<p>By ${item.author.name}</p>`}${item.contentText === null ? '' : html`<blockquote>${item.contentText}</blockquote>`}${reason === null ? '' : html`<p class="failure">Why it failed: ${reason}</p>`}
-${action('reprocess', 'Check again')}${item.status === 'spam' ? '' : action('spam', 'Mark as spam')}${action('delete', 'Delete')}</li>`;
+${moderation}${action('reprocess', 'Check again')}${item.status === 'spam' ? '' : action('spam', 'Mark as spam')}${action('delete', 'Delete')}</li>`;
 }
 
 export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps): void {
   const { webmentions, baseUrl } = deps;
+  const services: Services = { webmentions, moderation: deps.moderation };
   const sendError = (request: FastifyRequest, reply: FastifyReply, status: number, message: string) =>
     sendAdminPage(request, reply, { title: 'Webmentions', content: errorAlert(message), status });
 
@@ -87,10 +107,13 @@ export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps)
     const { items, total } = await webmentions.listOwned(user, {
       ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.target === '' ? {} : { target: query.target }),
+      ...(query.held ? { approval: 'held' as const } : {}),
       offset: query.offset,
     });
     const list = items.length === 0 ? html`<p>No webmentions.</p>` : html`<ul class="mentions">${items.map((item) => mentionItem(item, csrf))}</ul>`;
-    return sendAdminPage(request, reply, { title: 'Webmentions', content: html`${filterForm(query)}\n${list}${paging(query, items.length, total)}` });
+    const held = sessionOf(request).heldMentions;
+    const settings = html`<p>${held > 0 ? html`<a href="${ADMIN}/webmentions/?approval=held">${String(held)} waiting for approval</a> · ` : ''}<a href="${ADMIN}/webmention-settings/">Webmention settings</a>: API token, block and allow lists.</p>`;
+    return sendAdminPage(request, reply, { title: 'Webmentions', content: html`${settings}${filterForm(query)}\n${list}${paging(query, items.length, total)}` });
   });
 
   app.post<{ Params: { id: string; action: string } }>('/webmentions/:id/:action', async (request, reply) => {
@@ -103,7 +126,7 @@ export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps)
     }
     const chosen = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
     if (chosen === undefined) return sendError(request, reply, 400, 'Unknown action.');
-    await chosen.run(webmentions, id);
+    await chosen.run(services, id);
     return redirectDone(reply, baseUrl, '/webmentions/', chosen.done);
   });
 }

@@ -11,6 +11,8 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createAccounts } from '../accounts/feature.js';
 import { createAdmin } from '../admin/feature.js';
+import { createEntries } from '../entries/feature.js';
+import { loadEntryTemplates, type EntryPagesOption } from '../entries/load-templates.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/env.js';
 import { resolveSecret } from '../config/secret.js';
@@ -19,7 +21,11 @@ import type { MediaStorage } from '../contracts/media-storage.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { ClientIdValidator, UrlPolicy } from '../contracts/policies.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import { NO_METER } from '../core/meter.js';
 import { createSigner } from '../core/signing.js';
+import { createMetrics } from '../operations/metrics/metrics.js';
+import { addRequestMetrics } from '../operations/metrics/http.js';
+import { selfTestRoutes } from '../operations/doctor/http.js';
 import { createIndieAuth } from '../indieauth/feature.js';
 import { createMedia, openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
@@ -89,6 +95,13 @@ export interface IndieWebPluginOptions {
    * @defaultValue true
    */
   wellKnown?: boolean;
+  /**
+   * Serve the entries of the database handler as pages at the host's root
+   * (`/{user}/`, `/{user}/{yyyy}/{MM}/{slug}/`, feeds): `true`, or an object
+   * whose `templates` replace the built-in ones (docs/entry-pages.md).
+   * @defaultValue false (standalone: on when the database handler is configured)
+   */
+  entryPages?: EntryPagesOption;
   /** @defaultValue the system clock */
   clock?: Clock;
 }
@@ -103,10 +116,16 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
 
   // storage
   const stores = createStores(database);
+  // metrics: only when a scraper may read them (INDIEWEB_METRICS_TOKEN)
+  const metrics =
+    config.metricsToken === null
+      ? null
+      : createMetrics({ webmentions: stores.webmentions, jobs: stores.jobs, clock, onCollectError: (error) => log.warn({ err: error }, 'metrics: a gauge could not be read') });
+  const meter = metrics?.meter ?? NO_METER;
 
   // features
   const csrf = createCsrf({ signer, clock, secureCookies });
-  const accounts = createAccounts({ host: options.accounts, repository: stores.users, config, signer, clock, csrf, secureCookies });
+  const accounts = createAccounts({ host: options.accounts, repository: stores.users, passkeyStores: { passkeys: stores.passkeys, challenges: stores.webauthnChallenges }, config, signer, clock, csrf, secureCookies });
   const profile = createProfile({ repository: stores.profiles, clock, users: accounts.users, baseUrl: config.baseUrl });
   const indieauth = await createIndieAuth({
     config,
@@ -119,6 +138,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     csrf,
     clientIdValidator: options.clientIdValidator,
     log,
+    meter,
   });
   const mediaStorage = options.storage ?? (await openMediaStorage(config));
   const content = await loadContent({
@@ -129,28 +149,49 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     database: { entries: stores.entries, clock },
     log,
   });
-  const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content });
-  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media });
+  const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content, meter });
+  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter });
   const webmention = createWebmention({
     config,
     clock,
     stores,
     accounts: accounts.accounts,
     handler: content.handler,
+    signer,
     onWebmentionReceived: options.onWebmentionReceived,
     runWorker: options.worker !== false,
     log,
+    meter,
   });
+  webmention.events.on('webmention_received', () => meter.webmentionReceived());
   const admin = createAdmin({
     accounts: accounts.accounts,
     users: accounts.users,
+    passkeys: accounts.passkeys,
     signInThrottle: accounts.signInThrottle,
     csrf,
     baseUrl: config.baseUrl,
     tokens: indieauth.tokens,
     profiles: profile.service,
     webmentions: webmention.service,
+    webmentionTokens: webmention.readTokens,
+    webmentionModeration: webmention.moderation,
+    webhooks: webmention.webhooks,
     media: media.library,
+  });
+
+  const entries = createEntries({
+    enabled: options.entryPages !== undefined && options.entryPages !== false,
+    entries: stores.entries,
+    findUserByName: async (name) => {
+      if (accounts.users !== null) return accounts.users.findByName(name);
+      const everyone = (await options.accounts?.listUsers?.()) ?? [];
+      return everyone.find((user) => user.name === name) ?? null;
+    },
+    profiles: profile.service,
+    listMentions: (filter) => webmention.service.list(filter),
+    baseUrl: config.baseUrl,
+    templates: await loadEntryTemplates(options.entryPages, config, log),
   });
 
   // register: lifecycle, the public decorator, the routes
@@ -173,23 +214,36 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     config,
     accounts: accounts.accounts,
     users: accounts.users,
+    passkeys: accounts.passkeys,
     tokens: indieauth.tokens,
     profiles: profile.service,
     webmention: webmention.service,
+    webmentionTokens: webmention.readTokens,
+    webmentionModeration: webmention.moderation,
+    webhooks: webmention.webhooks,
     events: webmention.events,
     jobs: webmention.jobs,
     indieauth: { bearer: indieauth.bearer },
     media: { repository: media.repository },
+    metrics,
   });
   app.decorate('indieweb', decorator);
 
   // the one route outside /indieweb: left out when the host asks, or when it has one already (no FST_ERR_DUPLICATED_ROUTE)
   if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) indieauth.addWellKnownRoute(app);
+  // the entry pages live at the root too, when asked for (in their own scope: their errors get the pages' answers)
+  await app.register(async (pagesScope) => {
+    pagesScope.setErrorHandler(defaultErrorHandler);
+    await entries.routes(pagesScope);
+  });
   await app.register(
     async (child) => {
       indieauth.addMetadataRoute(child);
       await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes, limits: config.limits });
       child.setErrorHandler(defaultErrorHandler);
+      if (metrics !== null) addRequestMetrics(child, metrics);
+      // the doctor's probe: whether a bearer arrives through the public URL (never its value)
+      selfTestRoutes(child, { trustProxy: config.trustProxy });
       // an early answer (401/413 before a multipart body ends, a 404 with a body) closes the connection, in both modes
       closeUnreadBodies(child);
       await child.register(accounts.routes);

@@ -11,6 +11,7 @@ import { openDatabase } from '../storage/open.js';
 import { clientErrorHandler, closeUnreadBodies } from '../web/client-errors.js';
 import { defaultErrorHandler } from '../web/error-handler.js';
 import { indieweb } from './plugin.js';
+import { addMetricsRoute, addRequestMetrics } from '../operations/metrics/http.js';
 import { sendText } from '../web/reply.js';
 
 const SECRET_QUERY_NAMES = /^(access_token|code|code_verifier|token|refresh_token|client_secret)$/i;
@@ -106,7 +107,15 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     config,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.worker === undefined ? {} : { worker: options.worker }),
+    // standalone: the database handler's entries are served as pages (docs/entry-pages.md)
+    entryPages: config.micropubHandler === 'database',
   });
+  // at the root of the host, where Prometheus looks; absent (404) while metrics are off
+  if (config.metricsToken !== null && app.indieweb.metrics !== null) {
+    addMetricsRoute(app, { metrics: app.indieweb.metrics, token: config.metricsToken });
+    // the server's own routes and paths no route matches; the plugin counts those under /indieweb/ itself
+    addRequestMetrics(app, app.indieweb.metrics, { skip: (route) => route?.startsWith('/indieweb/') === true });
+  }
   return { app, database };
 }
 

@@ -3,7 +3,6 @@
  * non-zero exit: 2 for invalid settings, 1 for anything else.
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type { ConfigOverrides } from '../config/config.js';
 import { SETTINGS, unknownSettingNames } from '../config/settings.js';
@@ -14,23 +13,20 @@ import { processIo, type CliIo } from './io.js';
 import { registerTokenCommands } from './tokens.js';
 import { registerUserCommands } from './users.js';
 import { registerWebmentionCommands } from './webmentions.js';
+import { registerWebmentionApiCommands } from './webmention-api.js';
+import { registerWebmentionModerationCommands } from './webmention-moderation.js';
 import { registerSendWebmentionsCommand } from './send-webmentions.js';
 import { registerProfileCommands } from './profiles.js';
 import { didYouMean } from './suggest.js';
+import { packageVersion } from './version.js';
+import { registerBackupCommands } from './backup.js';
+import { registerDoctorCommand } from './doctor.js';
 
 export const EXIT_FAILURE = 1;
 
 /** The server could not listen where it was told to; the message says why and what to change. */
 class ListenError extends Error {}
 export const EXIT_CONFIG = 2;
-
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
 export async function main(argv: readonly string[], given: CliIo = processIo): Promise<number> {
@@ -163,9 +159,13 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
 
   registerUserCommands(program, io, run);
   registerTokenCommands(program, io, run);
-  registerWebmentionCommands(program, io, run);
+  const webmentionCommand = registerWebmentionCommands(program, io, run);
+  registerWebmentionApiCommands(webmentionCommand, io, run);
+  registerWebmentionModerationCommands(webmentionCommand, io, run);
   registerSendWebmentionsCommand(program, io, run);
   registerProfileCommands(program, io, run);
+  registerBackupCommands(program, io, run);
+  registerDoctorCommand(program, io, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

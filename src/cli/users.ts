@@ -3,6 +3,7 @@ import { MIN_PASSWORD_LENGTH } from '../accounts/user-service.js';
 import { InvalidRequestError } from '../core/errors.js';
 import { withServices } from './context.js';
 import { formatTable, isInteractive, promptHidden, readAll, type CliIo } from './io.js';
+import { registerPasskeyCommands } from './passkeys.js';
 
 async function readPassword(io: CliIo, fromStdin: boolean): Promise<string> {
   if (fromStdin) {
@@ -75,4 +76,6 @@ export function registerUserCommands(program: Command, io: CliIo, run: (work: ()
         io.stdout.write(`changed the password of ${name}\n`);
       }),
     );
+
+  registerPasskeyCommands(user, io, run);
 }

@@ -16,7 +16,8 @@ function idOf(value: string): string {
   return value.replace(/\/+$/, '').split('/').at(-1) ?? value;
 }
 
-export function registerWebmentionCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
+/** Registers `webmention list|reprocess|spam`; returns the `webmention` command for the others to add to. */
+export function registerWebmentionCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): Command {
   const webmention = program.command('webmention').description('moderate received webmentions');
 
   webmention
@@ -24,9 +25,12 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
     .description('list received webmentions, newest first')
     .option('--status <status>', `only this status (${WEBMENTION_STATUSES.join(', ')})`, statusOption)
     .option('--reasons', 'add a REASON column: why a mention failed (on by default with --status failed)')
-    .action((options: { status?: WebmentionStatus; reasons?: boolean }) =>
+    .option('--held', 'only mentions waiting for approval (see INDIEWEB_WEBMENTION_MODERATION)')
+    .action((options: { status?: WebmentionStatus; reasons?: boolean; held?: boolean }) =>
       run(async () => {
-        const { items } = await withServices(io, ({ database }) => createWebmentionsRepository(database.db).list(options.status === undefined ? {} : { status: options.status }));
+        const { items } = await withServices(io, ({ database }) =>
+          createWebmentionsRepository(database.db).list({ ...(options.status === undefined ? {} : { status: options.status }), ...(options.held === true ? { approval: 'held' as const } : {}) }),
+        );
         const columns = ['ID', 'STATUS', 'TYPE', 'SOURCE', 'TARGET', 'UPDATED'];
         const cells = (w: (typeof items)[number]) => [w.id, w.status, w.type ?? '-', w.source, w.target, w.updatedAt];
         // the reason comes last, so the columns scripts read keep their places
@@ -85,4 +89,5 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
         io.stdout.write(`marked ${idOf(id)} as spam\n`);
       }),
     );
+  return webmention;
 }

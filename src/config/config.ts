@@ -49,6 +49,10 @@ export interface ServerLimits {
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({ headersTimeout: 10, requestTimeout: 120, keepAliveTimeout: 5, maxConnections: 1000, shutdownTimeout: 10 });
 
+export const WEBMENTION_MODERATIONS = ['none', 'first-from-domain', 'all'] as const;
+/** `none`: public once verified; `first-from-domain`: a source domain's first mention waits for approval; `all`: every new mention waits. */
+export type WebmentionModeration = (typeof WEBMENTION_MODERATIONS)[number];
+
 /** Bounds on what unauthenticated webmention senders may queue; null switches one off. See docs/security.md. */
 export interface WebmentionLimits {
   readonly maxPendingPerHost: number | null;
@@ -225,12 +229,18 @@ export interface Config {
   /** Lowercase host names. */
   readonly webmentionTargetHosts: readonly string[];
   readonly webmentionLimits: WebmentionLimits;
+  /** Which new mentions wait for the owner's approval before the API shows them. */
+  readonly webmentionModeration: WebmentionModeration;
   /** Seconds. */
   readonly jobLeaseSeconds: number;
   /** Seconds. */
   readonly outboundTimeout: number;
   /** Read only when `micropubHandler` is `files`. */
   readonly files: FilesConfig;
+  /** A `module#export` specifier naming replacement entry-page templates; null: the built-in ones. */
+  readonly entryTemplates: string | null;
+  /** Null: metrics are off (no `/metrics`, nothing counted). */
+  readonly metricsToken: string | null;
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -21,10 +21,12 @@
  * @module
  */
 import type { Setting } from './setting.js';
+import { ENTRY_PAGE_SETTINGS } from './settings/entries.js';
 import { FILES_SETTINGS } from './settings/files.js';
 import { THROTTLE_SETTINGS, TOKEN_SETTINGS } from './settings/indieauth.js';
 import { MEDIA_LIMIT_SETTINGS, MEDIA_STORAGE_SETTINGS } from './settings/media.js';
 import { MICROPUB_SETTINGS } from './settings/micropub.js';
+import { OPERATIONS_SETTINGS } from './settings/operations.js';
 import { REQUEST_LIMIT_SETTINGS } from './settings/requests.js';
 import { SERVER_SETTINGS } from './settings/server.js';
 import { OUTBOUND_SETTINGS, WEBMENTION_SETTINGS } from './settings/webmention.js';
@@ -41,6 +43,8 @@ export const SETTINGS_TABLE: readonly Setting[] = Object.freeze([
   ...WEBMENTION_SETTINGS,
   ...MEDIA_STORAGE_SETTINGS,
   ...FILES_SETTINGS,
+  ...ENTRY_PAGE_SETTINGS,
+  ...OPERATIONS_SETTINGS,
 ]);
 
 /** A row of the README's configuration table. */

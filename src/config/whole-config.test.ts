@@ -59,6 +59,7 @@ describe('loadConfig, whole results', () => {
       limits: { jsonDepth: 32, properties: 200, valuesPerProperty: 1000, formFields: 1000, multipartFields: 100, fieldNameBytes: 256 },
       webmentionTargetHosts: [],
       webmentionLimits: { maxPendingPerHost: 1000, perClientPerMinute: null, perSourceHostPerMinute: null },
+      webmentionModeration: 'none',
       jobLeaseSeconds: 60,
       outboundTimeout: 10,
       files: {
@@ -71,6 +72,8 @@ describe('loadConfig, whole results', () => {
         git: 'commit',
         gitRemote: 'origin',
       },
+      entryTemplates: null,
+      metricsToken: null,
     });
   });
 
@@ -123,6 +126,7 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_WEBMENTION_RATE_LIMIT: '30',
         INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT: '10',
         INDIEWEB_JOB_LEASE_SECONDS: '120',
+        INDIEWEB_WEBMENTION_MODERATION: 'all',
         INDIEWEB_MEDIA_DIR: 'up',
         INDIEWEB_MEDIA_STORAGE: 's3',
         INDIEWEB_S3_BUCKET: 'pics',
@@ -141,6 +145,8 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_FILES_TEMPLATES: 'note=notes/{slug}.md={site}/n/{slug}',
         INDIEWEB_FILES_GIT: 'PUSH',
         INDIEWEB_FILES_GIT_REMOTE: 'backup',
+        INDIEWEB_ENTRY_TEMPLATES: './site-templates.js#templates',
+        INDIEWEB_METRICS_TOKEN: 'a-metrics-token-of-at-least-32-characters',
       },
     });
     expect(config).toStrictEqual({
@@ -188,6 +194,7 @@ describe('loadConfig, whole results', () => {
       limits: { jsonDepth: 9, properties: 11, valuesPerProperty: 12, formFields: 13, multipartFields: 14, fieldNameBytes: 33 },
       webmentionTargetHosts: ['blog.example'],
       webmentionLimits: { maxPendingPerHost: null, perClientPerMinute: 30, perSourceHostPerMinute: 10 },
+      webmentionModeration: 'all',
       jobLeaseSeconds: 120,
       outboundTimeout: 4,
       files: {
@@ -200,6 +207,8 @@ describe('loadConfig, whole results', () => {
         git: 'push',
         gitRemote: 'backup',
       },
+      entryTemplates: './site-templates.js#templates',
+      metricsToken: 'a-metrics-token-of-at-least-32-characters',
     });
   });
 

@@ -174,6 +174,23 @@ export class HCardValidationError extends IndieWebError {
   }
 }
 
+/** Why a passkey ceremony was refused (see accounts/passkeys/service.ts for what the person is told). */
+export const PASSKEY_REFUSALS = ['malformed', 'challenge', 'origin', 'unknown_credential', 'counter', 'verification', 'duplicate', 'inactive'] as const;
+export type PasskeyRefusal = (typeof PASSKEY_REFUSALS)[number];
+
+/** A passkey registration or sign-in that was refused; nothing was stored and nobody signed in. */
+export class PasskeyRefusedError extends IndieWebError {
+  readonly code = 'passkey_refused';
+  readonly status = 400;
+  constructor(
+    readonly reason: PasskeyRefusal,
+    message: string | ClientText,
+    options?: IndieWebErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 /** A content handler (or a host hook) failed in a way that is not the client's fault. */
 export class HandlerFailureError extends IndieWebError {
   readonly code = 'handler_failure';
@@ -198,4 +215,10 @@ export class ConfigError extends IndieWebError {
   constructor(readonly problems: readonly string[]) {
     super(problems.join('\n'));
   }
+}
+
+/** `backup` or `restore` refused or failed; the message says why and what to do. Nothing half-written stays behind. */
+export class BackupError extends IndieWebError {
+  readonly code = 'backup_error';
+  readonly status = 500;
 }

@@ -21,7 +21,7 @@ import { answerErrorsInJson, CODE_VERIFICATION_ERRORS, sendFields, sendTooManyFa
 import { remainingLifetime } from './token-service.js';
 
 export async function backChannelRoutes(app: FastifyInstance, deps: IndieAuthRoutesDeps, profileFor: ProfileClaims): Promise<void> {
-  const { exchange, clock, tokenThrottle } = deps;
+  const { exchange, clock, tokenThrottle, meter } = deps;
   const revokeAndAnswer = revocationAnswer(deps);
 
   /**
@@ -29,9 +29,10 @@ export async function backChannelRoutes(app: FastifyInstance, deps: IndieAuthRou
    * address that must wait gets 429 (and null here) before anything is looked
    * up; an `invalid_grant` counts as a failure, other errors do not.
    */
-  async function redeemThrottled<T>(request: FastifyRequest, reply: FastifyReply, redeem: () => Promise<T>): Promise<T | null> {
+  async function redeemThrottled<T>(request: FastifyRequest, reply: FastifyReply, redeem: () => Promise<T>, grant: 'authorization_code' | 'refresh_token' | null = null): Promise<T | null> {
     const decision = tokenThrottle.begin([clientAddressKey(request.ip)]);
     if (!decision.allowed) {
+      if (grant !== null) meter.tokenRefused('token_endpoint', 'throttled');
       request.log.info({ retryAfter: decision.retryAfter }, 'redemption throttled');
       sendTooManyFailures(reply, decision.retryAfter);
       return null;
@@ -39,8 +40,10 @@ export async function backChannelRoutes(app: FastifyInstance, deps: IndieAuthRou
     try {
       const redeemed = await redeem();
       decision.attempt.succeed();
+      if (grant !== null) meter.tokenIssued(grant);
       return redeemed;
     } catch (error) {
+      if (grant !== null) meter.tokenRefused('token_endpoint', isIndieWebError(error) ? error.code : 'error');
       if (isIndieWebError(error) && error.code === 'invalid_grant') decision.attempt.fail();
       else decision.attempt.release();
       throw error;
@@ -72,7 +75,7 @@ export async function backChannelRoutes(app: FastifyInstance, deps: IndieAuthRou
       if (grantType === 'refresh_token') {
         // beyond SPEC.md: the refresh grant answers JSON, as IndieAuth and OAuth say, success and error alike
         answerErrorsInJson(request);
-        const refreshed = await redeemThrottled(request, reply, () => exchange.refresh(request.body));
+        const refreshed = await redeemThrottled(request, reply, () => exchange.refresh(request.body), 'refresh_token');
         if (refreshed === null) return reply;
         request.log.info({ clientId: refreshed.record.clientId, userId: refreshed.record.userId }, 'token refreshed');
         return sendTokenResponse(request, reply, refreshed, refreshed.refreshToken, { json: true });
@@ -80,7 +83,8 @@ export async function backChannelRoutes(app: FastifyInstance, deps: IndieAuthRou
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
       // a refresh token only for a modern client: it names the grant type and asks for JSON (SPEC's form answer keeps its four fields)
       const issued = await redeemThrottled(request, reply, () =>
-        exchange.exchange(parseCodeRedemption(request.body), { withRefresh: grantType === 'authorization_code' && prefersJson(request) }),
+          exchange.exchange(parseCodeRedemption(request.body), { withRefresh: grantType === 'authorization_code' && prefersJson(request) }),
+        'authorization_code',
       );
       if (issued === null) return reply;
       request.log.info({ clientId: issued.record.clientId, userId: issued.record.userId, scope: issued.record.scope }, 'token issued');

@@ -6,6 +6,7 @@
  * @see SPEC.md "Authentication", "Scope enforcement"
  * @module
  */
+import { NO_METER, type Meter } from '../core/meter.js';
 import type { FastifyReply } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
 import { AuthenticationError, forClient, InsufficientScopeError, InvalidClientError, InvalidRequestError, isIndieWebError } from '../core/errors.js';
@@ -110,15 +111,29 @@ export function carriesCredential(request: BearerRequestParts, options: { trustP
 
 export type BearerGuard = ReturnType<typeof createBearerGuard>;
 
-export function createBearerGuard(deps: { tokens: TokenService; clientPolicy: ClientPolicy; trustProxy: boolean }) {
+export function createBearerGuard(deps: { tokens: TokenService; clientPolicy: ClientPolicy; trustProxy: boolean; meter?: Meter }) {
   const { tokens, clientPolicy, trustProxy } = deps;
+  const meter = deps.meter ?? NO_METER;
   return {
     /** 401 for a missing, unknown, expired or revoked token or an inactive owner; 403 invalid_client when the client is refused. */
     async authenticate(request: BearerRequestParts): Promise<BearerAuth> {
-      const valid = await tokens.validate(extractBearerToken(request, { trustProxy }));
-      if (valid === null) throw new AuthenticationError('token not accepted');
+      let token: string;
+      try {
+        token = extractBearerToken(request, { trustProxy });
+      } catch (error) {
+        meter.tokenRefused('resource', error instanceof AuthenticationError && error.message === 'no access token' ? 'missing' : 'malformed');
+        throw error;
+      }
+      const valid = await tokens.validate(token);
+      if (valid === null) {
+        meter.tokenRefused('resource', 'not_accepted');
+        throw new AuthenticationError('token not accepted');
+      }
       // spec: stored client_ids are re-checked by policy on every request, not structurally
-      if (!(await clientPolicy.isAllowed(valid.token.clientId))) throw new InvalidClientError('client refused by policy');
+      if (!(await clientPolicy.isAllowed(valid.token.clientId))) {
+        meter.tokenRefused('resource', 'client_refused');
+        throw new InvalidClientError('client refused by policy');
+      }
       return { user: valid.user, token: valid.token, scope: valid.token.scope };
     },
 

@@ -4,6 +4,7 @@
  * resource endpoints (Micropub, media) depend on.
  * @module
  */
+import { NO_METER, type Meter } from '../core/meter.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
@@ -62,6 +63,8 @@ export async function createIndieAuth(deps: {
   /** Overrides `config.clientIdValidator` (plugin mode). */
   clientIdValidator: ClientIdValidator | undefined;
   log: FastifyBaseLogger;
+  /** @defaultValue counts nothing */
+  meter?: Meter;
 }): Promise<IndieAuthFeature> {
   const { config, clock, stores, database, accounts, log } = deps;
   const findUser = (id: string) => accounts.findUser(id);
@@ -85,9 +88,10 @@ export async function createIndieAuth(deps: {
       else log.info('token memory: hearing of revocations again');
     });
   }
-  const bearer = createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy });
+  const meter = deps.meter ?? NO_METER;
+  const bearer = createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy, meter });
   // client pages are fetched while a person waits on the consent screen: a tighter cap
-  const clientOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: 3_000, maxBytes: 256 * 1024 });
+  const clientOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: 3_000, maxBytes: 256 * 1024, onOutcome: meter.outboundFetch });
   const metadata = serverMetadata(config.baseUrl);
   const routeDeps = {
     authorization: createAuthorizationService({ authCodes: stores.authCodes, clientPolicy, clock, codeLifetime: config.authCodeExpiresIn }),
@@ -113,6 +117,7 @@ export async function createIndieAuth(deps: {
     // RFC 9207: the iss of every authorization response is exactly the metadata's issuer
     issuer: metadata.issuer,
     config,
+    meter,
   };
   return {
     tokens,

@@ -5,6 +5,7 @@
 import type { Accounts } from '../contracts/accounts.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
+import type { Meter } from '../core/meter.js';
 import type { FailureThrottle } from '../core/throttle.js';
 import type { Csrf } from '../web/csrf.js';
 import type { ProfileService } from '../profile/service.js';
@@ -31,5 +32,7 @@ export interface IndieAuthRoutesDeps {
   /** The `iss` of authorization responses: the base URL with a trailing slash. */
   readonly issuer: string;
   readonly config: Pick<Config, 'introspectionSecret' | 'trustProxy'>;
+  /** Tokens issued and refused, for the metrics. */
+  readonly meter: Meter;
 }
 

@@ -4,6 +4,7 @@
  * `/media/` endpoint (with the local storage, the files themselves).
  * @module
  */
+import type { Meter } from '../core/meter.js';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { MediaStorage } from '../contracts/media-storage.js';
@@ -50,9 +51,11 @@ export function createMedia(deps: {
   bearer: BearerGuard;
   /** The content handler lists, describes and deletes media; submitted URLs pass its URL policy. */
   content: Content;
+  /** @defaultValue counts nothing */
+  meter?: Meter;
 }): MediaFeature {
   const { config, storage, repository, bearer } = deps;
-  const pipeline = createUploadPipeline({ storage, media: repository, limits: config.media, clock: deps.clock });
+  const pipeline = createUploadPipeline({ storage, media: repository, limits: config.media, clock: deps.clock, ...(deps.meter === undefined ? {} : { meter: deps.meter }) });
   const receive = createReceiveRequest({ pipeline, bearer, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits, trustProxy: config.trustProxy });
   const routeDeps = {
     bearer,

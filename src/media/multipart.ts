@@ -58,12 +58,26 @@ function guarded(source: Readable): Readable {
   return stream;
 }
 
+/**
+ * How much of one part busboy may hold before it waits for a read. busboy
+ * skips a part that is not `form-data` (no Content-Disposition, say) by
+ * resuming it on the next tick; when the data that arrived with the part's
+ * head filled the default 16 KiB before that, the parser waited for a read
+ * that the ended part never makes, and the request was never answered (fuzz
+ * finding 13). One socket read brings at most 64 KiB, and a paused request
+ * holds at most its own 16 KiB plus one read, so a part never fills this
+ * before the skip takes effect; for parts that are read it only bounds
+ * buffering per upload, as the default did.
+ */
+const PART_HIGH_WATER_MARK = 256 * 1024;
+
 /** The parts of a multipart request body, in order. Unread file streams are drained before the next part. */
 export async function* readParts(raw: IncomingMessage, limits: MultipartLimits): AsyncGenerator<Part> {
   let busboy: InstanceType<typeof Busboy>;
   try {
     busboy = new Busboy({
       headers: raw.headers as { 'content-type': string },
+      fileHwm: PART_HIGH_WATER_MARK,
       limits: {
         fileSize: limits.fileBytes === null ? Infinity : limits.fileBytes + 1,
         // one over the limit, so the caller's own count reports it

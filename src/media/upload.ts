@@ -5,6 +5,7 @@
  * @see SPEC.md "Media endpoint", "Limits"
  * @module
  */
+import { NO_METER, type Meter } from '../core/meter.js';
 import type { HostUser } from '../contracts/accounts.js';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import type { MediaConfig } from '../config/config.js';
@@ -43,8 +44,9 @@ export interface IncomingFile {
 
 export type UploadPipeline = ReturnType<typeof createUploadPipeline>;
 
-export function createUploadPipeline(deps: { storage: MediaStorage; media: MediaRepository; limits: MediaConfig; clock: Clock }) {
+export function createUploadPipeline(deps: { storage: MediaStorage; media: MediaRepository; limits: MediaConfig; clock: Clock; meter?: Meter }) {
   const { storage, media, limits, clock } = deps;
+  const meter = deps.meter ?? NO_METER;
 
   return {
     /**
@@ -102,6 +104,7 @@ export function createUploadPipeline(deps: { storage: MediaStorage; media: Media
         await storage.delete(storageKey).catch(() => {});
         throw error;
       }
+      meter.mediaStored(size);
       return record;
     },
 

@@ -3,6 +3,7 @@
  * and the error table of the resource endpoints (Micropub and media).
  * @module
  */
+import { NO_METER, type Meter } from '../core/meter.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { BearerGuard } from '../indieauth/bearer.js';
@@ -24,6 +25,8 @@ export function createMicropub(deps: {
   content: Content;
   bearer: BearerGuard;
   media: { receive: ReceiveRequest; pipeline: UploadPipeline };
+  /** @defaultValue counts nothing */
+  meter?: Meter;
 }): MicropubFeature {
   const { config } = deps;
   const routeDeps = {
@@ -33,6 +36,7 @@ export function createMicropub(deps: {
     mediaEndpoint: `${config.baseUrl}/indieweb/media/`,
     serverManaged: serverManagedSet(config.micropubServerManagedProperties),
     config,
+    meter: deps.meter ?? NO_METER,
   };
   return {
     routes: (app) => micropubRoutes(app, routeDeps),

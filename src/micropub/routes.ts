@@ -3,6 +3,7 @@
  * or runs an action. Every request needs a bearer token.
  * @module
  */
+import type { Meter } from '../core/meter.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerAuth, BearerGuard } from '../indieauth/bearer.js';
 import type { HostUser } from '../contracts/accounts.js';
@@ -39,10 +40,12 @@ export interface MicropubRoutesDeps {
   /** Server-managed properties, dropped from every create. */
   readonly serverManaged: ReadonlySet<string>;
   readonly config: Pick<Config, 'baseUrl' | 'limits'>;
+  /** Operations that succeeded, for the metrics. */
+  readonly meter: Meter;
 }
 
 export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRoutesDeps): Promise<void> {
-  const { content, bearer, media, serverManaged, config } = routeDeps;
+  const { content, bearer, media, serverManaged, config, meter } = routeDeps;
   const handler = content.handler;
   const deps = { handler, mediaEndpoint: routeDeps.mediaEndpoint, urlPolicy: content.urlPolicy };
 
@@ -77,6 +80,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
       bearer.assertScope(auth, 'create');
       const entry = await createEntry(handler, prepareCreate(post.entry, serverManaged), auth.user);
       request.log.info({ userId: auth.user.id, url: entry.url }, 'entry created');
+      meter.micropubOperation('create');
       return reply.code(201).header('location', entry.url).send('');
     }
     return runActionRequest(request, reply, post, auth);
@@ -107,6 +111,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
       const prepared = prepareCreate({ type: post.entry.type, properties }, serverManaged);
       const entry = await createEntry(handler, prepared, received.user);
       request.log.info({ userId: received.user.id, url: entry.url, files: received.stored.length }, 'entry created');
+      meter.micropubOperation('create');
       return reply.code(201).header('location', entry.url).send('');
     } catch (error) {
       await media.pipeline.discard(received.stored);
@@ -133,6 +138,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
       sameUrl: (submitted, returned) => submitted === returned || resolutions(submitted).some((candidate) => resolutions(returned).includes(candidate)),
     });
     request.log.info({ userId: auth.user.id, action: post.action }, 'micropub action');
+    meter.micropubOperation(post.action);
     if (result.moved) return reply.code(201).header('location', result.location).send('');
     return reply.code(204).send();
   }

@@ -8,6 +8,7 @@
 import type { Agent, request as undiciRequest } from 'undici';
 import ipaddr from 'ipaddr.js';
 import { DEFAULT_OUTBOUND_TIMEOUT_S } from '../config/config.js';
+import type { OutboundOutcome } from '../core/meter.js';
 import { ForbiddenAddressError, guardedLookup, isPublicAddress } from './address-guard.js';
 
 export const MAX_REDIRECTS = 5;
@@ -21,6 +22,8 @@ export interface OutboundOptions {
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
   readonly userAgent?: string;
+  /** Told how each fetch ended (metrics). */
+  readonly onOutcome?: (outcome: OutboundOutcome) => void;
 }
 
 export interface OutboundRequest {
@@ -28,6 +31,8 @@ export interface OutboundRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** A form payload (POST); kept across every redirect, 303 included (SPEC.md "Webmention endpoints" rule 3). */
   readonly form?: Readonly<Record<string, string>>;
+  /** A raw POST body with its content type (a webhook's JSON), kept across redirects like a form. */
+  readonly raw?: { readonly contentType: string; readonly data: string };
   readonly maxRedirects?: number;
   /** A body longer than the limit is cut there (and `truncated` set) instead of failing the fetch. */
   readonly truncate?: boolean;
@@ -113,7 +118,8 @@ export function createOutbound(options: OutboundOptions) {
     let headers = request.headers ?? {};
     for (let redirects = 0; ; redirects++) {
       assertFetchable(url, options.allowPrivateNetworks);
-      const body = form === undefined || method !== 'POST' ? undefined : new URLSearchParams(form).toString();
+      const body = method !== 'POST' ? undefined : form !== undefined ? new URLSearchParams(form).toString() : request.raw?.data;
+      const contentType = form !== undefined ? 'application/x-www-form-urlencoded' : (request.raw?.contentType ?? 'application/octet-stream');
       let response: Awaited<ReturnType<typeof undiciRequest>>;
       const { dispatcher, request: undiciRequest } = await loadClient();
       try {
@@ -125,7 +131,7 @@ export function createOutbound(options: OutboundOptions) {
             'user-agent': userAgent,
             accept: 'text/html, application/xhtml+xml;q=0.9, */*;q=0.5',
             ...headers,
-            ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+            ...(body === undefined ? {} : { 'content-type': contentType }),
           },
           ...(body === undefined ? {} : { body }),
         });
@@ -177,8 +183,24 @@ export function createOutbound(options: OutboundOptions) {
     }
   }
 
+  const onOutcome = options.onOutcome;
+  const counted =
+    onOutcome === undefined
+      ? fetchUrl
+      : async (target: string, request?: OutboundRequest): Promise<OutboundResponse> => {
+          try {
+            const response = await fetchUrl(target, request);
+            onOutcome(`${Math.min(Math.max(Math.floor(response.status / 100), 2), 5)}xx` as OutboundOutcome);
+            return response;
+          } catch (error) {
+            // not transient: refused by a rule (address, scheme, size, redirects) rather than a network that failed
+            onOutcome(error instanceof OutboundError && !error.transient ? 'refused' : 'failed');
+            throw error;
+          }
+        };
+
   return {
-    fetch: fetchUrl,
+    fetch: counted,
     async close(): Promise<void> {
       if (client !== null) await (await client).dispatcher.close();
     },

@@ -14,6 +14,8 @@ export interface UserTable {
   session_epoch: number;
   created_at: string;
   updated_at: string;
+  /** 1: password sign-in is refused, only passkeys sign in (0010). */
+  passwordless: ColumnType<number, number | undefined, number>;
 }
 
 export interface UserProfileUrlTable {
@@ -99,6 +101,68 @@ export interface WebmentionTable {
   owner_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The target's host without `www.`; null only for mentions received before 0007 whose owner is not assigned yet. */
   target_host: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The integer id of the webmention.io-compatible API (0009). */
+  wm_id: ColumnType<number | string | null, number | null | undefined, number | null>;
+  /** Moderation: null or 'approved' (public once verified), 'held', 'rejected' (0009). */
+  approval: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The RSVP value (yes, no, maybe, interested) of an rsvp mention (0009). */
+  rsvp: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Import provenance, e.g. `webmention.io:900` (0009). */
+  origin: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface CounterTable {
+  name: string;
+  value: ColumnType<number | string, number, number>;
+}
+
+export interface WebmentionAccountTable {
+  user_id: string;
+  read_token_hash: string | null;
+  read_key_id: string | null;
+  read_token_created_at: string | null;
+  webhook_url: string | null;
+  webhook_key_id: string | null;
+  updated_at: string;
+}
+
+export interface WebmentionRuleTable {
+  id: string;
+  user_id: string | null;
+  action: string;
+  kind: string;
+  value: string;
+  created_at: string;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  user_id: string;
+  webmention_id: string | null;
+  event: string;
+  url: string;
+  body: string;
+  status: string;
+  attempts: ColumnType<number | string, number | undefined, number>;
+  http_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebmentionOutgoingTable {
+  id: string;
+  user_id: string;
+  source: string;
+  target: string;
+  status: string;
+  endpoint: string | null;
+  http_status: number | null;
+  error: string | null;
+  attempts: ColumnType<number | string, number | undefined, number>;
+  awaiting_deploy: number;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface JobTable {
@@ -137,6 +201,36 @@ export interface EntryTable {
   updated_at: string;
   deleted_at: string | null;
   version: ColumnType<number, number | undefined, number>;
+  /** The user's month folder and the slug the entry asked for; `slug_number` is its `-n` (1 for none). */
+  slug_series: string;
+  slug_number: number;
+}
+
+export interface PasskeyTable {
+  id: string;
+  user_id: string;
+  /** base64url, as the authenticator names the credential. */
+  credential_id: string;
+  /** COSE public key, base64url. */
+  public_key: string;
+  /** bigint: PostgreSQL returns it as a string. */
+  counter: ColumnType<number | string, number, number>;
+  /** JSON array of transport hints. */
+  transports: string;
+  name: string;
+  device_type: string;
+  backed_up: number;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface WebauthnChallengeTable {
+  id: string;
+  challenge: string;
+  purpose: string;
+  user_id: string | null;
+  created_at: string;
+  expires_at: string;
 }
 
 export interface Database {
@@ -150,6 +244,13 @@ export interface Database {
   indieweb_profile: ProfileTable;
   indieweb_refresh_token: RefreshTokenTable;
   indieweb_entry: EntryTable;
+  indieweb_counter: CounterTable;
+  indieweb_webmention_account: WebmentionAccountTable;
+  indieweb_webmention_rule: WebmentionRuleTable;
+  indieweb_webhook_delivery: WebhookDeliveryTable;
+  indieweb_webmention_outgoing: WebmentionOutgoingTable;
+  indieweb_passkey: PasskeyTable;
+  indieweb_webauthn_challenge: WebauthnChallengeTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -165,3 +266,9 @@ export type WebmentionRow = Selectable<WebmentionTable>;
 export type JobRow = Selectable<JobTable>;
 export type RefreshTokenRow = Selectable<RefreshTokenTable>;
 export type EntryTableRow = Selectable<EntryTable>;
+export type WebmentionAccountRow = Selectable<WebmentionAccountTable>;
+export type WebmentionRuleRow = Selectable<WebmentionRuleTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
+export type WebmentionOutgoingRow = Selectable<WebmentionOutgoingTable>;
+export type PasskeyRow = Selectable<PasskeyTable>;
+export type WebauthnChallengeRow = Selectable<WebauthnChallengeTable>;

@@ -9,11 +9,16 @@ import { createAuthCodesRepository, type AuthCodesRepository } from './repositor
 import { createEntriesRepository, type EntriesRepository } from './repositories/entries.js';
 import { createJobsRepository, type JobsRepository } from './repositories/jobs.js';
 import { createMediaRepository, type MediaRepository } from './repositories/media.js';
+import { createPasskeysRepository, type PasskeysRepository } from './repositories/passkeys.js';
 import { createProfilesRepository, type ProfilesRepository } from './repositories/profiles.js';
 import { createRefreshTokensRepository, type RefreshTokensRepository } from './repositories/refresh-tokens.js';
 import { createTokensRepository, type TokensRepository } from './repositories/tokens.js';
 import { createUsersRepository, type UsersRepository } from './repositories/users.js';
+import { createWebauthnChallengesRepository, type WebauthnChallengesRepository } from './repositories/webauthn-challenges.js';
 import { createWebmentionsRepository, type WebmentionsRepository } from './repositories/webmentions.js';
+import { createWebmentionAccountsRepository, type WebmentionAccountsRepository } from './repositories/webmention-accounts.js';
+import { createWebmentionRulesRepository, type WebmentionRulesRepository } from './repositories/webmention-rules.js';
+import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './repositories/webhook-deliveries.js';
 import { createTransactor, type Transactor } from './unit-of-work.js';
 
 /** Runs work against the webmention and job repositories bound to one transaction: all of it lands, or none. */
@@ -30,6 +35,14 @@ export interface Stores {
   readonly jobs: JobsRepository;
   /** Entries of the built-in `database` Micropub handler. */
   readonly entries: EntriesRepository;
+  /** Per account: the webmention API read token and the webhook. */
+  readonly webmentionAccounts: WebmentionAccountsRepository;
+  /** Block and allow lists of webmention sources. */
+  readonly webmentionRules: WebmentionRulesRepository;
+  /** Webhook deliveries and their outcomes. */
+  readonly webhookDeliveries: WebhookDeliveriesRepository;
+  readonly passkeys: PasskeysRepository;
+  readonly webauthnChallenges: WebauthnChallengesRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
@@ -48,6 +61,11 @@ export function createStores(database: DatabaseHandle): Stores {
     webmentions: createWebmentionsRepository(db),
     jobs: createJobsRepository(db, dialect),
     entries: createEntriesRepository(db),
+    webmentionAccounts: createWebmentionAccountsRepository(db),
+    webmentionRules: createWebmentionRulesRepository(db),
+    webhookDeliveries: createWebhookDeliveriesRepository(db),
+    passkeys: createPasskeysRepository(db),
+    webauthnChallenges: createWebauthnChallengesRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };

@@ -71,6 +71,13 @@ export interface PageOptions {
   formAction?: readonly string[];
   /** Extra markup for `<head>` (link tags). */
   head?: SafeHtml;
+  /**
+   * Absolute URLs of our own scripts, loaded deferred in this order; the CSP
+   * allows exactly these (never inline script) and nothing else.
+   */
+  scripts?: readonly string[];
+  /** Absolute URLs the page's scripts may `fetch` (CSP `connect-src`); none by default. */
+  connect?: readonly string[];
 }
 
 export function renderPage(options: PageOptions): string {
@@ -84,7 +91,7 @@ export function renderPage(options: PageOptions): string {
 <title>${escapeHtml(options.title)} · indiestack</title>
 <style>${STYLE}</style>
 ${options.head?.value ?? ''}
-</head>
+${(options.scripts ?? []).map((src) => `<script src="${escapeHtml(src)}" defer></script>\n`).join('')}</head>
 <body>
 ${options.body.value}
 </body>
@@ -92,9 +99,16 @@ ${options.body.value}
 `;
 }
 
-export function contentSecurityPolicy(formAction: readonly string[] = []): string {
+/** A CSP source list of exact URLs (characters CSP gives a meaning to are percent-encoded). */
+function sourceList(urls: readonly string[]): string {
+  return urls.map((url) => ` ${url.replace(/[;,\s']/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)}`).join('');
+}
+
+export function contentSecurityPolicy(formAction: readonly string[] = [], scripts: readonly string[] = [], connect: readonly string[] = []): string {
   return [
     "default-src 'none'",
+    ...(scripts.length === 0 ? [] : [`script-src${sourceList(scripts)}`]),
+    ...(connect.length === 0 ? [] : [`connect-src${sourceList(connect)}`]),
     `style-src 'sha256-${STYLE_HASH}'`,
     "img-src 'self' https: data:",
     "media-src 'self' https:",
@@ -109,7 +123,7 @@ export function sendPage(reply: FastifyReply, status: number, options: PageOptio
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', contentSecurityPolicy(options.formAction))
+    .header('content-security-policy', contentSecurityPolicy(options.formAction, options.scripts, options.connect))
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')

@@ -4,6 +4,7 @@
  * the `webmention_received` events.
  * @module
  */
+import { NO_METER, type Meter } from '../core/meter.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Accounts } from '../contracts/accounts.js';
@@ -11,11 +12,18 @@ import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { Clock } from '../core/clock.js';
 import { entryHostsOf } from '../core/entry-hosts.js';
 import { callHandler } from '../micropub/call-handler.js';
+import type { Signer } from '../core/signing.js';
 import { createOutbound } from '../outbound/fetch.js';
+import { createReadTokens, type ReadTokens } from './api/read-tokens.js';
+import { createModerationService, type ModerationService } from './moderation-service.js';
+import { createWebhooks, WEBHOOK_JOB, type Webhooks } from './webhooks.js';
+import { mentionsApiRoutes } from './api/routes.js';
+import { createMentionsApi } from './api/service.js';
 import type { Stores } from '../storage/stores.js';
+import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { WebmentionEvents, type WebmentionReceivedEvent } from './events.js';
 import { createWebmentionOwnership } from './ownership.js';
-import { createWebmentionProcessor } from './process.js';
+import { createWebmentionProcessor, type WebmentionProcessor } from './process.js';
 import { webmentionRoutes } from './routes.js';
 import { bareHost, createWebmentionService, VERIFY_JOB, type WebmentionService } from './service.js';
 import { createJobWorker, type JobWorker } from './worker.js';
@@ -26,6 +34,12 @@ export interface WebmentionFeature {
   readonly events: WebmentionEvents;
   /** The background job worker (webmention verification). */
   readonly jobs: JobWorker;
+  /** The per-account read tokens of the webmention.io-compatible API. */
+  readonly readTokens: ReadTokens;
+  /** Approve, reject, block and allow lists. */
+  readonly moderation: ModerationService;
+  /** The accounts' webhooks and their deliveries. */
+  readonly webhooks: Webhooks;
   readonly routes: (app: FastifyInstance) => Promise<void>;
   /** Once the server is ready: starts the worker (unless it runs elsewhere), then gives old mentions their owners in the background. */
   start(): Promise<void>;
@@ -45,10 +59,38 @@ async function assignMissingOwners(webmention: WebmentionService, log: FastifyBa
   if (assigned > 0) log.info({ assigned }, 'webmention owners assigned');
 }
 
+/** Which webhook event a processing run makes, for a mention that is public (approved); null for none. */
+function webhookEventOf(before: WebmentionRecord, after: WebmentionRecord): 'verified' | 'updated' | 'deleted' | null {
+  if (after.approval !== 'approved') return null;
+  if (after.status === 'verified') return before.status === 'verified' ? 'updated' : 'verified';
+  // 410 or link removed: a mention that was public is gone
+  if (before.status === 'verified' && after.status === 'failed') return 'deleted';
+  return null;
+}
+
+/** The processor, telling the meter how each attempt ended (a transient failure is a retry). */
+function meteredProcessor(processor: WebmentionProcessor, meter: Meter): WebmentionProcessor {
+  return {
+    ...processor,
+    async process(record) {
+      try {
+        const outcome = await processor.process(record);
+        meter.webmentionProcessed(outcome.status);
+        return outcome;
+      } catch (error) {
+        meter.webmentionProcessed('retry');
+        throw error;
+      }
+    },
+  };
+}
+
 export function createWebmention(deps: {
-  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds'>;
+  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds' | 'webmentionModeration'>;
   clock: Clock;
-  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions'>;
+  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions' | 'webmentionAccounts' | 'webmentionRules' | 'webhookDeliveries'>;
+  /** Derives the API read tokens (and webhook secrets) from the server secret. */
+  signer: Signer;
   accounts: Accounts;
   /** The content handler: whose entry a mentioned URL is. */
   handler: MicropubHandler;
@@ -56,9 +98,12 @@ export function createWebmention(deps: {
   /** Run the verification worker in this process. */
   runWorker: boolean;
   log: FastifyBaseLogger;
+  /** @defaultValue counts nothing */
+  meter?: Meter;
 }): WebmentionFeature {
   const { config, clock, stores, accounts, handler, log } = deps;
-  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000 });
+  const meter = deps.meter ?? NO_METER;
+  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, onOutcome: meter.outboundFetch });
   const events = new WebmentionEvents();
   if (deps.onWebmentionReceived !== undefined) events.on('webmention_received', deps.onWebmentionReceived);
   const baseHost = bareHost(new URL(config.baseUrl).hostname);
@@ -70,10 +115,26 @@ export function createWebmention(deps: {
     onLookupError: (error) => log.warn({ err: error }, 'webmention owner: the handler lookup failed'),
   });
   let worker: JobWorker | null = null;
+  const webhooks = createWebhooks({
+    accounts: stores.webmentionAccounts,
+    deliveries: stores.webhookDeliveries,
+    jobs: stores.jobs,
+    outbound,
+    signer: deps.signer,
+    clock,
+    onEnqueued: () => worker?.wake(),
+  });
+  const moderation = createModerationService({
+    webmentions: stores.webmentions,
+    rules: stores.webmentionRules,
+    policy: config.webmentionModeration,
+    clock,
+    onApproved: (record) => webhooks.notify(record, 'approved'),
+  });
   const service = createWebmentionService({
     webmentions: stores.webmentions,
     jobs: stores.jobs,
-    processor: createWebmentionProcessor({ webmentions: stores.webmentions, outbound, clock }),
+    processor: meteredProcessor(createWebmentionProcessor({ webmentions: stores.webmentions, outbound, clock }), meter),
     events,
     clock,
     baseUrl: config.baseUrl,
@@ -87,9 +148,16 @@ export function createWebmention(deps: {
     transact: stores.transactWebmentions,
     onEnqueued: () => worker?.wake(),
     onListenerError: (error) => log.error({ err: error }, 'webmention_received listener failed'),
+    moderate: (source, ownerId) => moderation.decide(source, ownerId),
+    onProcessed: async (before, after) => {
+      const event = webhookEventOf(before, after);
+      if (event !== null) await webhooks.notify(after, event);
+    },
   });
-  worker = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, handlers: { [VERIFY_JOB]: service.verifyJob }, log });
+  worker = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, handlers: { [VERIFY_JOB]: service.verifyJob, [WEBHOOK_JOB]: webhooks.job }, log });
   const jobs = worker;
+  const readTokens = createReadTokens({ accounts: stores.webmentionAccounts, signer: deps.signer, clock });
+  const api = createMentionsApi({ webmentions: stores.webmentions, readTokens });
 
   let closing = false;
   let assigning: Promise<void> = Promise.resolve();
@@ -97,7 +165,14 @@ export function createWebmention(deps: {
     service,
     events,
     jobs,
-    routes: (app) => webmentionRoutes(app, { service }),
+    readTokens,
+    moderation,
+    webhooks,
+    routes: async (app) => {
+      await webmentionRoutes(app, { service });
+      // its own scope: JSON errors with CORS headers
+      await app.register(async (scope) => mentionsApiRoutes(scope, { api }));
+    },
     async start() {
       if (deps.runWorker) jobs.start();
       // mentions received before owners were recorded get theirs once, in the background

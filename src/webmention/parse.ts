@@ -115,6 +115,9 @@ export function readSource(html: string, finalUrl: string, target: string): Sour
     }
     if (type === 'reply' && (entry.properties?.rsvp?.length ?? 0) > 0) type = 'rsvp';
   }
+  // the RSVP values of the spec; anything else is kept as no value
+  const rsvpValue = type === 'rsvp' ? textOf(entry?.properties?.rsvp?.[0])?.trim().toLowerCase() : undefined;
+  const rsvp = rsvpValue !== undefined && ['yes', 'no', 'maybe', 'interested'].includes(rsvpValue) ? rsvpValue : null;
 
   const content = entry?.properties?.content?.[0];
   let contentText: string | null = null;
@@ -136,6 +139,7 @@ export function readSource(html: string, finalUrl: string, target: string): Sour
       contentText: contentText?.trim() ?? null,
       contentHtml,
       published: textOf(entry?.properties?.published?.[0]),
+      rsvp,
     },
   };
 }

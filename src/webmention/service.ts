@@ -12,9 +12,10 @@ import { forClient, InvalidRequestError, NotFoundError, TooManyRequestsError } f
 import { createFixedWindowLimiter, type FixedWindowLimiter } from '../core/fixed-window-limiter.js';
 import { clientAddressKey } from '../outbound/address-guard.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
-import type { WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
+import type { WebmentionApproval, WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
 import { canonicalUrl } from './canonical-url.js';
 import type { WebmentionEvents } from './events.js';
+import type { ModerationDecision } from './moderation.js';
 import type { WebmentionOwnership } from './ownership.js';
 import { TransientProcessingError, type ProcessOutcome, type WebmentionProcessor } from './process.js';
 import { RetryLaterError, type JobHandler } from './worker.js';
@@ -73,6 +74,13 @@ export function createWebmentionService(deps: {
   /** Called after a job is queued, to start it soon. */
   onEnqueued?: () => void;
   onListenerError?: (error: unknown) => void;
+  /**
+   * Block and allow lists and the moderation policy (moderation-service.ts).
+   * @defaultValue every mention admitted and approved
+   */
+  moderate?: (source: URL, ownerId: string | null) => Promise<ModerationDecision>;
+  /** After a mention was fetched and checked (not after a transient failure): its record before and after (webhooks). */
+  onProcessed?: (before: WebmentionRecord, after: WebmentionRecord) => Promise<void>;
 }) {
   const { webmentions, jobs, processor, events, clock, baseUrl, ownership } = deps;
   const limits = deps.limits ?? NO_LIMITS;
@@ -95,12 +103,19 @@ export function createWebmentionService(deps: {
     return record;
   }
 
+  async function afterProcessing(before: WebmentionRecord): Promise<void> {
+    if (deps.onProcessed === undefined) return;
+    const after = await webmentions.findById(before.id);
+    if (after !== null) await deps.onProcessed(before, after);
+  }
+
   const verifyJob: JobHandler = {
     async run(job: JobRecord) {
       const record = await webmentions.findById(job.ref);
       if (record === null || record.status === 'spam') return;
       try {
         await processor.process(record);
+        await afterProcessing(record);
       } catch (error) {
         if (!(error instanceof TransientProcessingError)) throw error;
         // spec: a processing failure makes the mention failed (verified_at cleared) at once; the retry may verify it again
@@ -143,9 +158,16 @@ export function createWebmentionService(deps: {
       }
 
       const ownerId = await ownership.ownerOf(target.href);
+      const decision: ModerationDecision = deps.moderate === undefined ? { kind: 'admit', approval: 'approved' } : await deps.moderate(source, ownerId);
       const at = now();
       const { record, created } = await transact(async (store) => {
-        const stored = await store.webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, targetHost, ownerId, now: at });
+        const approval = decision.kind === 'admit' ? decision.approval : 'approved';
+        const stored = await store.webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, targetHost, ownerId, now: at, approval });
+        if (decision.kind === 'blocked') {
+          // a blocked source is never fetched: recorded as spam, no job
+          await store.webmentions.markStatus(stored.record.id, 'spam', 'the source is blocked', at);
+          return { record: { ...stored.record, status: 'spam' as const }, created: stored.created };
+        }
         if (stored.record.status !== 'spam') await store.jobs.enqueue({ id: randomId(), kind: VERIFY_JOB, ref: stored.record.id, now: at });
         return stored;
       });
@@ -170,10 +192,11 @@ export function createWebmentionService(deps: {
     },
 
     /** The user's mentions, newest first, filtered and paged in the database. */
-    listOwned(user: HostUser, filter: { status?: WebmentionStatus; target?: string; offset?: number } = {}) {
+    listOwned(user: HostUser, filter: { status?: WebmentionStatus; target?: string; offset?: number; approval?: WebmentionApproval } = {}) {
       const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
       return webmentions.list({
         ownerId: user.id,
+        ...(filter.approval === undefined ? {} : { approval: filter.approval }),
         ...(filter.status === undefined ? {} : { status: filter.status }),
         ...(targetKey === undefined ? {} : { targetKey }),
         limit: OWNED_PAGE_SIZE,
@@ -203,7 +226,9 @@ export function createWebmentionService(deps: {
     async reprocess(id: string): Promise<ProcessOutcome> {
       const record = await requireMention(id);
       try {
-        return await processor.process(record);
+        const outcome = await processor.process(record);
+        await afterProcessing(record);
+        return outcome;
       } catch (error) {
         // the reason is shown on the status view: ours only, never an arbitrary error's message
         const reason = error instanceof TransientProcessingError ? error.message : 'processing failed unexpectedly';

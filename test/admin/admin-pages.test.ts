@@ -508,7 +508,7 @@ describe('admin webmentions', () => {
     expect((await mentionPost('no-such-mention', 'spam')).statusCode).toBe(404);
     expect((await mentionPost(ids.foreign, 'spam')).statusCode).toBe(404);
     expect((await mentionPost(ids.foreign, 'delete')).statusCode).toBe(404);
-    expect((await mentionPost(ids.quoted, 'approve')).statusCode).toBe(400);
+    expect((await mentionPost(ids.quoted, 'promote')).statusCode).toBe(400);
     expect(await snapshot(t)).toEqual(before);
     expect(await statusOf(ids.foreign)).toBe('pending');
   });

@@ -16,6 +16,8 @@ import { indieweb } from '../../src/app/plugin.js';
 import type { DatabaseHandle } from '../../src/storage/connect.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
 import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';
+import { createDatabaseHandler } from '../../src/micropub/handlers/database/handler.js';
+import { createEntriesRepository } from '../../src/storage/repositories/entries.js';
 import { buildTestApp, TEST_SECRET } from './app.js';
 import { openTestDatabase, type TestDatabase } from './databases.js';
 import { CLIENT_ID, ME } from './indieauth.js';
@@ -26,6 +28,45 @@ export const MICROPUB = '/indieweb/micropub/';
 export const ENTRIES = `${BASE_URL}/indieweb/entries/`;
 export const MEDIA_ENDPOINT = `${BASE_URL}/indieweb/media/`;
 export const ALL_SCOPES = 'create update delete undelete media';
+
+/**
+ * The built-in handler the Micropub endpoint tests run against: `memory`
+ * (default) or `database`, chosen with `INDIESTACK_TEST_HANDLER=database`
+ * (`INDIESTACK_TEST_HANDLER=database npx vitest run test/micropub/`). Only
+ * apps whose test names no handler of its own take it.
+ */
+export const TEST_HANDLER: 'memory' | 'database' = process.env.INDIESTACK_TEST_HANDLER === 'database' ? 'database' : 'memory';
+
+/** The database the Micropub endpoint tests run on: SQLite, or PostgreSQL with `INDIESTACK_TEST_DATABASE=postgres`. */
+export const TEST_DIALECT: 'sqlite' | 'postgres' = process.env.INDIESTACK_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** The environment that selects the test handler in `buildTestApp` / `standaloneApp`. */
+export const TEST_HANDLER_ENV: Readonly<Record<string, string>> = TEST_HANDLER === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {};
+
+/**
+ * The URL the test handler gives alice's entry with this slug, created now:
+ * `{ENTRIES}{slug}` (memory) or `{BASE_URL}/alice/{yyyy}/{MM}/{slug}/` (database).
+ */
+export function entryUrl(slug: string, at: Date = new Date()): string {
+  return TEST_HANDLER === 'memory' ? `${ENTRIES}${slug}` : `${entryUrlPrefix(at)}${slug}/`;
+}
+
+/** What the URLs of alice's entries created now (or published `at`) start with. */
+export function entryUrlPrefix(at: Date = new Date()): string {
+  if (TEST_HANDLER === 'memory') return ENTRIES;
+  const iso = at.toISOString();
+  return `${BASE_URL}/alice/${iso.slice(0, 4)}/${iso.slice(5, 7)}/`;
+}
+
+/** The path of {@link entryUrl}: what a client may send as a relative URL. */
+export function entryPath(slug: string, at?: Date): string {
+  return entryUrl(slug, at).slice(BASE_URL.length);
+}
+
+/** The slug in an entry URL of the test handler. */
+export function slugOf(url: string): string {
+  return TEST_HANDLER === 'memory' ? url.slice(ENTRIES.length) : url.replace(/\/$/, '').split('/').pop()!;
+}
 
 /**
  * A Micropub or media client error: `error` exactly `invalid_request`, with
@@ -60,14 +101,14 @@ async function withAlice(app: FastifyInstance, database: DatabaseHandle, clock: 
   };
 }
 
-/** The standalone server (in-memory handler unless the env names one), as `buildTestApp` builds it. */
+/** The standalone server (the test handler, see {@link TEST_HANDLER}, unless the env names one), as `buildTestApp` builds it. */
 export async function standaloneApp(env: Record<string, string> = {}): Promise<MicropubTestApp> {
-  const t = await buildTestApp({ env });
+  const t = await buildTestApp({ dialect: TEST_DIALECT, env: { ...TEST_HANDLER_ENV, ...env } });
   return withAlice(t.app, t.database, t.clock, () => t.close());
 }
 
 export interface MountedAppOptions {
-  /** Defaults to a fresh in-memory handler. */
+  /** Defaults to a fresh test handler (see {@link TEST_HANDLER}) on the app's database. */
   readonly handler?: MicropubHandler;
   readonly urlPolicy?: UrlPolicy;
   readonly env?: Record<string, string>;
@@ -77,7 +118,7 @@ export interface MountedAppOptions {
 
 /** The plugin mounted in a bare Fastify host with the built-in accounts and the given handler. */
 export async function mountedApp(options: MountedAppOptions = {}): Promise<MicropubTestApp> {
-  const database: TestDatabase = await openTestDatabase('sqlite');
+  const database: TestDatabase = await openTestDatabase(TEST_DIALECT);
   const config = loadConfig({ env: { INDIEWEB_BASE_URL: BASE_URL, ...options.env } });
   const clock = createManualClock(new Date());
   const app = Fastify({ routerOptions: { ignoreTrailingSlash: true }, ...(options.log === undefined ? {} : { logger: { level: 'info', stream: options.log } }) });
@@ -86,7 +127,7 @@ export async function mountedApp(options: MountedAppOptions = {}): Promise<Micro
     config,
     secret: TEST_SECRET,
     clock,
-    handler: options.handler ?? createMemoryHandler({ baseUrl: BASE_URL }),
+    handler: options.handler ?? (TEST_HANDLER === 'database' ? createDatabaseHandler({ baseUrl: BASE_URL, entries: createEntriesRepository(database.db), clock }) : createMemoryHandler({ baseUrl: BASE_URL })),
     ...(options.urlPolicy === undefined ? {} : { urlPolicy: options.urlPolicy }),
   });
   await app.ready();

@@ -56,7 +56,10 @@ async function isServed(t: MediaApp, url: string): Promise<number> {
   return (await fetch(url)).status;
 }
 
-describe.each(BACKENDS)('GET and POST /indieweb/media/ with the built-in handler (%s storage)', (backend) => {
+// both built-in handlers with media hooks: the in-memory one and the database one (issue 18)
+const BUILT_IN = BACKENDS.flatMap((backend) => (['memory', 'database'] as const).map((handler) => [backend, handler] as const));
+
+describe.each(BUILT_IN)('GET and POST /indieweb/media/ with the built-in handler (%s storage, %s handler)', (backend, handler) => {
   let t: MediaApp;
   let token: string;
   let sunset: string;
@@ -65,7 +68,7 @@ describe.each(BACKENDS)('GET and POST /indieweb/media/ with the built-in handler
   let bob: HostUser;
   let bobsFile: string;
   beforeAll(async () => {
-    t = await standaloneMediaApp(backend, s3);
+    t = await standaloneMediaApp(backend, s3, { INDIEWEB_MICROPUB_HANDLER: handler });
     token = await t.token('media');
     sunset = await uploaded(t, token, randomPng(), 'sunset.png', 'image/png');
     t.clock.advance(1);

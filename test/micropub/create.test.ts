@@ -5,6 +5,7 @@ import {
   callsOf,
   createSpyHandler,
   ENTRIES,
+  entryUrl,
   INVALID_REQUEST,
   micropubGet,
   mountedApp,
@@ -500,8 +501,8 @@ describe('POST /indieweb/micropub/ (create, built-in handler)', () => {
       const token = await t.token('create update');
       const response = await postForm(t.app, token, { h: 'entry', content: 'stored', 'category[]': ['a', 'b'], 'mp-slug': 'stored' });
       expect(response.statusCode).toBe(201);
-      expect(response.headers.location).toBe(`${ENTRIES}stored`);
-      const source = await micropubGet(t.app, token, { q: 'source', url: `${ENTRIES}stored` });
+      expect(response.headers.location).toBe(entryUrl('stored'));
+      const source = await micropubGet(t.app, token, { q: 'source', url: entryUrl('stored') });
       expect(source.json()).toEqual({ type: ['h-entry'], properties: { content: ['stored'], category: ['a', 'b'], 'mp-slug': ['stored'] } });
     } finally {
       await t.close();

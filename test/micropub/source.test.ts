@@ -8,6 +8,8 @@ import {
   createSpyHandler,
   createViaJson,
   ENTRIES,
+  entryPath,
+  entryUrl,
   INVALID_REQUEST,
   micropubGet,
   mountedApp,
@@ -30,7 +32,7 @@ describe('GET /indieweb/micropub/?q=source&url=… (single entry)', () => {
   });
 
   it('200 {type, properties} of the entry', async () => {
-    expect(url).toBe(`${ENTRIES}hello`);
+    expect(url).toBe(entryUrl('hello'));
     const response = await micropubGet(t.app, token, { q: 'source', url });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -62,7 +64,7 @@ describe('GET /indieweb/micropub/?q=source&url=… (single entry)', () => {
   });
 
   it('200 for a relative URL, which the built-in handler resolves', async () => {
-    const response = await micropubGet(t.app, token, { q: 'source', url: '/indieweb/entries/hello' });
+    const response = await micropubGet(t.app, token, { q: 'source', url: entryPath('hello') });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ properties: { content: ['hello world'] } });
   });
@@ -184,8 +186,8 @@ describe('GET /indieweb/micropub/?q=source (list mode)', () => {
       expect(item.properties.url).toHaveLength(1);
     }
     expect(body.items.map((item) => item.properties.url![0]).sort()).toEqual([...urls].sort());
-    const seven = body.items.find((item) => item.properties.url![0] === `${ENTRIES}post-7`);
-    expect(seven).toEqual({ type: ['h-entry'], properties: { content: ['post number 7'], 'mp-slug': ['post-7'], category: ['Special'], url: [`${ENTRIES}post-7`] } });
+    const seven = body.items.find((item) => item.properties.url![0] === entryUrl('post-7'));
+    expect(seven).toEqual({ type: ['h-entry'], properties: { content: ['post number 7'], 'mp-slug': ['post-7'], category: ['Special'], url: [entryUrl('post-7')] } });
   });
 
   it('200 honours offset and limit', async () => {
@@ -208,10 +210,10 @@ describe('GET /indieweb/micropub/?q=source (list mode)', () => {
 
   it('200 matches filter case-insensitively against the JSON of each item', async () => {
     const body = (await micropubGet(t.app, token, { q: 'source', filter: 'SPECIAL' })).json() as { items: { properties: Record<string, unknown[]> }[]; paging: unknown };
-    expect(body.items.map((item) => item.properties.url)).toEqual([[`${ENTRIES}post-7`]]);
+    expect(body.items.map((item) => item.properties.url)).toEqual([[entryUrl('post-7')]]);
     expect(body.paging).toEqual({ limit: 20, offset: 0, total: 1 });
     // the added url is part of the matched JSON
-    const byUrl = (await micropubGet(t.app, token, { q: 'source', filter: 'entries/post-12"' })).json() as { items: { properties: Record<string, unknown[]> }[] };
+    const byUrl = (await micropubGet(t.app, token, { q: 'source', filter: `${entryPath('post-12')}"` })).json() as { items: { properties: Record<string, unknown[]> }[] };
     expect(byUrl.items.map((item) => item.properties.content)).toEqual([['post number 12']]);
     expect(((await micropubGet(t.app, token, { q: 'source', filter: 'no such text' })).json() as { items: unknown[] }).items).toEqual([]);
   });

@@ -19,7 +19,7 @@ export const MICROPUB_SETTINGS: readonly Setting[] = [
     default: null,
     shownDefault: 'memory',
     description:
-      'Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart); `files` writes Markdown files for a static site (INDIEWEB_FILES_*).',
+      'Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart); `database` keeps entries in indiestack\'s own database (SQLite or PostgreSQL, shared by every instance) at `BASE_URL/{user}/{yyyy}/{MM}/{slug}/`; `files` writes Markdown files for a static site (INDIEWEB_FILES_*).',
   }),
   defineSetting({
     name: 'INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES',

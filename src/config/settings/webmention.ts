@@ -4,8 +4,8 @@
  * of the background jobs that verify them.
  * @module
  */
-import { DEFAULT_OUTBOUND_TIMEOUT_S, DEFAULT_WEBMENTION_LIMITS } from '../config.js';
-import { boolean, integer, limit, list } from '../parsers.js';
+import { DEFAULT_OUTBOUND_TIMEOUT_S, DEFAULT_WEBMENTION_LIMITS, WEBMENTION_MODERATIONS } from '../config.js';
+import { boolean, integer, limit, list, oneOf } from '../parsers.js';
 import { defineSetting, type Setting } from '../setting.js';
 
 export const OUTBOUND_SETTINGS: readonly Setting[] = [
@@ -56,6 +56,14 @@ export const WEBMENTION_SETTINGS: readonly Setting[] = [
     parser: limit({ min: 1 }),
     default: DEFAULT_WEBMENTION_LIMITS.perSourceHostPerMinute,
     description: 'Webmention submissions per minute naming one source host, counted per instance; more get 429 and `Retry-After`. Off (`none`) by default.',
+  }),
+  defineSetting({
+    name: 'INDIEWEB_WEBMENTION_MODERATION',
+    key: 'webmentionModeration',
+    parser: oneOf(WEBMENTION_MODERATIONS),
+    default: 'none',
+    description:
+      'New mentions: `none` (public once verified), `first-from-domain` (the first mention from a source domain waits for approval, later ones from an approved domain do not) or `all` (every new mention waits). Allowed sources never wait; blocked ones are spam.',
   }),
   defineSetting({
     name: 'INDIEWEB_JOB_LEASE_SECONDS',

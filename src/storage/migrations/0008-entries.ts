@@ -18,7 +18,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('deleted_at', 'text')
     .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+    // the URL's slug as `{series}-{number}`: series = month folder and wanted slug, so the next free number is one indexed max()
+    .addColumn('slug_series', 'text', (c) => c.notNull())
+    .addColumn('slug_number', 'integer', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('indieweb_entry_slug').on('indieweb_entry').columns(['slug_series', 'slug_number']).execute();
   // Micropub's q=source list: a user's entries, newest created first
   await db.schema.createIndex('indieweb_entry_user_created').on('indieweb_entry').columns(['user_id', 'created_at', 'id']).execute();
   // the pages' feed: a user's published entries by published date

@@ -44,6 +44,20 @@ export interface NewEntryRow {
   readonly postStatus: PostStatus;
   readonly published: string;
   readonly createdAt: string;
+  /**
+   * The month folder and wanted slug the path was numbered in, and its number
+   * (1 for the plain slug, 2 for `-2`…). Without them they are read from the
+   * path (`/a/2026/11/x-3/` → `/a/2026/11/x`, 3).
+   */
+  readonly slugSeries?: string;
+  readonly slugNumber?: number;
+}
+
+/** The slug series and number a path looks like it has, for inserts that do not say. */
+function seriesOf(path: string): { series: string; number: number } {
+  const numbered = /^(.*)-(\d{1,9})\/$/.exec(path);
+  if (numbered !== null) return { series: numbered[1]!, number: Number(numbered[2]) };
+  return { series: path.replace(/\/$/, ''), number: 1 };
 }
 
 /** What an update writes; the version is bumped by the repository. */
@@ -65,7 +79,7 @@ const MAX_UPDATE_ATTEMPTS = 50;
 
 export type EntriesRepository = ReturnType<typeof createEntriesRepository>;
 
-function toEntry(row: EntryTableRow): EntryRow {
+function toEntry(row: Omit<EntryTableRow, 'slug_series' | 'slug_number'>): EntryRow {
   return {
     id: row.id,
     userId: row.user_id,
@@ -80,11 +94,6 @@ function toEntry(row: EntryTableRow): EntryRow {
     deletedAt: row.deleted_at,
     version: Number(row.version),
   };
-}
-
-/** `text` for a LIKE pattern that matches it literally (with `escape '\'`). */
-function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
 export function createEntriesRepository(db: Kysely<Database>) {
@@ -129,7 +138,10 @@ export function createEntriesRepository(db: Kysely<Database>) {
         deleted_at: null,
         version: 1,
       };
-      await db.insertInto('indieweb_entry').values(values).execute();
+      await db
+        .insertInto('indieweb_entry')
+        .values({ ...values, slug_series: entry.slugSeries ?? seriesOf(entry.path).series, slug_number: entry.slugNumber ?? seriesOf(entry.path).number })
+        .execute();
       return toEntry(values);
     },
 
@@ -145,13 +157,20 @@ export function createEntriesRepository(db: Kysely<Database>) {
       return row === undefined ? null : toEntry(row);
     },
 
-    /** Paths that start with `prefix` (any user, deleted included): what a new entry's path must avoid. */
-    async pathsStartingWith(prefix: string): Promise<string[]> {
-      const rows = await db
+    /** The highest number given in a slug series (0 when none): the next entry of the series takes one more. */
+    async lastSlugNumber(series: string): Promise<number> {
+      const row = await db
         .selectFrom('indieweb_entry')
-        .select('path')
-        .where(sql<boolean>`path like ${`${likeLiteral(prefix)}%`} escape '\\'`)
-        .execute();
+        .select((eb) => eb.fn.max('slug_number').as('n'))
+        .where('slug_series', '=', series)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** Which of these paths are taken (any user, deleted entries included): what a new entry's path must avoid. One lookup in the unique index per path. */
+    async takenPaths(paths: readonly string[]): Promise<string[]> {
+      if (paths.length === 0) return [];
+      const rows = await db.selectFrom('indieweb_entry').select('path').where('path', 'in', [...paths]).execute();
       return rows.map((row) => row.path);
     },
 
@@ -228,6 +247,21 @@ export function createEntriesRepository(db: Kysely<Database>) {
       }
       const rows = await query.orderBy('published', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
       return rows.map(toEntry);
+    },
+
+    /** The page of published entries just newer than `after` (the page before it), still newest first: a feed's previous page. */
+    async listPublishedAfter(userId: string, page: { limit: number; after: PublishedCursor }): Promise<EntryRow[]> {
+      const { after } = page;
+      const rows = await live()
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('post_status', '=', 'published')
+        .where((eb) => eb.or([eb('published', '>', after.published), eb.and([eb('published', '=', after.published), eb('id', '>', after.id)])]))
+        .orderBy('published', 'asc')
+        .orderBy('id', 'asc')
+        .limit(page.limit)
+        .execute();
+      return rows.map(toEntry).reverse();
     },
 
     /** How many entries {@link listPublished} pages through. */

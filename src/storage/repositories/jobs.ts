@@ -76,6 +76,15 @@ export function createJobsRepository(db: Kysely<Database>, dialect: DialectName)
       return Number(row?.n ?? 0);
     },
 
+    /** Jobs waiting (due or not, leased or not) and when the oldest of them was queued; for the metrics. */
+    async queueStats(): Promise<{ depth: number; oldestCreatedAt: string | null }> {
+      const row = await db
+        .selectFrom('indieweb_job')
+        .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('created_at').as('oldest')])
+        .executeTakeFirst();
+      return { depth: Number(row?.n ?? 0), oldestCreatedAt: (row?.oldest as string | null | undefined) ?? null };
+    },
+
     async findByRef(kind: string, ref: string): Promise<JobRecord | null> {
       const row = await db.selectFrom('indieweb_job').selectAll().where('kind', '=', kind).where('ref', '=', ref).executeTakeFirst();
       return row === undefined ? null : toJob(row);

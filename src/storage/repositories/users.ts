@@ -7,6 +7,8 @@ export interface UserRecord {
   readonly me: readonly string[];
   readonly isActive: boolean;
   readonly sessionEpoch: number;
+  /** Password sign-in is refused: only the account's passkeys sign in. */
+  readonly passwordless: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -28,6 +30,7 @@ function toUser(row: UserRow, urls: readonly ProfileUrlRow[]): UserRecord {
     me: urls.filter((url) => url.user_id === row.id).sort((a, b) => a.position - b.position).map((url) => url.url),
     isActive: Number(row.active) === 1,
     sessionEpoch: Number(row.session_epoch),
+    passwordless: Number(row.passwordless) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -138,6 +141,16 @@ export function createUsersRepository(db: Kysely<Database>) {
       const result = await db
         .updateTable('indieweb_user')
         .set((eb) => ({ password_hash: passwordHash, session_epoch: eb('session_epoch', '+', 1), updated_at: now }))
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Turns passkey-only sign-in on or off. */
+    async setPasswordless(id: string, passwordless: boolean, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('indieweb_user')
+        .set({ passwordless: passwordless ? 1 : 0, updated_at: now })
         .where('id', '=', id)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, WebmentionRow } from '../schema.js';
 
 export const WEBMENTION_STATUSES = ['pending', 'verified', 'failed', 'spam'] as const;
@@ -31,6 +31,58 @@ export interface WebmentionRecord {
   readonly updatedAt: string;
   /** The account the mention belongs to; null when nobody identifiable. */
   readonly ownerId: string | null;
+  /** The integer id of the webmention.io-compatible API (`wm-id`). */
+  readonly wmId: number;
+  /** Moderation: public once verified only when `approved`. */
+  readonly approval: WebmentionApproval;
+  /** The RSVP value of an `rsvp` mention. */
+  readonly rsvp: string | null;
+  /** Where an imported mention came from (`webmention.io:900`); null when received here. */
+  readonly origin: string | null;
+}
+
+export const WEBMENTION_APPROVALS = ['approved', 'held', 'rejected'] as const;
+export type WebmentionApproval = (typeof WEBMENTION_APPROVALS)[number];
+
+export const API_SORT_KEYS = ['created', 'updated', 'published', 'rsvp'] as const;
+export type ApiSortKey = (typeof API_SORT_KEYS)[number];
+
+/** What the webmention.io-compatible API asks for; only verified, approved mentions are ever answered. */
+export interface PublicMentionQuery {
+  /** Canonical target keys (any of them). */
+  readonly targetKeys?: readonly string[];
+  readonly ownerId?: string;
+  /** Target host without `www.`. */
+  readonly targetHost?: string;
+  /** Stored types (reply, like, repost, bookmark, rsvp, mention). */
+  readonly types?: readonly string[];
+  /** Received at or after this instant (ISO). */
+  readonly receivedFrom?: string;
+  /** `wm-id` greater than this. */
+  readonly afterWmId?: number;
+  readonly sortBy: ApiSortKey;
+  readonly ascending: boolean;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** A mention brought from another service, stored as received there. */
+export interface ImportedMention {
+  readonly id: string;
+  readonly source: string;
+  readonly target: string;
+  readonly targetKey: string;
+  readonly targetHost: string;
+  readonly ownerId: string | null;
+  readonly type: string;
+  readonly rsvp: string | null;
+  readonly author: WebmentionAuthor;
+  readonly contentText: string | null;
+  readonly contentHtml: string | null;
+  readonly published: string | null;
+  readonly receivedAt: string;
+  readonly origin: string;
+  readonly now: string;
 }
 
 /** What processing learned from the source; absent fields keep their stored values. */
@@ -40,6 +92,8 @@ export interface ParsedMention {
   readonly contentText: string | null;
   readonly contentHtml: string | null;
   readonly published: string | null;
+  /** The RSVP value, for an `rsvp` mention. */
+  readonly rsvp?: string | null;
 }
 
 export type WebmentionsRepository = ReturnType<typeof createWebmentionsRepository>;
@@ -61,7 +115,17 @@ function toWebmention(row: WebmentionRow): WebmentionRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ownerId: row.owner_id,
+    wmId: Number(row.wm_id ?? 0),
+    approval: (row.approval ?? 'approved') as WebmentionApproval,
+    rsvp: row.rsvp,
+    origin: row.origin,
   };
+}
+
+/** The next `wm-id`: the counter row stays locked until the transaction ends, so two inserts never take the same one. */
+async function nextWmId(db: Kysely<Database>): Promise<number> {
+  const row = await db.updateTable('indieweb_counter').set({ value: sql<number>`value + 1` }).where('name', '=', 'webmention').returning('value').executeTakeFirstOrThrow();
+  return Number(row.value);
 }
 
 /** Which mentions a list shows. */
@@ -70,6 +134,7 @@ export interface WebmentionFilter {
   readonly targetKey?: string;
   /** Only the mentions of this account. */
   readonly ownerId?: string;
+  readonly approval?: WebmentionApproval;
   readonly limit?: number;
   readonly offset?: number;
 }
@@ -80,7 +145,18 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
      * Inserts the pair as pending, or touches the existing record (its owner
      * decided afresh); returns it and whether it was new.
      */
-    async upsert(input: { id: string; source: string; target: string; targetKey: string; targetHost: string; ownerId: string | null; now: string }): Promise<{ record: WebmentionRecord; created: boolean }> {
+    async upsert(input: {
+      id: string;
+      source: string;
+      target: string;
+      targetKey: string;
+      targetHost: string;
+      ownerId: string | null;
+      now: string;
+      /** Moderation of a new record. @defaultValue 'approved' */
+      approval?: WebmentionApproval;
+    }): Promise<{ record: WebmentionRecord; created: boolean }> {
+      const wmId = await nextWmId(db);
       const inserted = await db
         .insertInto('indieweb_webmention')
         .values({
@@ -93,6 +169,8 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
           updated_at: input.now,
           owner_id: input.ownerId,
           target_host: input.targetHost,
+          wm_id: wmId,
+          approval: input.approval ?? 'approved',
         })
         .onConflict((oc) => oc.columns(['source', 'target']).doUpdateSet({ updated_at: input.now, owner_id: input.ownerId, target_host: input.targetHost }))
         .returningAll()
@@ -111,11 +189,23 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (filter.targetKey !== undefined) query = query.where('target_key', '=', filter.targetKey);
       if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId);
+      if (filter.approval === 'approved') query = query.where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]));
+      else if (filter.approval !== undefined) query = query.where('approval', '=', filter.approval);
       const count = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
       let page = query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc');
       if (filter.limit !== undefined) page = page.limit(filter.limit);
       if (filter.offset !== undefined && filter.offset > 0) page = page.offset(filter.offset);
       return { items: (await page.execute()).map(toWebmention), total: Number(count?.n ?? 0) };
+    },
+
+    /** How many mentions are in each status; for the metrics. */
+    async countByStatus(): Promise<Record<string, number>> {
+      const rows = await db
+        .selectFrom('indieweb_webmention')
+        .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
+        .groupBy('status')
+        .execute();
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
     },
 
     /** Mentions of a target host (without `www.`) still waiting for their first processing. */
@@ -153,6 +243,7 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
           content_text: parsed.contentText,
           content_html: parsed.contentHtml,
           published: parsed.published,
+          rsvp: parsed.rsvp ?? null,
           error: null,
           updated_at: now,
         })
@@ -168,6 +259,111 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
         .where('id', '=', id)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Verified and approved mentions for the public API, in the asked order. */
+    async searchPublic(query: PublicMentionQuery): Promise<WebmentionRecord[]> {
+      let select = db.selectFrom('indieweb_webmention').selectAll().where('status', '=', 'verified').where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]));
+      if (query.targetKeys !== undefined) select = select.where('target_key', 'in', query.targetKeys.length === 0 ? [''] : [...query.targetKeys]);
+      if (query.ownerId !== undefined) select = select.where('owner_id', '=', query.ownerId);
+      if (query.targetHost !== undefined) select = select.where('target_host', '=', query.targetHost);
+      if (query.types !== undefined) select = select.where('type', 'in', query.types.length === 0 ? [''] : [...query.types]);
+      if (query.receivedFrom !== undefined) select = select.where('created_at', '>=', query.receivedFrom);
+      if (query.afterWmId !== undefined) select = select.where('wm_id', '>', query.afterWmId);
+      const direction = query.ascending ? 'asc' : 'desc';
+      if (query.sortBy === 'rsvp') {
+        // down: yes first; up: no first (webmention.io's order), then by date received
+        const rank = sql<number>`case rsvp when 'yes' then 0 when 'maybe' then 1 when 'interested' then 2 when 'no' then 3 else 4 end`;
+        select = query.ascending ? select.orderBy(sql<number>`case rsvp when 'no' then 0 when 'interested' then 1 when 'maybe' then 2 when 'yes' then 3 else 4 end`) : select.orderBy(rank);
+        select = select.orderBy('created_at', direction);
+      } else if (query.sortBy === 'published') {
+        select = select.orderBy(sql<string>`coalesce(published, created_at)`, direction);
+      } else {
+        select = select.orderBy(query.sortBy === 'updated' ? 'updated_at' : 'created_at', direction);
+      }
+      select = select.orderBy('wm_id', direction).limit(query.limit);
+      if (query.offset > 0) select = select.offset(query.offset);
+      return (await select.execute()).map(toWebmention);
+    },
+
+    /** How many verified, approved mentions of these targets there are, by type and RSVP value. */
+    async countPublicByType(targetKeys: readonly string[]): Promise<{ type: string; rsvp: string | null; count: number }[]> {
+      if (targetKeys.length === 0) return [];
+      const rows = await db
+        .selectFrom('indieweb_webmention')
+        .select(['type', 'rsvp', (eb) => eb.fn.countAll<number | string>().as('n')])
+        .where('status', '=', 'verified')
+        .where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]))
+        .where('target_key', 'in', [...targetKeys])
+        .groupBy(['type', 'rsvp'])
+        .execute();
+      return rows.map((row) => ({ type: row.type ?? 'mention', rsvp: row.rsvp, count: Number(row.n) }));
+    },
+
+    async setApproval(id: string, approval: WebmentionApproval, now: string): Promise<boolean> {
+      const result = await db.updateTable('indieweb_webmention').set({ approval, updated_at: now }).where('id', '=', id).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Held mentions of an account (null: of nobody) that wait for a decision, verified or not yet checked. */
+    async countHeld(ownerId: string | null): Promise<number> {
+      const row = await db
+        .selectFrom('indieweb_webmention')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('approval', '=', 'held')
+        .where('status', 'in', ['pending', 'verified'])
+        .where('owner_id', ownerId === null ? 'is' : '=', ownerId)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** Whether a mention from this source host to this account was ever approved (for "first from a domain"). */
+    async hasApprovedFromHost(ownerId: string | null, sourceHostPattern: { exact: string; www: string }): Promise<boolean> {
+      const row = await db
+        .selectFrom('indieweb_webmention')
+        .select('id')
+        .where('owner_id', ownerId === null ? 'is' : '=', ownerId)
+        .where('status', '=', 'verified')
+        .where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]))
+        // the host, with or without www., any scheme and port
+        .where((eb) => eb.or(['http', 'https'].flatMap((scheme) => [sourceHostPattern.exact, sourceHostPattern.www].flatMap((host) => ['/%', ':%'].map((end) => eb('source', 'like', `${scheme}://${host}${end}`))))))
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Stores a mention received elsewhere, verified and approved, with its own received date; false when the pair is already here. */
+    async insertImported(input: ImportedMention): Promise<boolean> {
+      const existing = await db.selectFrom('indieweb_webmention').select('id').where('source', '=', input.source).where('target', '=', input.target).executeTakeFirst();
+      if (existing !== undefined) return false;
+      const wmId = await nextWmId(db);
+      await db
+        .insertInto('indieweb_webmention')
+        .values({
+          id: input.id,
+          source: input.source,
+          target: input.target,
+          target_key: input.targetKey,
+          target_host: input.targetHost,
+          owner_id: input.ownerId,
+          status: 'verified',
+          verified_at: input.receivedAt,
+          type: input.type,
+          rsvp: input.rsvp,
+          author_name: input.author.name,
+          author_url: input.author.url,
+          author_photo: input.author.photo,
+          content_text: input.contentText,
+          content_html: input.contentHtml,
+          published: input.published,
+          created_at: input.receivedAt,
+          updated_at: input.now,
+          wm_id: wmId,
+          approval: 'approved',
+          origin: input.origin,
+        })
+        .execute();
+      return true;
     },
 
     async delete(id: string): Promise<boolean> {

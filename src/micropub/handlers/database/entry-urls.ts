@@ -7,15 +7,20 @@
  */
 import type { HostUser } from '../../../contracts/accounts.js';
 import type { MicropubProperties } from '../../../contracts/micropub-types.js';
-import { sanitizeSlug, userSegment } from '../files/templates.js';
+import { createHash } from 'node:crypto';
+import { sanitizeSlug } from '../files/templates.js';
 import { kindOf, slugSource } from './entry-fields.js';
 
-/** An account name that is a path segment as it is (the built-in accounts' names always are). */
-const PLAIN_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-/** The URL path segment of a user: the account name as it is when URL-safe, else a cleaned-up form of it. */
+/**
+ * The URL path segment of a user (not yet percent-encoded): the account name
+ * as it is (the built-in accounts' names are URL-safe; a host's may not be,
+ * and {@link createEntryUrls} percent-encodes it, one-to-one, so two users
+ * never share a folder). Only a name that would be a dot segment (`.`, `..`)
+ * or empty is replaced by a hash of the user's id.
+ */
 export function userPathSegment(user: HostUser): string {
-  return PLAIN_SEGMENT.test(user.name) ? user.name : userSegment(user);
+  if (!/^\.{0,2}$/.test(user.name)) return user.name;
+  return `user-${createHash('sha256').update(user.id).digest('hex').slice(0, 12)}`;
 }
 
 /** The slug an entry asks for (before making it unique). */

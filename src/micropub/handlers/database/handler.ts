@@ -36,7 +36,9 @@ export interface DatabaseHandlerOptions {
 
 /** Rows read per round trip while a filtered list walks a user's entries. */
 const FILTER_BATCH = 500;
-/** Inserts tried when other writers keep taking the chosen path (each attempt rereads the taken ones). */
+/** Numbered slugs looked up at once (one indexed query) when choosing a new entry's path. */
+const SLUG_BATCH = 16;
+/** Inserts tried when other writers keep taking the chosen path; the last one probes the numbered paths from 1. */
 const MAX_INSERT_ATTEMPTS = 10;
 
 /** Ids that sort in creation order within a process (time, then a counter) and never collide across instances (random tail). */
@@ -70,31 +72,52 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
     return row;
   }
 
-  /** Stores the entry at the first free `slug`, `slug-2`, `slug-3`… of its month. */
+  /** The first of `slug`, `slug-2`, `slug-3`… in the month that no entry has (any user, deleted ones included), and its number. */
+  async function probeFree(month: string, base: string): Promise<{ url: string; path: string; number: number }> {
+    for (let first = 1; ; first += SLUG_BATCH) {
+      const candidates = Array.from({ length: SLUG_BATCH }, (_, index) => ({ ...urls.entry(month, numberedSlug(base, first + index)), number: first + index }));
+      const taken = new Set(await entries.takenPaths(candidates.map((candidate) => candidate.path)));
+      const free = candidates.find((candidate) => !taken.has(candidate.path));
+      if (free !== undefined) return free;
+    }
+  }
+
+  /**
+   * Stores the entry at the next number of its slug series (the month folder
+   * and the wanted slug): one indexed max(). When that path is taken anyway —
+   * another request won the race, or an entry asked for `hello-2` itself —
+   * the next try takes a higher number; after a few, the numbered paths are
+   * probed from the start.
+   */
   async function insert(entry: NewEntry, user: HostUser): Promise<EntryRow> {
     const now = clock.now().toISOString();
     const published = publishedOf(entry.properties) ?? now;
     const month = urls.monthPath(user, published);
     const base = baseSlug(entry.type, entry.properties);
+    const slugSeries = `${month}${base}`;
+    let tried = 0;
     for (let attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
-      const taken = new Set(await entries.pathsStartingWith(`${month}${encodeURIComponent(base).slice(0, 8)}`));
-      let n = 1;
-      while (taken.has(urls.entry(month, numberedSlug(base, n)).path)) n += 1;
-      const { url, path } = urls.entry(month, numberedSlug(base, n));
+      let next: { url: string; path: string; number: number };
+      if (attempt < MAX_INSERT_ATTEMPTS - 1) {
+        const number = Math.max((await entries.lastSlugNumber(slugSeries)) + 1, tried + 1);
+        next = { ...urls.entry(month, numberedSlug(base, number)), number };
+        tried = number;
+      } else next = await probeFree(month, base);
       try {
         return await entries.insert({
           id: newEntryId(),
           userId: user.id,
-          url,
-          path,
+          url: next.url,
+          path: next.path,
           type: [...entry.type],
           properties: entry.properties,
           postStatus: postStatusOf(entry.properties),
           published,
           createdAt: now,
+          slugSeries,
+          slugNumber: next.number,
         });
       } catch (error) {
-        // another request took that path between the read and the insert: look again
         if (!isUniqueViolation(error)) throw error;
       }
     }

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { systemClock } from '../core/clock.js';
+import { NotFoundError } from '../core/errors.js';
+import { openMediaStorage } from '../media/feature.js';
+import { formatCheck, hasFailure } from '../operations/doctor/check.js';
+import { runDoctor } from '../operations/doctor/doctor.js';
+import { createOutbound } from '../outbound/fetch.js';
+import { createJobsRepository } from '../storage/repositories/jobs.js';
+import { withServices } from './context.js';
+import type { CliIo } from './io.js';
+
+export function registerDoctorCommand(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
+  program
+    .command('doctor')
+    .description('check the deployment from the outside, as a client would: base URL, Authorization header, profile links, clock, database, media, jobs')
+    .argument('[name]', 'the account whose profile URLs are checked (default: every account)')
+    .option('--json', 'print the checks as JSON')
+    .action((name: string | undefined, options: { json?: boolean }) =>
+      run(async () => {
+        const checks = await withServices(io, async ({ config, database, users }) => {
+          const accounts = name === undefined ? (await users.list()).filter((user) => user.isActive) : [await users.findByName(name)];
+          if (accounts[0] === null) throw new NotFoundError(`no user named "${name}"`);
+          const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000 });
+          try {
+            return await runDoctor(
+              {
+                config,
+                outbound,
+                database,
+                jobs: createJobsRepository(database.db, database.dialect),
+                storage: await openMediaStorage(config),
+                now: () => systemClock.now(),
+              },
+              accounts.flatMap((user) => (user === null ? [] : [{ profileUrls: user.me, linksCommand: `indiestack links ${user.name} --base-url ${config.baseUrl}` }])),
+            );
+          } finally {
+            await outbound.close();
+          }
+        });
+        if (options.json === true) io.stdout.write(`${JSON.stringify({ ok: !hasFailure(checks), checks }, null, 2)}\n`);
+        else for (const check of checks) io.stdout.write(`${formatCheck(check)}\n`);
+        return hasFailure(checks) ? 1 : 0;
+      }),
+    );
+}

@@ -1,0 +1,25 @@
+/**
+ * What the entry pages read: the entries of the database handler, through a
+ * narrow read-only view of its repository (`storage/repositories/entries.ts`
+ * satisfies it), so the pages never write and tests can seed rows directly.
+ * @module
+ */
+import type { EntryRow } from '../storage/repositories/entries.js';
+
+export type { EntryRow } from '../storage/repositories/entries.js';
+
+/** Where a page of a user's feed starts: entries strictly older than this (published, id). */
+export interface EntryCursor {
+  readonly published: string;
+  readonly id: string;
+}
+
+export interface EntrySource {
+  /** The entry at this exact URL path, deleted and draft ones included (the caller decides). */
+  findByPath(path: string): Promise<EntryRow | null>;
+  /** Published entries, newest first by (published, id); deleted ones and drafts left out. */
+  listPublished(userId: string, page: { limit: number; before?: EntryCursor }): Promise<EntryRow[]>;
+  /** The published entries just newer than `after`, newest first (the previous page of a feed). */
+  listPublishedAfter(userId: string, page: { limit: number; after: EntryCursor }): Promise<EntryRow[]>;
+  countPublished(userId: string): Promise<number>;
+}

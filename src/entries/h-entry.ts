@@ -1,0 +1,166 @@
+/**
+ * One entry as an `h-entry` (or `h-event`, or another stored type) article:
+ * what it responds to, the heading, the author, the content, its media, then
+ * the remaining properties and the permalink. Every stored property that
+ * can be shown is rendered with the class that parses back to it.
+ * @module
+ */
+import { html, type SafeHtml } from '../web/html.js';
+import type { EntryRow } from './entry-source.js';
+import { displayName, renderAuthor, type Owner } from './h-card.js';
+import { isShownProperty, readableDate, renderMedia, renderValue } from './properties.js';
+
+const TYPE_NAME = /^h-[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Response properties, shown above the entry as its context, with the words that introduce them. */
+const CONTEXT: readonly (readonly [string, string])[] = [
+  ['in-reply-to', 'In reply to'],
+  ['like-of', 'Liked'],
+  ['repost-of', 'Reposted'],
+  ['bookmark-of', 'Bookmarked'],
+  ['quotation-of', 'Quoting'],
+  ['follow-of', 'Followed'],
+  ['read-of', 'Read'],
+  ['watch-of', 'Watched'],
+  ['listen-of', 'Listened to'],
+];
+const RSVP_WORDS: Readonly<Record<string, string>> = { yes: 'Going', no: 'Not going', maybe: 'Maybe going', interested: 'Interested' };
+/** Rendered in their own places, not in the footer's list. */
+const PLACED = new Set(['name', 'content', 'photo', 'video', 'audio', 'published', 'url', 'uid', 'start', 'end', 'location', 'rsvp', 'summary', 'category', 'syndication', ...CONTEXT.map(([name]) => name)]);
+
+/** The root classes: the stored types that are valid names, else `h-entry`. */
+export function rootTypes(row: EntryRow): string[] {
+  const types = row.type.filter((type) => TYPE_NAME.test(type));
+  return types.length === 0 ? ['h-entry'] : types;
+}
+
+/** What kind of post this is, in words: the heading of a nameless entry. */
+export function postKind(row: EntryRow): string {
+  const p = row.properties;
+  if (rootTypes(row).includes('h-event')) return 'Event';
+  if (p.rsvp !== undefined) return 'RSVP';
+  if (p['in-reply-to'] !== undefined) return 'Reply';
+  if (p['repost-of'] !== undefined) return 'Repost';
+  if (p['like-of'] !== undefined) return 'Like';
+  if (p['bookmark-of'] !== undefined) return 'Bookmark';
+  if (p.video !== undefined) return 'Video';
+  if (p.audio !== undefined) return 'Audio';
+  if (p.photo !== undefined) return 'Photo';
+  return 'Note';
+}
+
+/** The plain text of a value (`{ html, value }` gives its value, nested items their name). */
+export function plainText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    if (typeof record.value === 'string') return record.value;
+    if (typeof record.html === 'string') return record.html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  }
+  return null;
+}
+
+/** The entry's title for `<title>`, feeds and lists: its name, else the start of its text, else its kind and date. */
+export function entryTitle(row: EntryRow): string {
+  const name = plainText(row.properties.name?.[0]);
+  if (name !== null && name.trim() !== '') return name.trim();
+  const text = plainText(row.properties.content?.[0]) ?? plainText(row.properties.summary?.[0]);
+  if (text !== null && text.trim() !== '') {
+    const single = text.trim().replace(/\s+/g, ' ');
+    return single.length > 70 ? `${single.slice(0, 69)}…` : single;
+  }
+  return `${postKind(row)} of ${readableDate(row.published)}`;
+}
+
+function values(row: EntryRow, name: string): readonly unknown[] {
+  return row.properties[name] ?? [];
+}
+
+function renderContext(row: EntryRow): SafeHtml {
+  const lines = CONTEXT.filter(([name]) => values(row, name).length > 0).map(
+    ([name, words]) => html`<p class="context">${words} ${values(row, name).map((value) => renderValue(name, value))}</p>`,
+  );
+  return lines.length === 0 ? html`` : html`<div class="contexts">${lines}</div>`;
+}
+
+function renderEventTimes(row: EntryRow): SafeHtml {
+  const start = values(row, 'start');
+  const end = values(row, 'end');
+  if (start.length === 0 && end.length === 0) return html``;
+  return html`<p class="event-times">${start.length > 0 ? html`From ${start.map((value) => renderValue('start', value))}` : ''}${end.length > 0 ? html` until ${end.map((value) => renderValue('end', value))}` : ''}</p>`;
+}
+
+function renderContent(row: EntryRow): SafeHtml {
+  const parts = [...values(row, 'summary').map((value) => renderValue('summary', value)), ...values(row, 'content').map((value) => renderValue('content', value))];
+  return parts.length === 0 ? html`` : html`<div class="entry-content">${parts}</div>`;
+}
+
+function renderGallery(row: EntryRow): SafeHtml {
+  const media: SafeHtml[] = [];
+  for (const name of ['photo', 'video', 'audio'] as const) {
+    for (const value of values(row, name)) {
+      const element = renderMedia(name, value);
+      if (element !== null) media.push(html`<figure>${element}</figure>`);
+    }
+  }
+  return media.length === 0 ? html`` : html`<div class="media">${media}</div>`;
+}
+
+function renderFooter(row: EntryRow): SafeHtml {
+  const published = values(row, 'published');
+  const permalinkTime = published.length > 0 ? published.map((value) => renderValue('published', value)) : [html`<time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time>`];
+  const urls = values(row, 'url');
+  const uids = values(row, 'uid');
+  const permalink =
+    urls.length === 0 && uids.length === 0
+      ? html`<a class="u-url u-uid permalink" href="${row.url}">${permalinkTime}</a>`
+      : html`<a class="permalink" href="${row.url}">${permalinkTime}</a> ${urls.map((value) => renderValue('url', value))} ${uids.map((value) => renderValue('uid', value))}`;
+  const rows: SafeHtml[] = [html`<li>${permalink}</li>`];
+  const rsvp = values(row, 'rsvp');
+  if (rsvp.length > 0) rows.unshift(html`<li class="rsvp">RSVP: ${rsvp.map((value) => renderValue('rsvp', value))}${typeof rsvp[0] === 'string' && RSVP_WORDS[rsvp[0]] !== undefined ? html` (${RSVP_WORDS[rsvp[0]]})` : ''}</li>`);
+  const location = values(row, 'location');
+  if (location.length > 0) rows.push(html`<li class="location">At ${location.map((value) => renderValue('location', value))}</li>`);
+  const categories = values(row, 'category');
+  if (categories.length > 0) rows.push(html`<li class="categories">Tagged ${categories.map((value) => renderValue('category', value))}</li>`);
+  const syndication = values(row, 'syndication');
+  if (syndication.length > 0) rows.push(html`<li class="syndication">Also on ${syndication.map((value) => renderValue('syndication', value))}</li>`);
+  const others = Object.entries(row.properties).filter(([name]) => !PLACED.has(name) && isShownProperty(name));
+  for (const [name, list] of others) rows.push(html`<li class="other"><span class="label">${name}:</span> ${list.map((value) => renderValue(name, value))}</li>`);
+  return html`<footer class="entry-meta"><ul>${rows}</ul></footer>`;
+}
+
+/**
+ * The whole article. `responses` (the webmentions section) goes inside it,
+ * so replies, likes and reposts are the entry's `comment`, `like` and `repost`.
+ */
+export function renderEntryArticle(row: EntryRow, owner: Owner, responses: SafeHtml): SafeHtml {
+  const names = values(row, 'name');
+  const heading =
+    names.length > 0
+      ? html`<h1>${names.map((value) => (typeof value === 'string' ? html`<span class="p-name">${value}</span>` : renderValue('name', value)))}</h1>`
+      : html`<h1 class="visually-hidden">${postKind(row)} by ${displayName(owner)}</h1>`;
+  return html`<article class="${rootTypes(row).join(' ')} entry">
+${renderContext(row)}
+${heading}
+<p class="byline">${renderAuthor(owner)}</p>
+${renderEventTimes(row)}
+${renderContent(row)}
+${renderGallery(row)}
+${renderFooter(row)}
+${responses}
+</article>`;
+}
+
+/** An entry in a feed list: heading linking to it, content, media, date and tags (no responses). */
+export function renderFeedItem(row: EntryRow): SafeHtml {
+  const names = values(row, 'name').filter((value): value is string => typeof value === 'string');
+  const heading = names.length > 0 ? html`<h2><a class="u-url p-name" href="${row.url}">${names[0]}</a></h2>` : '';
+  const categories = values(row, 'category');
+  return html`<li class="${rootTypes(row).join(' ')} feed-item">
+${renderContext(row)}
+${heading}
+${renderEventTimes(row)}
+${renderContent(row)}
+${renderGallery(row)}
+<footer class="entry-meta"><ul><li><a class="${names.length > 0 ? 'permalink' : 'u-url permalink'}" href="${row.url}"><time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time></a></li>${categories.length > 0 ? html`<li class="categories">${categories.map((value) => renderValue('category', value))}</li>` : ''}</ul></footer>
+</li>`;
+}

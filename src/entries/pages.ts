@@ -1,0 +1,148 @@
+/**
+ * The rules of the entry pages: whose page a path is, which entry a reader
+ * may see (published ones; a deleted one is gone; drafts, private ones and
+ * another user's are not found, exactly like an unknown path), and the page
+ * each answer renders.
+ * @module
+ */
+import type { HostUser } from '../contracts/accounts.js';
+import type { ProfileService } from '../profile/service.js';
+import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+import { headMarkup } from './document.js';
+import type { EntryCursor, EntryRow, EntrySource } from './entry-source.js';
+import { FEED_SIZE } from './feeds.js';
+import type { Owner } from './h-card.js';
+import { renderProfileCard } from './h-card.js';
+import { entryTitle, renderEntryArticle } from './h-entry.js';
+import { renderFeed, renderPager, renderTombstone } from './home.js';
+import { groupMentions, renderMentions } from './mentions.js';
+import { encodeCursor, homePath, type EntryPath } from './paths.js';
+import type { EntryTemplates, OwnerView } from './templates.js';
+
+/** Entries on one page of a home page. */
+export const PAGE_SIZE = 20;
+/** Most mentions shown under one entry. */
+export const MAX_MENTIONS = 500;
+
+/** A rendered page: what routes send. */
+export interface RenderedPage {
+  readonly status: 200 | 410;
+  readonly title: string;
+  readonly head: string;
+  readonly body: string;
+  readonly owner: OwnerView;
+}
+
+export type EntryAnswer = { readonly kind: 'page'; readonly page: RenderedPage } | { readonly kind: 'redirect'; readonly location: string } | { readonly kind: 'not-found' };
+
+export interface EntryPagesDeps {
+  readonly entries: EntrySource;
+  /** The active account of this name (exact spelling), or null. */
+  readonly findUserByName: (name: string) => Promise<HostUser | null>;
+  readonly profiles: Pick<ProfileService, 'get'>;
+  /** Verified mentions of a target URL (webmention/service.ts `list`). */
+  readonly mentions: (target: string) => Promise<readonly WebmentionRecord[]>;
+  readonly baseUrl: string;
+  readonly templates: EntryTemplates;
+  readonly stylesheetVersion: string;
+}
+
+/** Whether readers may see the entry at all: not a draft, not private. */
+export function isPublic(row: EntryRow): boolean {
+  if (row.postStatus !== 'published') return false;
+  const visibility = row.properties.visibility?.[0];
+  return visibility === undefined || visibility === 'public' || visibility === 'unlisted';
+}
+
+/** Whether it is listed on the home page and in the feeds (unlisted ones are not). */
+export function isListed(row: EntryRow): boolean {
+  return isPublic(row) && row.properties.visibility?.[0] !== 'unlisted';
+}
+
+export type EntryPages = ReturnType<typeof createEntryPages>;
+
+export function createEntryPages(deps: EntryPagesDeps) {
+  const { entries, templates } = deps;
+  const base = deps.baseUrl.replace(/\/+$/, '');
+
+  async function ownerNamed(name: string): Promise<{ user: HostUser; view: OwnerView } | null> {
+    const user = await deps.findUserByName(name);
+    if (user === null || !user.isActive || user.name !== name) return null;
+    const profile = await deps.profiles.get(user);
+    const homeUrl = `${base}${homePath(user.name)}`;
+    return {
+      user,
+      view: { name: user.name, displayName: profile.name ?? user.name, profile, homeUrl, atomUrl: `${homeUrl}feed.atom`, jsonFeedUrl: `${homeUrl}feed.json` },
+    };
+  }
+
+  const asOwner = (view: OwnerView): Owner => ({ name: view.name, profile: view.profile, homeUrl: view.homeUrl });
+  const cursorOf = (row: EntryRow): string => encodeCursor({ published: row.published, id: row.id });
+
+  return {
+    ownerNamed,
+
+    /** The entry at an exact path: its page, the tombstone (410), a redirect to the canonical spelling, or not found. */
+    async entry(path: EntryPath): Promise<EntryAnswer> {
+      const owner = await ownerNamed(path.user);
+      if (owner === null) return { kind: 'not-found' };
+      const row = await entries.findByPath(path.path);
+      // the exact path, of this user: never another user's entry, whatever the repository matched
+      if (row === null || row.path !== path.path || row.userId !== owner.user.id || !isPublic(row)) return { kind: 'not-found' };
+      if (!path.slash) return { kind: 'redirect', location: row.url };
+      const head = (canonical: string) => headMarkup(owner.view, { baseUrl: base, stylesheetVersion: deps.stylesheetVersion, canonical });
+      if (row.deletedAt !== null) {
+        const tombstone = renderTombstone(row.url, row.deletedAt, asOwner(owner.view)).value;
+        const body = templates.gone({ owner: owner.view, url: row.url, deletedAt: row.deletedAt, parts: { tombstone } });
+        return { kind: 'page', page: { status: 410, title: 'Deleted post', head: head(row.url), body, owner: owner.view } };
+      }
+      const mentions = groupMentions(await deps.mentions(row.url));
+      const responses = renderMentions(mentions);
+      const article = renderEntryArticle(row, asOwner(owner.view), responses).value;
+      const body = templates.entry({ entry: row, owner: owner.view, mentions, parts: { article, responses: responses.value } });
+      return { kind: 'page', page: { status: 200, title: `${entryTitle(row)} · ${owner.view.displayName}`, head: head(row.url), body, owner: owner.view } };
+    },
+
+    /** A page of the home page: after none (the newest), `before` (older) or `after` (newer) a cursor; null when nobody has this name. */
+    async home(name: string, page: { before?: EntryCursor; after?: EntryCursor }): Promise<RenderedPage | null> {
+      const owner = await ownerNamed(name);
+      if (owner === null) return null;
+      const userId = owner.user.id;
+      let shown: EntryRow[];
+      let hasNewer: boolean;
+      let hasOlder: boolean;
+      if (page.after !== undefined) {
+        const rows = await entries.listPublishedAfter(userId, { limit: PAGE_SIZE + 1, after: page.after });
+        hasNewer = rows.length > PAGE_SIZE;
+        shown = hasNewer ? rows.slice(1) : rows;
+        hasOlder = true;
+      } else {
+        const rows = await entries.listPublished(userId, { limit: PAGE_SIZE + 1, ...(page.before === undefined ? {} : { before: page.before }) });
+        hasOlder = rows.length > PAGE_SIZE;
+        shown = hasOlder ? rows.slice(0, PAGE_SIZE) : rows;
+        hasNewer = page.before !== undefined;
+      }
+      const first = shown[0];
+      const last = shown[shown.length - 1];
+      const homeUrl = owner.view.homeUrl;
+      const newerUrl = !hasNewer ? null : first === undefined ? homeUrl : `${homeUrl}?after=${cursorOf(first)}`;
+      const olderUrl = !hasOlder || last === undefined ? null : `${homeUrl}?before=${cursorOf(last)}`;
+      const listed = shown.filter(isListed);
+      const total = await entries.countPublished(userId);
+      const view = asOwner(owner.view);
+      const parts = { card: renderProfileCard(view).value, feed: renderFeed(view, listed, total).value, pager: renderPager(newerUrl, olderUrl).value };
+      const body = templates.home({ owner: owner.view, entries: listed, total, newerUrl, olderUrl, parts });
+      const head = headMarkup(owner.view, { baseUrl: base, stylesheetVersion: deps.stylesheetVersion, canonical: page.before === undefined && page.after === undefined ? homeUrl : undefined, prev: newerUrl, next: olderUrl });
+      return { status: 200, title: owner.view.displayName, head, body, owner: owner.view };
+    },
+
+    /** The newest listed entries for the feeds, with their owner; null when nobody has this name. */
+    async feed(name: string): Promise<{ owner: OwnerView; entries: EntryRow[] } | null> {
+      const owner = await ownerNamed(name);
+      if (owner === null) return null;
+      const rows = await entries.listPublished(owner.user.id, { limit: FEED_SIZE });
+      return { owner: owner.view, entries: rows.filter(isListed) };
+    },
+  };
+}
+

@@ -1,0 +1,47 @@
+/**
+ * `indiestack doctor` and the admin's "Check my setup": every check in a
+ * fixed order, each one line (check.ts). Remote checks first, as a client
+ * meets the server; then what it stands on.
+ * @module
+ */
+import type { Config } from '../../config/config.js';
+import type { MediaStorage } from '../../contracts/media-storage.js';
+import type { Outbound } from '../../outbound/fetch.js';
+import type { DatabaseHandle } from '../../storage/connect.js';
+import type { JobsRepository } from '../../storage/repositories/jobs.js';
+import type { CheckResult } from './check.js';
+import { checkDatabase, checkJobQueue, checkMediaStorage, checkSecret } from './local-checks.js';
+import { checkAuthorizationHeader, checkBaseUrl, checkClock, checkProfile, type RemoteContext } from './remote-checks.js';
+
+export interface DoctorDeps {
+  readonly config: Pick<Config, 'baseUrl' | 'database' | 'secret'>;
+  readonly outbound: Outbound;
+  readonly database: DatabaseHandle;
+  readonly jobs: Pick<JobsRepository, 'queueStats'>;
+  /** Null: the media check is skipped (storage could not be opened is reported by the caller). */
+  readonly storage: MediaStorage | null;
+  readonly now: () => Date;
+}
+
+export interface DoctorSubject {
+  /** The profile URLs to check, in the account's spelling. */
+  readonly profileUrls: readonly string[];
+  /** The command that prints this account's links, for fixes. */
+  readonly linksCommand: string;
+}
+
+export async function runDoctor(deps: DoctorDeps, subjects: readonly DoctorSubject[]): Promise<CheckResult[]> {
+  const context: RemoteContext = { outbound: deps.outbound, baseUrl: deps.config.baseUrl, now: deps.now, dates: [] };
+  const checks: CheckResult[] = [];
+  checks.push(await checkBaseUrl(context));
+  checks.push(await checkAuthorizationHeader(context));
+  for (const subject of subjects) {
+    for (const me of subject.profileUrls) checks.push(...(await checkProfile(context, me, subject.linksCommand)));
+  }
+  checks.push(checkClock(context));
+  checks.push(checkSecret(deps.config));
+  checks.push(await checkDatabase(deps.database));
+  if (deps.storage !== null) checks.push(await checkMediaStorage(deps.storage, deps.outbound));
+  checks.push(await checkJobQueue(deps.jobs, deps.now()));
+  return checks;
+}

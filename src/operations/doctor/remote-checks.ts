@@ -1,0 +1,198 @@
+/**
+ * The doctor's checks from the outside, as a client would see the server:
+ * the base URL, the Authorization header through the public URL, each
+ * profile URL's links, h-card and spelling, and the clocks. Every fetch goes
+ * through the outbound guard (private addresses refused unless
+ * INDIEWEB_ALLOW_PRIVATE_NETWORKS, at most 5 redirects, time and size caps);
+ * an unreachable page is a FAIL, never a crash. No secret is ever sent: the
+ * Authorization probe carries a random value that is no token.
+ * @module
+ */
+import { mf2 } from 'microformats-parser';
+import { randomToken } from '../../core/crypto.js';
+import type { Outbound, OutboundResponse } from '../../outbound/fetch.js';
+import { fail, pass, warn, type CheckResult } from './check.js';
+import { SELF_TEST_PATH, type AuthorizationEcho } from './http.js';
+
+const PROXY_FIX =
+  'pass the header through: nginx `proxy_set_header Authorization $http_authorization;`, Apache `CGIPassAuth On` (or `SetEnvIf Authorization "(.*)" HTTP_AUTHORIZATION=$1`), Caddy passes it unless a `header_up -Authorization` removes it; a proxy that sends X-Forwarded-Authorization instead needs INDIEWEB_TRUST_PROXY=true';
+
+/** What a remote check saw; the Date headers feed the clock check. */
+export interface RemoteContext {
+  readonly outbound: Outbound;
+  readonly baseUrl: string;
+  readonly now: () => Date;
+  /** Date headers of the answers, with the local time each arrived. */
+  readonly dates: { readonly header: string; readonly at: Date; readonly from: string }[];
+}
+
+async function fetchPage(context: RemoteContext, url: string, headers: Record<string, string> = {}): Promise<OutboundResponse> {
+  const response = await context.outbound.fetch(url, { headers, truncate: true });
+  const date = response.headers['date'];
+  if (typeof date === 'string') context.dates.push({ header: date, at: context.now(), from: new URL(response.url).host });
+  return response;
+}
+
+const why = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
+export async function checkBaseUrl(context: RemoteContext): Promise<CheckResult> {
+  const name = 'base-url';
+  const base = new URL(context.baseUrl);
+  const url = `${context.baseUrl}/indieweb/metadata`;
+  let response: OutboundResponse;
+  try {
+    response = await fetchPage(context, url, { accept: 'application/json' });
+  } catch (error) {
+    return fail(name, `${context.baseUrl} cannot be reached from here (${why(error)})`, 'give --base-url (INDIEWEB_BASE_URL) the public address of this server, and check DNS, the proxy and the firewall');
+  }
+  let issuer: unknown = null;
+  try {
+    issuer = (JSON.parse(response.body.toString('utf8')) as { issuer?: unknown }).issuer;
+  } catch {
+    // not JSON: not our metadata
+  }
+  if (response.status !== 200 || issuer !== `${context.baseUrl}/`) {
+    return fail(
+      name,
+      `${url} answers ${response.status}${typeof issuer === 'string' ? ` with issuer ${issuer}` : ' without indiestack metadata'}: the base URL does not lead to this server`,
+      'set INDIEWEB_BASE_URL (or --base-url) to the public URL your proxy forwards to this server, the same for serve and the CLI',
+    );
+  }
+  if (base.protocol !== 'https:') {
+    if (isLoopbackHost(base.host)) return warn(name, `${context.baseUrl} answers, over http on this machine only`, 'fine for trying out; on the internet serve https and set INDIEWEB_BASE_URL to the https address');
+    return fail(name, `${context.baseUrl} answers, but over http: sign-in cookies are not Secure and clients expect https`, 'put a TLS proxy in front and set INDIEWEB_BASE_URL to the https:// address');
+  }
+  return pass(name, `${context.baseUrl} answers over https with this server's metadata`);
+}
+
+export async function checkAuthorizationHeader(context: RemoteContext): Promise<CheckResult> {
+  const name = 'authorization-header';
+  const url = `${context.baseUrl}/indieweb${SELF_TEST_PATH}`;
+  let response: OutboundResponse;
+  try {
+    // a random probe, not a token: nothing secret leaves this machine
+    response = await fetchPage(context, url, { authorization: `Bearer doctor-probe-${randomToken(16)}`, accept: 'application/json' });
+  } catch (error) {
+    return fail(name, `the self-test at ${url} cannot be reached (${why(error)})`, 'fix base-url first');
+  }
+  let echo: AuthorizationEcho | null = null;
+  try {
+    echo = JSON.parse(response.body.toString('utf8')) as AuthorizationEcho;
+  } catch {
+    // not the self-test
+  }
+  if (response.status !== 200 || echo === null || typeof echo.bearer !== 'boolean') {
+    return fail(name, `${url} answers ${response.status}, not the self-test: the base URL does not lead to this version of indiestack`, 'point INDIEWEB_BASE_URL at this server');
+  }
+  if (echo.bearer) return pass(name, `an Authorization header sent to ${context.baseUrl} arrives${echo.via === 'x-forwarded-authorization' ? ' (as X-Forwarded-Authorization, trusted)' : ''}`);
+  if (echo.forwardedIgnored) {
+    return fail(name, 'the proxy forwards the token as X-Forwarded-Authorization, which is ignored while INDIEWEB_TRUST_PROXY is off: every Micropub request would get 401', 'set INDIEWEB_TRUST_PROXY=true (only behind a proxy that sets that header itself)');
+  }
+  return fail(name, `an Authorization header sent to ${context.baseUrl} does not reach the server: every Micropub and media request would get 401`, PROXY_FIX);
+}
+
+/** Lowercased scheme and host, an empty path as `/`, no fragment: how profile URLs are compared. */
+function comparable(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+interface ExpectedLink {
+  readonly rel: string;
+  readonly urls: readonly string[];
+  /** A missing link fails (true) or only warns. */
+  readonly required: boolean;
+  readonly missing: string;
+}
+
+function expectedLinks(baseUrl: string, rels: Readonly<Record<string, readonly string[]>>): ExpectedLink[] {
+  const hasLegacy = (rels['authorization_endpoint'] ?? []).length > 0;
+  const hasMetadata = (rels['indieauth-metadata'] ?? []).length > 0;
+  return [
+    { rel: 'indieauth-metadata', urls: [`${baseUrl}/.well-known/oauth-authorization-server`, `${baseUrl}/indieweb/metadata`], required: !hasLegacy, missing: 'current IndieAuth clients find the server through it' },
+    { rel: 'authorization_endpoint', urls: [`${baseUrl}/indieweb/auth/`], required: !hasMetadata, missing: 'older IndieAuth clients look for it' },
+    { rel: 'token_endpoint', urls: [`${baseUrl}/indieweb/token/`], required: false, missing: 'older IndieAuth clients look for it' },
+    { rel: 'micropub', urls: [`${baseUrl}/indieweb/micropub/`], required: false, missing: 'Micropub clients cannot find where to publish' },
+    { rel: 'webmention', urls: [`${baseUrl}/indieweb/webmention/`], required: false, missing: 'other sites cannot send you webmentions' },
+  ];
+}
+
+/** Checks one profile URL: can it be fetched, is it spelled as clients will compare it, its links and its h-card. */
+export async function checkProfile(context: RemoteContext, me: string, linksCommand: string): Promise<CheckResult[]> {
+  let response: OutboundResponse;
+  try {
+    response = await fetchPage(context, me, { accept: 'text/html' });
+  } catch (error) {
+    return [fail(`profile ${me}`, `cannot fetch it (${why(error)}): clients signing in with it cannot either`, 'publish the page at that address, or add the address you do publish to the account')];
+  }
+  if (response.status !== 200) return [fail(`profile ${me}`, `answers ${response.status}: clients signing in with it cannot read it`, 'publish the page at that address')];
+  const checks: CheckResult[] = [];
+
+  const spelling = `me-spelling ${me}`;
+  if (comparable(response.url) !== comparable(me)) {
+    checks.push(
+      fail(
+        spelling,
+        `${me} redirects to ${response.url}: clients sign in with the address they end up at, which is not the account's profile URL, so the sign-in is refused`,
+        `make ${response.url} the account's profile URL (indiestack user add NAME --me ${response.url}) or stop the redirect`,
+      ),
+    );
+  } else if (new URL(me).protocol !== 'https:') {
+    checks.push(warn(spelling, `${me} is http: clients increasingly expect https profile URLs`, 'serve your homepage over https and use the https address as the profile URL'));
+  } else checks.push(pass(spelling, `${me} is the address clients end up at`));
+
+  const type = response.headers['content-type'];
+  const html = response.body.toString('utf8');
+  if (typeof type === 'string' && !/html/i.test(type)) {
+    checks.push(fail(`profile-links ${me}`, `answers ${type}, not HTML: no links can be found`, 'serve the homepage as text/html'));
+    return checks;
+  }
+  const parsed = mf2(html, { baseUrl: response.url });
+  for (const link of expectedLinks(context.baseUrl, parsed.rels)) {
+    const name = `profile-link ${link.rel} ${me}`;
+    const found = parsed.rels[link.rel] ?? [];
+    if (found.length === 0) {
+      const message = `${me} has no rel="${link.rel}" link: ${link.missing}`;
+      const fix = `add the links \`${linksCommand}\` prints to the <head> of ${me}`;
+      checks.push(link.required ? fail(name, message, fix) : warn(name, message, fix));
+    } else if (!found.some((url) => link.urls.map(comparable).includes(comparable(url)))) {
+      checks.push(fail(name, `${me} links rel="${link.rel}" to ${found[0]}, not this server (an old endpoint?)`, `replace it with ${link.urls[0]} (\`${linksCommand}\`)`));
+    } else checks.push(pass(name, `points at this server`));
+  }
+  const card = parsed.items.find((item) => item.type?.includes('h-card'));
+  if (card === undefined) checks.push(warn(`h-card ${me}`, `${me} has no h-card: apps show no name or photo for you`, 'add an h-card to the page (`indiestack profile show NAME`; renderHCard renders one)'));
+  else {
+    const name = card.properties['name']?.[0];
+    checks.push(pass(`h-card ${me}`, `h-card found${typeof name === 'string' ? ` (name: ${name.slice(0, 60)})` : ''}`));
+  }
+  return checks;
+}
+
+/** The local clock against the Date headers seen (this server's and the profile pages' hosts). */
+export function checkClock(context: RemoteContext): CheckResult {
+  const name = 'clock';
+  const now = context.now();
+  if (now.getUTCFullYear() < 2025) return fail(name, `this machine's clock says ${now.toISOString()}`, 'set the clock (NTP: systemd-timesyncd, chrony)');
+  let worst: { skew: number; from: string } | null = null;
+  for (const date of context.dates) {
+    const remote = Date.parse(date.header);
+    if (Number.isNaN(remote)) continue;
+    const skew = (date.at.getTime() - remote) / 1000;
+    if (worst === null || Math.abs(skew) > Math.abs(worst.skew)) worst = { skew, from: date.from };
+  }
+  if (worst === null) return warn(name, 'no answer carried a Date header to compare the clock with', 'check that the machine syncs its clock (NTP)');
+  const seconds = Math.round(Math.abs(worst.skew));
+  // Date headers have whole seconds: a couple of seconds is noise
+  if (seconds > 300) return fail(name, `this clock and ${worst.from}'s differ by ${seconds} s: codes and tokens expire at the wrong time`, 'sync the clocks (NTP: systemd-timesyncd, chrony)');
+  if (seconds > 30) return warn(name, `this clock and ${worst.from}'s differ by ${seconds} s`, 'sync the clocks (NTP)');
+  return pass(name, `within ${Math.max(seconds, 1)} s of ${worst.from}`);
+}

@@ -1,0 +1,117 @@
+/**
+ * Mentions in webmention.io's answer shapes: JF2 entries (`mentions.jf2`),
+ * the older `links` objects (`mentions.json`), and `count.json`. Field names
+ * and shapes follow webmention.io's API; content HTML was sanitized when the
+ * mention was parsed (or imported), and URLs other than http(s) are left out.
+ * @module
+ */
+import type { WebmentionRecord } from '../../storage/repositories/webmentions.js';
+
+/** The stored type → the property named by `wm-property`. */
+export const PROPERTY_OF_TYPE: Readonly<Record<string, string>> = {
+  reply: 'in-reply-to',
+  like: 'like-of',
+  repost: 'repost-of',
+  bookmark: 'bookmark-of',
+  rsvp: 'rsvp',
+  mention: 'mention-of',
+};
+
+/** webmention.io's own type names (`link` for a mention, `rsvp-yes`… for an RSVP). */
+export function activityType(record: Pick<WebmentionRecord, 'type' | 'rsvp'>): string {
+  const type = record.type ?? 'mention';
+  if (type === 'rsvp') return record.rsvp === null ? 'rsvp' : `rsvp-${record.rsvp}`;
+  return type === 'mention' ? 'link' : type;
+}
+
+/** An instant as webmention.io writes `wm-received`: whole seconds, UTC, `Z`. */
+export function receivedStamp(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function httpUrl(value: string | null): string | null {
+  if (value === null) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function contentOf(record: WebmentionRecord): { html?: string; text?: string } | undefined {
+  const html = record.contentHtml ?? '';
+  const text = record.contentText ?? '';
+  if (html === '' && text === '') return undefined;
+  return { ...(html === '' ? {} : { html }), ...(text === '' ? {} : { text }) };
+}
+
+/** One mention as a JF2 entry. */
+export function toJf2(record: WebmentionRecord): Record<string, unknown> {
+  const property = PROPERTY_OF_TYPE[record.type ?? 'mention'] ?? 'mention-of';
+  const content = contentOf(record);
+  return {
+    type: 'entry',
+    author: { type: 'card', name: record.author.name ?? '', photo: httpUrl(record.author.photo) ?? '', url: httpUrl(record.author.url) ?? '' },
+    url: record.source,
+    published: record.published,
+    'wm-received': receivedStamp(record.createdAt),
+    'wm-id': record.wmId,
+    'wm-source': record.source,
+    'wm-target': record.target,
+    'wm-protocol': 'webmention',
+    ...(content === undefined ? {} : { content }),
+    // an RSVP names its value and replies to the target; every other kind names the target under its property
+    ...(property === 'rsvp' ? { 'in-reply-to': record.target, ...(record.rsvp === null ? {} : { rsvp: record.rsvp }) } : { [property]: record.target }),
+    'wm-property': property,
+    'wm-private': false,
+  };
+}
+
+export function toJf2Feed(records: readonly WebmentionRecord[]) {
+  return { type: 'feed', name: 'Webmentions', children: records.map(toJf2) };
+}
+
+/** One mention in the older `links` shape of `mentions.json`. */
+export function toLink(record: WebmentionRecord): Record<string, unknown> {
+  const author = { name: record.author.name, url: httpUrl(record.author.url), photo: httpUrl(record.author.photo) };
+  const hasAuthor = author.name !== null || author.url !== null || author.photo !== null;
+  const publishedMs = record.published === null ? Number.NaN : Date.parse(record.published);
+  const type = activityType(record);
+  return {
+    source: record.source,
+    verified: true,
+    verified_date: record.verifiedAt ?? record.updatedAt,
+    id: record.wmId,
+    private: false,
+    data: {
+      ...(hasAuthor ? { author } : {}),
+      url: record.source,
+      name: null,
+      content: record.contentHtml ?? record.contentText,
+      published: record.published,
+      published_ts: Number.isNaN(publishedMs) ? null : Math.floor(publishedMs / 1000),
+      ...(record.type === 'rsvp' && record.rsvp !== null ? { rsvp: record.rsvp } : {}),
+    },
+    activity: { type: type.startsWith('rsvp') ? 'rsvp' : type },
+    target: record.target,
+  };
+}
+
+export function toLinks(records: readonly WebmentionRecord[]) {
+  return { links: records.map(toLink) };
+}
+
+/** `count.json`: the total and the count of each webmention.io type (`mention` for plain links). */
+export function toCount(groups: readonly { type: string; rsvp: string | null; count: number }[]) {
+  const type: Record<string, number> = {};
+  let count = 0;
+  for (const group of groups) {
+    const name = activityType(group);
+    const key = name === 'link' ? 'mention' : name;
+    type[key] = (type[key] ?? 0) + group.count;
+    count += group.count;
+  }
+  return { count, type };
+}

@@ -1,0 +1,153 @@
+/**
+ * Webhooks: per account a URL, and a secret derived from the server secret
+ * (only a key id is stored). When one of the account's public mentions is
+ * verified, approved, updated or deleted (410, link removed), a delivery is
+ * stored and sent by a durable job: a POST of webmention.io's webhook JSON
+ * (`secret`, `source`, `target`, `private`, `post` as JF2, or
+ * `deleted: true`), signed with HMAC-SHA256 over the body in
+ * `X-Indiestack-Signature: sha256=<hex>`. Failures are retried with the job
+ * queue's backoff; every attempt is logged for the admin, who can send a
+ * delivery again. The URL goes through the outbound guard.
+ * @module
+ */
+import { createHmac } from 'node:crypto';
+import type { Clock } from '../core/clock.js';
+import { randomId } from '../core/crypto.js';
+import { forClient, InvalidRequestError, NotFoundError } from '../core/errors.js';
+import type { Signer } from '../core/signing.js';
+import { OutboundError, type Outbound } from '../outbound/fetch.js';
+import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
+import type { WebhookDeliveriesRepository, WebhookDelivery } from '../storage/repositories/webhook-deliveries.js';
+import type { WebmentionAccountsRepository } from '../storage/repositories/webmention-accounts.js';
+import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+import { toJf2 } from './api/format.js';
+import { RetryLaterError, type JobHandler } from './worker.js';
+
+export const WEBHOOK_JOB = 'webmention.webhook';
+export const SIGNATURE_HEADER = 'x-indiestack-signature';
+export type WebhookEvent = 'verified' | 'approved' | 'updated' | 'deleted' | 'test';
+
+/** `sha256=` and the hex HMAC-SHA256 of the body under the secret: what a receiver recomputes. */
+export function signatureOf(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+export type Webhooks = ReturnType<typeof createWebhooks>;
+
+export function createWebhooks(deps: {
+  accounts: WebmentionAccountsRepository;
+  deliveries: WebhookDeliveriesRepository;
+  jobs: JobsRepository;
+  outbound: Outbound;
+  signer: Signer;
+  clock: Clock;
+  onEnqueued?: () => void;
+}) {
+  const { accounts, deliveries, jobs, outbound, signer, clock } = deps;
+  const now = () => clock.now().toISOString();
+  const secretOf = (userId: string, keyId: string) => signer.sign('webmention-webhook-secret', `${userId}\u0000${keyId}`);
+
+  async function enqueue(userId: string, url: string, event: WebhookEvent, webmentionId: string | null, payload: Record<string, unknown>): Promise<string> {
+    const id = randomId();
+    const at = now();
+    await deliveries.create({ id, userId, webmentionId, event, url, body: JSON.stringify(payload), now: at });
+    await jobs.enqueue({ id: randomId(), kind: WEBHOOK_JOB, ref: id, now: at });
+    deps.onEnqueued?.();
+    return id;
+  }
+
+  const job: JobHandler = {
+    async run(record: JobRecord) {
+      const delivery = await deliveries.find(record.ref);
+      if (delivery === null) return;
+      const settings = await accounts.get(delivery.userId);
+      if (settings?.webhookKeyId == null) {
+        await deliveries.record(delivery.id, { status: 'failed', httpStatus: null, error: 'the webhook was removed', now: now() });
+        return;
+      }
+      // the secret goes first, as webmention.io sends it; it is never stored with the delivery
+      const body = JSON.stringify({ secret: secretOf(delivery.userId, settings.webhookKeyId), ...(JSON.parse(delivery.body) as Record<string, unknown>) });
+      let status: number;
+      try {
+        const response = await outbound.fetch(delivery.url, {
+          method: 'POST',
+          raw: { contentType: 'application/json', data: body },
+          headers: { accept: '*/*', [SIGNATURE_HEADER]: signatureOf(secretOf(delivery.userId, settings.webhookKeyId), body) },
+          maxRedirects: 0,
+        });
+        status = response.status;
+      } catch (error) {
+        const reason = error instanceof OutboundError ? error.message : 'the request failed';
+        await deliveries.record(delivery.id, { status: 'failed', httpStatus: null, error: reason, now: now() });
+        throw new RetryLaterError(reason, { cause: error });
+      }
+      if (status >= 200 && status < 300) {
+        await deliveries.record(delivery.id, { status: 'delivered', httpStatus: status, error: null, now: now() });
+        return;
+      }
+      await deliveries.record(delivery.id, { status: 'failed', httpStatus: status, error: `answered ${status}`, now: now() });
+      throw new RetryLaterError(`the webhook answered ${status}`);
+    },
+    async giveUp() {
+      // the delivery already says why its last attempt failed
+    },
+  };
+
+  return {
+    job,
+
+    /** Queues a delivery for a mention's owner, when the owner has a webhook. */
+    async notify(record: WebmentionRecord, event: Exclude<WebhookEvent, 'test'>): Promise<void> {
+      if (record.ownerId === null) return;
+      const settings = await accounts.get(record.ownerId);
+      if (settings?.webhookUrl == null) return;
+      const common = { source: record.source, target: record.target, private: false };
+      await enqueue(record.ownerId, settings.webhookUrl, event, record.id, event === 'deleted' ? { ...common, deleted: true } : { ...common, post: toJf2(record) });
+    },
+
+    /** Sets (or with null, removes) the account's webhook URL; a new secret is made when there was none. */
+    async setUrl(userId: string, url: string | null): Promise<void> {
+      if (url !== null) {
+        let parsed: URL;
+        try {
+          parsed = new URL(url);
+        } catch {
+          throw new InvalidRequestError(forClient('the webhook URL is not a URL'));
+        }
+        if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username !== '' || url.length > 2048) throw new InvalidRequestError(forClient('the webhook URL must be an http(s) URL'));
+      }
+      const settings = await accounts.get(userId);
+      await accounts.setWebhook(userId, { url, keyId: url === null ? null : (settings?.webhookKeyId ?? randomId(12)) }, now());
+    },
+
+    async rotateSecret(userId: string): Promise<void> {
+      const settings = await accounts.get(userId);
+      await accounts.setWebhook(userId, { url: settings?.webhookUrl ?? null, keyId: randomId(12) }, now());
+    },
+
+    /** The account's webhook URL and secret; null when it has none. */
+    async settingsOf(userId: string): Promise<{ url: string; secret: string } | null> {
+      const settings = await accounts.get(userId);
+      if (settings?.webhookUrl == null || settings.webhookKeyId === null) return null;
+      return { url: settings.webhookUrl, secret: secretOf(userId, settings.webhookKeyId) };
+    },
+
+    /** A test delivery with a sample post. */
+    async sendTest(userId: string): Promise<void> {
+      const settings = await accounts.get(userId);
+      if (settings?.webhookUrl == null) throw new InvalidRequestError(forClient('there is no webhook URL'));
+      await enqueue(userId, settings.webhookUrl, 'test', null, { source: 'https://example.com/a-post', target: 'https://example.com/your-post', private: false, post: { type: 'entry', url: 'https://example.com/a-post', 'wm-property': 'mention-of' } });
+    },
+
+    /** Sends a delivery of the account's again. */
+    async sendAgain(userId: string, deliveryId: string): Promise<void> {
+      const delivery = await deliveries.find(deliveryId);
+      if (delivery === null || delivery.userId !== userId) throw new NotFoundError(`no delivery ${deliveryId}`);
+      await deliveries.reset(delivery.id, now());
+      await jobs.enqueue({ id: randomId(), kind: WEBHOOK_JOB, ref: delivery.id, now: now() });
+      deps.onEnqueued?.();
+    },
+
+    list: (userId: string): Promise<WebhookDelivery[]> => deliveries.listOf(userId),
+  };
+}
