@@ -40,6 +40,8 @@ import { createCsrf } from '../web/csrf.js';
 import { defaultErrorHandler } from '../web/error-handler.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import { createWebmention } from '../webmention/feature.js';
+import { handlerKindOf } from '../micropub/load-handler.js';
+import { resolveSendMode } from '../webmention/publish/sender.js';
 import './augment.js';
 import type { IndieWebContext } from './context.js';
 
@@ -150,7 +152,6 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     log,
   });
   const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content, meter });
-  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter });
   const webmention = createWebmention({
     config,
     clock,
@@ -160,9 +161,13 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     signer,
     onWebmentionReceived: options.onWebmentionReceived,
     runWorker: options.worker !== false,
+    sendOnPublish: resolveSendMode(config.webmentionSendOnPublish, handlerKindOf(config, options.handler)),
+    bearer: indieauth.bearer,
     log,
     meter,
   });
+  // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH)
+  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter, ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }) });
   webmention.events.on('webmention_received', () => meter.webmentionReceived());
   const admin = createAdmin({
     accounts: accounts.accounts,
