@@ -182,6 +182,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmentionTokens: webmention.readTokens,
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
+    webmentionSending: { sender: webmention.publishing, mode: webmention.sendMode },
     media: media.library,
   });
 

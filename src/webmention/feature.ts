@@ -46,6 +46,8 @@ export interface WebmentionFeature {
   readonly webhooks: Webhooks;
   /** Webmentions sent on publish: the deploy signal, the outcomes per target. */
   readonly publishing: PublishSender;
+  /** Sending on publish as resolved for the handler. */
+  readonly sendMode: ResolvedSendMode;
   /** What the Micropub feature calls after each create and action; undefined when sending on publish is off. */
   readonly onPublished: PublishListener | undefined;
   readonly routes: (app: FastifyInstance) => Promise<void>;
@@ -198,6 +200,7 @@ export function createWebmention(deps: {
     moderation,
     webhooks,
     publishing,
+    sendMode,
     onPublished:
       sendMode === 'off'
         ? undefined
