@@ -36,6 +36,8 @@ import { passkeysPage } from './passkeys-page.js';
 import { profilePage } from './profile-page.js';
 import { webmentionSettingsPage } from './webmention-settings-page.js';
 import { webmentionsPage } from './webmentions-page.js';
+import { webmentionsSentPage } from './webmentions-sent-page.js';
+import type { PublishSender } from '../webmention/publish/sender.js';
 
 export interface AdminDeps {
   readonly accounts: Accounts;
@@ -54,6 +56,8 @@ export interface AdminDeps {
   readonly webmentionTokens: ReadTokens;
   readonly webmentionModeration: ModerationService;
   readonly webhooks: Webhooks;
+  /** Webmentions sent on publish (the Sent webmentions page); absent: no such page. */
+  readonly webmentionSending?: { readonly sender: PublishSender; readonly mode: 'off' | 'on' | 'deploy' };
   readonly media: MediaLibrary;
   /** The Write area: files of its forms go through the upload pipeline with the media endpoint's limits. */
   readonly uploads: UploadDeps;
@@ -75,6 +79,7 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       profilePage(pages, { profiles: deps.profiles, baseUrl });
       appsPage(pages, { tokens: deps.tokens, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });
+      if (deps.webmentionSending !== undefined) webmentionsSentPage(pages, deps.webmentionSending);
       webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
       mediaPage(pages, { media: deps.media, baseUrl });
       writeArea(pages, { micropub, csrf: deps.csrf, uploads: deps.uploads, outbound: deps.outbound, baseUrl });

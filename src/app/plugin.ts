@@ -42,6 +42,8 @@ import { createCsrf } from '../web/csrf.js';
 import { defaultErrorHandler } from '../web/error-handler.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import { createWebmention } from '../webmention/feature.js';
+import { handlerKindOf } from '../micropub/load-handler.js';
+import { resolveSendMode } from '../webmention/publish/sender.js';
 import './augment.js';
 import type { IndieWebContext } from './context.js';
 
@@ -152,7 +154,6 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     log,
   });
   const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content, meter });
-  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter });
   const webmention = createWebmention({
     config,
     clock,
@@ -162,9 +163,13 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     signer,
     onWebmentionReceived: options.onWebmentionReceived,
     runWorker: options.worker !== false,
+    sendOnPublish: resolveSendMode(config.webmentionSendOnPublish, handlerKindOf(config, options.handler)),
+    bearer: indieauth.bearer,
     log,
     meter,
   });
+  // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH)
+  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter, ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }) });
   webmention.events.on('webmention_received', () => meter.webmentionReceived());
   // the admin's Write area looks at the pages a post cites (title, author)
   const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
@@ -181,6 +186,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmentionTokens: webmention.readTokens,
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
+    webmentionSending: { sender: webmention.publishing, mode: webmention.sendMode },
     media: media.library,
     uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
     outbound: writeOutbound,
