@@ -1,13 +1,14 @@
 /**
  * The Write area in Chromium, on the in-memory and the database handler:
- * sign in, write a photo note with alt text (previewed by the script before
- * upload), edit it, delete and restore it. Screenshots of each step, and
+ * sign in with a passkey (Chromium's virtual authenticator), write a photo
+ * note with alt text (previewed by the script before upload), edit it,
+ * delete and restore it (issue 19's "done when"). Screenshots of each step, and
  * axe-core on every page shown: no serious or critical violation.
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 import { freePort } from '../helpers/net.js';
@@ -35,7 +36,8 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
 
   beforeAll(async () => {
     const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
+    // WebAuthn needs a secure context and a domain as RP ID: http://localhost is both
+    base = `http://localhost:${port}`;
     t = await buildTestApp({ env: { INDIEWEB_BASE_URL: base, ...(handler === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {}) } });
     await addAlice(t, { me: [`${base}/`] });
     await t.app.listen({ host: '127.0.0.1', port });
@@ -70,12 +72,34 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
     expect(await seriousViolations(page)).toEqual([]);
   }
 
-  it('signs in, writes a note with a photo and alt text, edits it, deletes and restores it', async () => {
-    await page.goto(`${base}/indieweb/admin/write/?type=photo`);
+  /** A platform authenticator that verifies the user without asking, through the DevTools Protocol. */
+  async function addAuthenticator(cdp: CDPSession): Promise<void> {
+    await cdp.send('WebAuthn.enable', { enableUI: false });
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+  }
+
+  it('signs in with a passkey, writes a note with a photo and alt text, edits it, deletes and restores it', async () => {
+    // a passkey registered once (signed in with the password), then the password is not used again
+    await addAuthenticator(await page.context().newCDPSession(page));
+    await page.goto(`${base}/indieweb/login/?return_to=${encodeURIComponent('/indieweb/admin/passkeys/')}`);
     await page.fill('#username', 'alice');
     await page.fill('#password', PASSWORD);
-    await page.click('button[type=submit]');
+    await page.click('form[action="/indieweb/login/"] button[type=submit]');
+    await page.waitForURL(`${base}/indieweb/admin/passkeys/`);
+    await page.fill('#passkey-name', 'Test laptop');
+    await page.click('#passkey-add button[type=submit]');
+    await expect(page.locator('.notice').textContent()).resolves.toBe('Passkey added.');
+    await page.click('nav button[type=submit]');
+    await page.waitForURL(`${base}/indieweb/login/`);
+
+    await page.goto(`${base}/indieweb/admin/write/?type=photo`);
+    expect(new URL(page.url()).pathname).toBe('/indieweb/login/');
+    await page.click('#passkey-sign-in button[type=submit]');
     await page.waitForURL(`${base}/indieweb/admin/write/?type=photo`);
+    const [passkey] = await t.app.indieweb.passkeys!.list((await t.app.indieweb.users!.findByName('alice'))!.id);
+    expect(passkey!.lastUsedAt).not.toBeNull();
     await expect(page.locator('h1').textContent()).resolves.toBe('Write: Photo');
 
     // the script shows the chosen photo before it is uploaded, with the alt text as it is typed
@@ -131,7 +155,7 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
     if (new URL(page.url()).pathname === '/indieweb/login/') {
       await page.fill('#username', 'alice');
       await page.fill('#password', PASSWORD);
-      await page.click('button[type=submit]');
+      await page.click('form[action="/indieweb/login/"] button[type=submit]');
       await page.waitForURL(`${base}/indieweb/admin/write/?type=article`);
     }
     await page.fill('#field-content', 'Some **Markdown** without a title');
