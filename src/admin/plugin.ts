@@ -16,6 +16,7 @@ import { readParam } from '../core/params.js';
 import type { FailureThrottle } from '../core/throttle.js';
 import type { TokenService } from '../indieauth/token-service.js';
 import type { MediaLibrary } from '../media/library.js';
+import type { DoctorService } from '../operations/doctor/service.js';
 import type { ProfileService } from '../profile/service.js';
 import type { Csrf } from '../web/csrf.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
@@ -31,6 +32,7 @@ import { ADMIN, sendAdminPage } from './layout.js';
 import { mediaPage } from './media-page.js';
 import { passkeysPage } from './passkeys-page.js';
 import { profilePage } from './profile-page.js';
+import { setupPage } from './setup-page.js';
 import { webmentionSettingsPage } from './webmention-settings-page.js';
 import { webmentionsPage } from './webmentions-page.js';
 
@@ -52,6 +54,8 @@ export interface AdminDeps {
   readonly webmentionModeration: ModerationService;
   readonly webhooks: Webhooks;
   readonly media: MediaLibrary;
+  /** The deployment checks of "Check my setup". */
+  readonly doctor: DoctorService;
 }
 
 export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promise<void> {
@@ -67,6 +71,7 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });
       webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
       mediaPage(pages, { media: deps.media, baseUrl });
+      setupPage(pages, { doctor: deps.doctor, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
       if (users !== null && deps.passkeys !== null) passkeysPage(pages, { users, passkeys: deps.passkeys, baseUrl });
     },

@@ -26,6 +26,7 @@ import { createSigner } from '../core/signing.js';
 import { createMetrics } from '../operations/metrics/metrics.js';
 import { addRequestMetrics } from '../operations/metrics/http.js';
 import { selfTestRoutes } from '../operations/doctor/http.js';
+import { createDoctorService } from '../operations/doctor/service.js';
 import { createIndieAuth } from '../indieauth/feature.js';
 import { createMedia, openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
@@ -164,6 +165,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     meter,
   });
   webmention.events.on('webmention_received', () => meter.webmentionReceived());
+  // the admin's "Check my setup" (a secret passed to the plugin counts as set)
+  const doctor = createDoctorService({ config: { ...config, secret: options.secret ?? config.secret }, database, jobs: stores.jobs, storage: mediaStorage, clock, meter });
   const admin = createAdmin({
     accounts: accounts.accounts,
     users: accounts.users,
@@ -178,6 +181,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
     media: media.library,
+    doctor,
   });
 
   const entries = createEntries({
@@ -208,6 +212,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   app.addHook('onClose', async () => {
     await webmention.close();
     await indieauth.close();
+    await doctor.close();
   });
 
   const decorator: IndieWebContext = Object.freeze({
