@@ -235,10 +235,17 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   app.decorate('indieweb', decorator);
 
   // the one route outside /indieweb: left out when the host asks, or when it has one already (no FST_ERR_DUPLICATED_ROUTE)
-  if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) indieauth.addWellKnownRoute(app);
+  // (in a scope of its own, so that its requests are counted while the host's are not)
+  if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) {
+    await app.register(async (wellKnownScope) => {
+      if (metrics !== null) addRequestMetrics(wellKnownScope, metrics);
+      indieauth.addWellKnownRoute(wellKnownScope);
+    });
+  }
   // the entry pages live at the root too, when asked for (in their own scope: their errors get the pages' answers)
   await app.register(async (pagesScope) => {
     pagesScope.setErrorHandler(defaultErrorHandler);
+    if (metrics !== null) addRequestMetrics(pagesScope, metrics);
     await entries.routes(pagesScope);
   });
   await app.register(
