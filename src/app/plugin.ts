@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createAccounts } from '../accounts/feature.js';
 import { createAdmin } from '../admin/feature.js';
+import { CITE_MAX_BYTES } from '../admin/write/cite.js';
 import { createEntries } from '../entries/feature.js';
 import { loadEntryTemplates, type EntryPagesOption } from '../entries/load-templates.js';
 import type { Config } from '../config/config.js';
@@ -32,6 +33,7 @@ import { createMedia, openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
 import { loadContent } from '../micropub/content.js';
 import { createMicropub } from '../micropub/feature.js';
+import { createOutbound } from '../outbound/fetch.js';
 import { createProfile } from '../profile/feature.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { createStores } from '../storage/stores.js';
@@ -165,6 +167,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     meter,
   });
   webmention.events.on('webmention_received', () => meter.webmentionReceived());
+  // the admin's Write area looks at the pages a post cites (title, author)
+  const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
   // the admin's "Check my setup" (a secret passed to the plugin counts as set)
   const doctor = createDoctorService({ config: { ...config, secret: options.secret ?? config.secret }, database, jobs: stores.jobs, storage: mediaStorage, clock, meter });
   const admin = createAdmin({
@@ -181,6 +185,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
     media: media.library,
+    uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
+    outbound: writeOutbound,
     doctor,
   });
 
@@ -212,6 +218,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   app.addHook('onClose', async () => {
     await webmention.close();
     await indieauth.close();
+    await writeOutbound.close();
     await doctor.close();
   });
 
