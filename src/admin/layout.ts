@@ -49,6 +49,7 @@ const PAGES: readonly NavLink[] = [
   { href: `${ADMIN}/apps/`, label: 'Apps' },
   { href: `${ADMIN}/webmentions/`, label: 'Webmentions' },
   { href: `${ADMIN}/media/`, label: 'Media' },
+  { href: `${ADMIN}/setup/`, label: 'Check my setup' },
 ];
 const ACCOUNT: NavLink = { href: `${ADMIN}/account/`, label: 'Account' };
 const PASSKEYS: NavLink = { href: `${ADMIN}/passkeys/`, label: 'Passkeys' };

@@ -16,6 +16,7 @@ import { readParam } from '../core/params.js';
 import type { FailureThrottle } from '../core/throttle.js';
 import type { TokenService } from '../indieauth/token-service.js';
 import type { MediaLibrary } from '../media/library.js';
+import type { DoctorService } from '../operations/doctor/service.js';
 import type { ProfileService } from '../profile/service.js';
 import type { Csrf } from '../web/csrf.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
@@ -34,6 +35,7 @@ import { ADMIN } from './layout.js';
 import { mediaPage } from './media-page.js';
 import { passkeysPage } from './passkeys-page.js';
 import { profilePage } from './profile-page.js';
+import { setupPage } from './setup-page.js';
 import { webmentionSettingsPage } from './webmention-settings-page.js';
 import { webmentionsPage } from './webmentions-page.js';
 import { webmentionsSentPage } from './webmentions-sent-page.js';
@@ -63,6 +65,8 @@ export interface AdminDeps {
   readonly uploads: UploadDeps;
   /** The Write area looks at the pages a post cites through it. */
   readonly outbound: Outbound;
+  /** The deployment checks of "Check my setup". */
+  readonly doctor: DoctorService;
 }
 
 export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promise<void> {
@@ -83,6 +87,7 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
       mediaPage(pages, { media: deps.media, baseUrl });
       writeArea(pages, { micropub, csrf: deps.csrf, uploads: deps.uploads, outbound: deps.outbound, baseUrl });
+      setupPage(pages, { doctor: deps.doctor, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
       if (users !== null && deps.passkeys !== null) passkeysPage(pages, { users, passkeys: deps.passkeys, baseUrl });
     },

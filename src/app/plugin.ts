@@ -27,6 +27,7 @@ import { createSigner } from '../core/signing.js';
 import { createMetrics } from '../operations/metrics/metrics.js';
 import { addRequestMetrics } from '../operations/metrics/http.js';
 import { selfTestRoutes } from '../operations/doctor/http.js';
+import { createDoctorService } from '../operations/doctor/service.js';
 import { createIndieAuth } from '../indieauth/feature.js';
 import { createMedia, openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
@@ -173,6 +174,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   webmention.events.on('webmention_received', () => meter.webmentionReceived());
   // the admin's Write area looks at the pages a post cites (title, author)
   const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
+  // the admin's "Check my setup" (a secret passed to the plugin counts as set)
+  const doctor = createDoctorService({ config: { ...config, secret: options.secret ?? config.secret }, database, jobs: stores.jobs, storage: mediaStorage, clock, meter });
   const admin = createAdmin({
     accounts: accounts.accounts,
     users: accounts.users,
@@ -190,6 +193,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     media: media.library,
     uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
     outbound: writeOutbound,
+    doctor,
   });
 
   const entries = createEntries({
@@ -221,6 +225,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     await webmention.close();
     await indieauth.close();
     await writeOutbound.close();
+    await doctor.close();
   });
 
   const decorator: IndieWebContext = Object.freeze({
@@ -243,10 +248,17 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   app.decorate('indieweb', decorator);
 
   // the one route outside /indieweb: left out when the host asks, or when it has one already (no FST_ERR_DUPLICATED_ROUTE)
-  if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) indieauth.addWellKnownRoute(app);
+  // (in a scope of its own, so that its requests are counted while the host's are not)
+  if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) {
+    await app.register(async (wellKnownScope) => {
+      if (metrics !== null) addRequestMetrics(wellKnownScope, metrics);
+      indieauth.addWellKnownRoute(wellKnownScope);
+    });
+  }
   // the entry pages live at the root too, when asked for (in their own scope: their errors get the pages' answers)
   await app.register(async (pagesScope) => {
     pagesScope.setErrorHandler(defaultErrorHandler);
+    if (metrics !== null) addRequestMetrics(pagesScope, metrics);
     await entries.routes(pagesScope);
   });
   await app.register(
