@@ -10,7 +10,8 @@
  *   BENCH_ROUNDS       rounds; workloads are interleaved within each (default 2)
  *   BENCH_CONNECTIONS  autocannon connections (default 32)
  *   BENCH_GROWTH       stored entries/tokens of the large growth server (default 100000)
- *   BENCH_ONLY         comma-separated workload ids to run (default: all)
+ *   BENCH_ONLY         comma-separated workload ids to run (default: all;
+ *                      config-pg and json-create-pg start an embedded PostgreSQL)
  *   BENCH_WAIT_QUIET   seconds to wait, at most, before each workload for other
  *                      processes to go quiet (default 0: measure at once)
  *   BENCH_SKIP_BUILD=1 use dist/ as it is
@@ -27,6 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { get, memoryOf, otherLoad, ROOT, sampleRss, startBaseline, startIndiestack, startSourceServer, stop, waitIdle, waitQuiet } from './lib/proc.mjs';
 import { formatReport, evaluateTargets, updateDocs } from './lib/report.mjs';
 import { CLIENT_ID, createAccount, insertAuthCodes, insertQueuedWebmentions, insertTokens, REDIRECT_URI, webmentionStatuses } from './lib/seed.mjs';
+import { startPostgres } from './lib/postgres.mjs';
 import { concurrentUploads } from './lib/uploads.mjs';
 
 const MiB = 1024 * 1024;
@@ -172,6 +174,7 @@ async function main() {
   }
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'indiestack-bench-'));
   const servers = [];
+  let postgres;
   const run = { settings, machine: machine(), ...gitCommit(), date: new Date().toISOString(), rounds: {}, extra: {} };
   try {
     // cold start first, on a quiet machine
@@ -207,6 +210,21 @@ async function main() {
     servers.push(baseline);
     const baselineAnswer = await get(`${baseline.url}/config`);
     run.extra.baselineBytes = Buffer.byteLength(baselineAnswer.body);
+
+    // the same server on PostgreSQL (embedded, on this machine): an account and token of its own
+    let mainPg;
+    let authPg;
+    if (wanted('config-pg') || wanted('json-create-pg')) {
+      log('starting an embedded PostgreSQL');
+      postgres = await startPostgres();
+      const pgEnv = { INDIEWEB_DATABASE_URL: postgres.url };
+      const pgDir = path.join(tmp, 'main-pg');
+      authPg = { authorization: `Bearer ${createAccount(pgDir, pgEnv)}` };
+      mainPg = await startIndiestack(pgDir, { env: pgEnv });
+      servers.push(mainPg);
+      const answer = await get(`${mainPg.url}/indieweb/micropub/?q=config`, authPg);
+      if (answer?.status !== 200) throw new Error(`q=config on PostgreSQL answered ${answer?.status}: ${answer?.body}`);
+    }
 
     // a server of its own for the 10 MiB uploads, so its peak memory is theirs alone
     let upload;
@@ -261,6 +279,21 @@ async function main() {
           body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }),
         },
       },
+      ...(mainPg === undefined
+        ? []
+        : [
+            { id: 'config-pg', server: mainPg, request: { method: 'GET', path: '/indieweb/micropub/?q=config', headers: authPg } },
+            {
+              id: 'json-create-pg',
+              server: mainPg,
+              request: {
+                method: 'POST',
+                path: '/indieweb/micropub/',
+                headers: { ...authPg, 'content-type': 'application/json' },
+                body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }),
+              },
+            },
+          ]),
       {
         id: 'form-create',
         server: main,
@@ -397,6 +430,7 @@ async function main() {
     run.totalSeconds = (Date.now() - started) / 1000;
   } finally {
     for (const server of servers.reverse()) await stop(server).catch(() => {});
+    await postgres?.stop().catch(() => {});
     rmSync(tmp, { recursive: true, force: true });
   }
 

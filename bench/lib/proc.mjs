@@ -23,9 +23,9 @@ export function serverEnv(dataDir, extra = {}) {
   return cleanEnv({ INDIEWEB_DATA_DIR: dataDir, INDIEWEB_LOG_LEVEL: 'warn', ...extra });
 }
 
-/** Runs the built CLI; returns its stdout. */
-export function cli(dataDir, args, input) {
-  return execFileSync(process.execPath, [BIN, ...args], { env: serverEnv(dataDir), input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+/** Runs the built CLI (`env`: more settings, such as INDIEWEB_DATABASE_URL); returns its stdout. */
+export function cli(dataDir, args, input, env = {}) {
+  return execFileSync(process.execPath, [BIN, ...args], { env: serverEnv(dataDir, env), input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 export async function freePort() {

@@ -102,6 +102,12 @@ export function evaluateTargets(run) {
   const createRatio = ofBaseline(create);
   add('JSON create ≥ 50 % of baseline', createRatio === null ? 'not run' : `${percent(createRatio)} (${int(create.rps)} vs ${int(base.rps)}/s)`, createRatio === null ? null : createRatio >= 0.5);
   add('JSON create p99 ≤ 10 ms', create ? `${ms(create.p99)} ms` : 'not run', create ? create.p99 <= 10 : null);
+  for (const [id, what] of [['config', '`q=config`'], ['json-create', 'JSON create']]) {
+    const sqlite = rows[id];
+    const postgres = rows[`${id}-pg`];
+    const ratio = sqlite && postgres ? postgres.rps / sqlite.rps : null;
+    add(`${what} on PostgreSQL ≥ 50 % of SQLite (issue 18)`, ratio === null ? 'not run' : `${percent(ratio)} (${int(postgres.rps)} vs ${int(sqlite.rps)}/s)`, ratio === null ? null : ratio >= 0.5);
+  }
   const exchange = rows['token-exchange'];
   add('Token exchange ≥ 2,000/s (SQLite)', exchange ? `${int(exchange.rps)}/s` : 'not run', exchange ? exchange.rps >= 2000 && exchange.non2xx === 0 : null);
   const uploads = rows['media-20x10mib'];
@@ -156,6 +162,9 @@ export function formatReport(run, targets) {
   row('baseline: bare Fastify route', base, run.extra.baselineBytes ? `${run.extra.baselineBytes}-byte JSON, same size as \`q=config\`` : '');
   row('`GET /micropub/?q=config`', rows.config, vs(rows.config));
   row('`POST /micropub/` JSON create', rows['json-create'], vs(rows['json-create']));
+  const ofSqlite = (id) => (rows[id] && rows[`${id}-pg`] ? `${percent(rows[`${id}-pg`].rps / rows[id].rps)} of SQLite; embedded PostgreSQL on the same machine` : '');
+  row('`GET /micropub/?q=config`, PostgreSQL', rows['config-pg'], ofSqlite('config'));
+  row('`POST /micropub/` JSON create, PostgreSQL', rows['json-create-pg'], ofSqlite('json-create'));
   row('`POST /micropub/` form create', rows['form-create'], vs(rows['form-create']));
   row('`POST /token/` code exchange', rows['token-exchange'], 'one prepared code per request');
   row('`POST /media/` 1 MiB PNG', rows['media-1mib'], rows['media-1mib'] ? `${(rows['media-1mib'].rps).toFixed(0)} MiB/s stored` : '');
@@ -198,7 +207,7 @@ export function formatReport(run, targets) {
     );
   }
   lines.push('');
-  lines.push('| Target (issue 8) | Measured | Result |');
+  lines.push('| Target (issues 8 and 18) | Measured | Result |');
   lines.push('|---|---|---|');
   for (const target of targets) lines.push(`| ${target.target} | ${target.measured} | ${target.pass === null ? 'TODO / not measured' : target.pass ? 'pass' : '**FAIL**'} |`);
   return lines.join('\n');

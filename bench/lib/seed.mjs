@@ -17,10 +17,10 @@ export const REDIRECT_URI = 'https://app.example/callback';
 const sha256 = (value) => createHash('sha256').update(value, 'utf8').digest('base64url');
 const sqliteFile = (dataDir) => path.join(dataDir, 'indiestack.sqlite');
 
-/** Creates the account and returns a token with every scope the workloads need. */
-export function createAccount(dataDir) {
-  cli(dataDir, ['user', 'add', USER, '--me', ME, '--password-stdin'], 'bench-password-0123456789\n');
-  const out = cli(dataDir, ['token', 'issue', '--user', USER, '--client-id', CLIENT_ID, '--scope', 'create update delete media']).trim().split('\n');
+/** Creates the account and returns a token with every scope the workloads need; `env` picks another database. */
+export function createAccount(dataDir, env = {}) {
+  cli(dataDir, ['user', 'add', USER, '--me', ME, '--password-stdin'], 'bench-password-0123456789\n', env);
+  const out = cli(dataDir, ['token', 'issue', '--user', USER, '--client-id', CLIENT_ID, '--scope', 'create update delete media'], undefined, env).trim().split('\n');
   return out[out.length - 1].trim();
 }
 

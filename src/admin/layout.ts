@@ -34,14 +34,23 @@ const NOTICES: Readonly<Record<string, string>> = {
   'passkey-removed': 'Passkey removed.',
   'passwordless-on': 'Your password no longer signs you in: only your passkeys do.',
   'passwordless-off': 'Your password signs you in again.',
+  published: 'Published.',
+  'draft-saved': 'Draft saved: it is not published.',
+  updated: 'Changes saved.',
+  unchanged: 'Nothing was changed: the form was the same as the post.',
+  'post-deleted': 'Post deleted.',
+  restored: 'Post restored.',
 };
 export type Done = keyof typeof NOTICES;
 
 const PAGES: readonly NavLink[] = [
+  { href: `${ADMIN}/write/`, label: 'Write' },
+  { href: `${ADMIN}/posts/`, label: 'Posts' },
   { href: `${ADMIN}/profile/`, label: 'Profile' },
   { href: `${ADMIN}/apps/`, label: 'Apps' },
   { href: `${ADMIN}/webmentions/`, label: 'Webmentions' },
   { href: `${ADMIN}/media/`, label: 'Media' },
+  { href: `${ADMIN}/setup/`, label: 'Check my setup' },
 ];
 const ACCOUNT: NavLink = { href: `${ADMIN}/account/`, label: 'Account' };
 const PASSKEYS: NavLink = { href: `${ADMIN}/passkeys/`, label: 'Passkeys' };

@@ -8,7 +8,7 @@
  * readable on a phone.
  * @module
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PasskeyService } from '../accounts/passkeys/service.js';
 import type { UserService } from '../accounts/user-service.js';
 import type { Accounts } from '../contracts/accounts.js';
@@ -18,23 +18,30 @@ import type { TokenService } from '../indieauth/token-service.js';
 import type { MediaConfig } from '../config/config.js';
 import type { FormUpload } from '../media/form-upload.js';
 import type { MediaLibrary } from '../media/library.js';
+import type { DoctorService } from '../operations/doctor/service.js';
 import type { ProfileService } from '../profile/service.js';
 import type { Csrf } from '../web/csrf.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
-import { html } from '../web/html.js';
-import { errorAlert } from '../web/ui/messages.js';
 import type { ReadTokens } from '../webmention/api/read-tokens.js';
 import type { ModerationService } from '../webmention/moderation-service.js';
 import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
+import type { Outbound } from '../outbound/fetch.js';
+import { createMicropubClient } from './write/micropub-client.js';
+import type { UploadDeps } from './write/uploads.js';
+import { writeArea, writeScriptRoute } from './write/write-area.js';
 import { accountPage } from './account-page.js';
 import { appsPage, type AppsPageDeps } from './apps-page.js';
-import { ADMIN, sendAdminPage } from './layout.js';
+import { sendFormExpired } from './form-expired.js';
+import { ADMIN } from './layout.js';
 import { mediaPage } from './media-page.js';
 import { passkeysPage } from './passkeys-page.js';
 import { profilePage } from './profile-page.js';
+import { setupPage } from './setup-page.js';
 import { webmentionSettingsPage } from './webmention-settings-page.js';
 import { webmentionsPage } from './webmentions-page.js';
+import { webmentionsSentPage } from './webmentions-sent-page.js';
+import type { PublishSender } from '../webmention/publish/sender.js';
 
 export interface AdminDeps {
   readonly accounts: Accounts;
@@ -55,17 +62,28 @@ export interface AdminDeps {
   readonly webmentionTokens: ReadTokens;
   readonly webmentionModeration: ModerationService;
   readonly webhooks: Webhooks;
+  /** Webmentions sent on publish (the Sent webmentions page); absent: no such page. */
+  readonly webmentionSending?: { readonly sender: PublishSender; readonly mode: 'off' | 'on' | 'deploy' };
   readonly media: MediaLibrary;
   /** Stores the file of the Media page's upload form. */
   readonly mediaUpload: FormUpload;
   /** What the upload form tells about the limits. */
   readonly mediaLimits: Pick<MediaConfig, 'maxUploadBytes' | 'allowedTypes'>;
+  /** The Write area: files of its forms go through the upload pipeline with the media endpoint's limits. */
+  readonly uploads: UploadDeps;
+  /** The Write area looks at the pages a post cites through it. */
+  readonly outbound: Outbound;
+  /** The deployment checks of "Check my setup". */
+  readonly doctor: DoctorService;
 }
 
 export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   const { baseUrl, users } = deps;
 
   app.get('/admin/', async (_request, reply) => reply.redirect(`${baseUrl}${ADMIN}/profile/`, 303));
+  // the Write area publishes through the Micropub endpoint of this same plugin (app.prefix is its /indieweb)
+  const micropub = createMicropubClient({ app, tokens: deps.tokens, baseUrl, endpointPath: `${app.prefix}/micropub/` });
+  writeScriptRoute(app);
 
   await app.register(
     async (pages) => {
@@ -73,8 +91,11 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       profilePage(pages, { profiles: deps.profiles, baseUrl });
       appsPage(pages, { tokens: deps.tokens, clientInfo: deps.clientInfo, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });
+      if (deps.webmentionSending !== undefined) webmentionsSentPage(pages, deps.webmentionSending);
       webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
       mediaPage(pages, { media: deps.media, upload: deps.mediaUpload, limits: deps.mediaLimits, csrf: deps.csrf, baseUrl });
+      writeArea(pages, { micropub, csrf: deps.csrf, uploads: deps.uploads, outbound: deps.outbound, baseUrl });
+      setupPage(pages, { doctor: deps.doctor, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
       if (users !== null && deps.passkeys !== null) passkeysPage(pages, { users, passkeys: deps.passkeys, baseUrl });
     },
@@ -97,17 +118,19 @@ function guardAdminPages(app: FastifyInstance, deps: { accounts: Accounts; csrf:
     // the navigation shows how many mentions wait for approval; a page that only redirects does not need it
     const heldMentions = request.method === 'GET' ? await deps.countHeld(user.id) : 0;
     request.adminSession = { user, csrf: csrf.tokenFor(request, reply, user.id), hasAccountPage, heldMentions };
-    // an upload form's token is in its multipart body, which only the route reads: the route checks it before storing anything
-    const checkedByRoute = (request.routeOptions.config as { csrfInMultipart?: boolean } | undefined)?.csrfInMultipart === true;
-    if (request.method === 'POST' && !checkedByRoute && !csrf.isValid(request, user.id, readParam(request.body, CSRF_FIELD))) {
+    // a multipart form (a Write form with a file) is streamed by its route, which checks the token before storing the file
+    if (request.method === 'POST' && takesMultipartForm(request)) return undefined;
+    if (request.method === 'POST' && !csrf.isValid(request, user.id, readParam(request.body, CSRF_FIELD))) {
       request.log.info('admin form rejected: csrf token missing or expired');
-      await sendAdminPage(request, reply, {
-        title: 'Form expired',
-        content: errorAlert(html`The form expired or did not come from this site. Go back, reload the page and try again.`),
-        status: 403,
-      });
+      await sendFormExpired(request, reply);
       return reply;
     }
     return undefined;
   });
+}
+
+/** A multipart POST to a route that reads such forms itself (`config.csrfInMultipart`). */
+function takesMultipartForm(request: FastifyRequest): boolean {
+  const config = request.routeOptions.config as { csrfInMultipart?: unknown };
+  return config.csrfInMultipart === true && (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
 }

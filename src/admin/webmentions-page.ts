@@ -112,7 +112,7 @@ export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps)
     });
     const list = items.length === 0 ? html`<p>No webmentions.</p>` : html`<ul class="mentions">${items.map((item) => mentionItem(item, csrf))}</ul>`;
     const held = sessionOf(request).heldMentions;
-    const settings = html`<p>${held > 0 ? html`<a href="${ADMIN}/webmentions/?approval=held">${String(held)} waiting for approval</a> · ` : ''}<a href="${ADMIN}/webmention-settings/">Webmention settings</a>: API token, block and allow lists.</p>`;
+    const settings = html`<p>${held > 0 ? html`<a href="${ADMIN}/webmentions/?approval=held">${String(held)} waiting for approval</a> · ` : ''}<a href="${ADMIN}/webmention-settings/">Webmention settings</a>: API token, block and allow lists. · <a href="${ADMIN}/webmentions/sent/">Sent webmentions</a></p>`;
     return sendAdminPage(request, reply, { title: 'Webmentions', content: html`${settings}${filterForm(query)}\n${list}${paging(query, items.length, total)}` });
   });
 

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createAccounts } from '../accounts/feature.js';
 import { createAdmin } from '../admin/feature.js';
+import { CITE_MAX_BYTES } from '../admin/write/cite.js';
 import { createEntries } from '../entries/feature.js';
 import { loadEntryTemplates, type EntryPagesOption } from '../entries/load-templates.js';
 import type { Config } from '../config/config.js';
@@ -26,11 +27,13 @@ import { createSigner } from '../core/signing.js';
 import { createMetrics } from '../operations/metrics/metrics.js';
 import { addRequestMetrics } from '../operations/metrics/http.js';
 import { selfTestRoutes } from '../operations/doctor/http.js';
+import { createDoctorService } from '../operations/doctor/service.js';
 import { createIndieAuth } from '../indieauth/feature.js';
 import { createMedia, openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
 import { loadContent } from '../micropub/content.js';
 import { createMicropub } from '../micropub/feature.js';
+import { createOutbound } from '../outbound/fetch.js';
 import { createProfile } from '../profile/feature.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { createStores } from '../storage/stores.js';
@@ -41,6 +44,8 @@ import { defaultErrorHandler } from '../web/error-handler.js';
 import { stylesheetRoute } from '../web/ui/stylesheet.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import { createWebmention } from '../webmention/feature.js';
+import { handlerKindOf } from '../micropub/load-handler.js';
+import { resolveSendMode } from '../webmention/publish/sender.js';
 import './augment.js';
 import type { IndieWebContext } from './context.js';
 
@@ -151,7 +156,6 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     log,
   });
   const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content, meter });
-  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter });
   const webmention = createWebmention({
     config,
     clock,
@@ -161,10 +165,18 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     signer,
     onWebmentionReceived: options.onWebmentionReceived,
     runWorker: options.worker !== false,
+    sendOnPublish: resolveSendMode(config.webmentionSendOnPublish, handlerKindOf(config, options.handler)),
+    bearer: indieauth.bearer,
     log,
     meter,
   });
+  // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH)
+  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter, ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }) });
   webmention.events.on('webmention_received', () => meter.webmentionReceived());
+  // the admin's Write area looks at the pages a post cites (title, author)
+  const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
+  // the admin's "Check my setup" (a secret passed to the plugin counts as set)
+  const doctor = createDoctorService({ config: { ...config, secret: options.secret ?? config.secret }, database, jobs: stores.jobs, storage: mediaStorage, clock, meter });
   const admin = createAdmin({
     accounts: accounts.accounts,
     users: accounts.users,
@@ -179,9 +191,13 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmentionTokens: webmention.readTokens,
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
+    webmentionSending: { sender: webmention.publishing, mode: webmention.sendMode },
     media: media.library,
     mediaUpload: media.formUpload,
     mediaLimits: config.media,
+    uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
+    outbound: writeOutbound,
+    doctor,
   });
 
   const entries = createEntries({
@@ -212,6 +228,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   app.addHook('onClose', async () => {
     await webmention.close();
     await indieauth.close();
+    await writeOutbound.close();
+    await doctor.close();
   });
 
   const decorator: IndieWebContext = Object.freeze({
@@ -234,10 +252,17 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   app.decorate('indieweb', decorator);
 
   // the one route outside /indieweb: left out when the host asks, or when it has one already (no FST_ERR_DUPLICATED_ROUTE)
-  if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) indieauth.addWellKnownRoute(app);
+  // (in a scope of its own, so that its requests are counted while the host's are not)
+  if (options.wellKnown !== false && !app.hasRoute({ method: 'GET', url: '/.well-known/oauth-authorization-server' })) {
+    await app.register(async (wellKnownScope) => {
+      if (metrics !== null) addRequestMetrics(wellKnownScope, metrics);
+      indieauth.addWellKnownRoute(wellKnownScope);
+    });
+  }
   // the entry pages live at the root too, when asked for (in their own scope: their errors get the pages' answers)
   await app.register(async (pagesScope) => {
     pagesScope.setErrorHandler(defaultErrorHandler);
+    if (metrics !== null) addRequestMetrics(pagesScope, metrics);
     await entries.routes(pagesScope);
   });
   await app.register(

@@ -4,6 +4,7 @@ import { NotFoundError } from '../core/errors.js';
 import { openMediaStorage } from '../media/feature.js';
 import { formatCheck, hasFailure } from '../operations/doctor/check.js';
 import { runDoctor } from '../operations/doctor/doctor.js';
+import { linksCommandHint } from '../operations/doctor/remote-checks.js';
 import { createOutbound } from '../outbound/fetch.js';
 import { createJobsRepository } from '../storage/repositories/jobs.js';
 import { withServices } from './context.js';
@@ -31,7 +32,7 @@ export function registerDoctorCommand(program: Command, io: CliIo, run: (work: (
                 storage: await openMediaStorage(config),
                 now: () => systemClock.now(),
               },
-              accounts.flatMap((user) => (user === null ? [] : [{ profileUrls: user.me, linksCommand: `indiestack links ${user.name} --base-url ${config.baseUrl}` }])),
+              accounts.flatMap((user) => (user === null ? [] : [{ profileUrls: user.me, links: linksCommandHint(`indiestack links ${user.name} --base-url ${config.baseUrl}`) }])),
             );
           } finally {
             await outbound.close();

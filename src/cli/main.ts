@@ -15,6 +15,7 @@ import { registerUserCommands } from './users.js';
 import { registerWebmentionCommands } from './webmentions.js';
 import { registerWebmentionApiCommands } from './webmention-api.js';
 import { registerWebmentionModerationCommands } from './webmention-moderation.js';
+import { registerWebmentionTransferCommands } from './webmention-transfer.js';
 import { registerSendWebmentionsCommand } from './send-webmentions.js';
 import { registerProfileCommands } from './profiles.js';
 import { didYouMean } from './suggest.js';
@@ -162,6 +163,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
   const webmentionCommand = registerWebmentionCommands(program, io, run);
   registerWebmentionApiCommands(webmentionCommand, io, run);
   registerWebmentionModerationCommands(webmentionCommand, io, run);
+  registerWebmentionTransferCommands(webmentionCommand, io, run);
   registerSendWebmentionsCommand(program, io, run);
   registerProfileCommands(program, io, run);
   registerBackupCommands(program, io, run);

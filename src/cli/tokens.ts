@@ -8,7 +8,7 @@ import { didYouMean } from './suggest.js';
 import { formatTable, type CliIo } from './io.js';
 
 /** Scopes the endpoints and common IndieWeb clients use; others are stored but warned about. */
-const KNOWN_SCOPES = new Set(['profile', 'email', 'create', 'update', 'delete', 'undelete', 'media', 'draft', 'read', 'follow', 'mute', 'block', 'channels', 'post']);
+const KNOWN_SCOPES = new Set(['profile', 'email', 'create', 'update', 'delete', 'undelete', 'media', 'draft', 'read', 'follow', 'mute', 'block', 'channels', 'post', 'deploy']);
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) <= 0 || Number(value) > MAX_LIFETIME_S) {

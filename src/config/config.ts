@@ -53,6 +53,15 @@ export const WEBMENTION_MODERATIONS = ['none', 'first-from-domain', 'all'] as co
 /** `none`: public once verified; `first-from-domain`: a source domain's first mention waits for approval; `all`: every new mention waits. */
 export type WebmentionModeration = (typeof WEBMENTION_MODERATIONS)[number];
 
+export const WEBMENTION_SEND_MODES = ['auto', 'off', 'on', 'deploy'] as const;
+/**
+ * Sending webmentions for entries published through Micropub: `on` at once,
+ * `deploy` after the deploy signal (or the delay), `off` never; `auto` is `on`
+ * for the database handler, `deploy` for the files handler and `off` for the
+ * in-memory handler and a host's own handler.
+ */
+export type WebmentionSendMode = (typeof WEBMENTION_SEND_MODES)[number];
+
 /** Bounds on what unauthenticated webmention senders may queue; null switches one off. See docs/security.md. */
 export interface WebmentionLimits {
   readonly maxPendingPerHost: number | null;
@@ -231,6 +240,10 @@ export interface Config {
   readonly webmentionLimits: WebmentionLimits;
   /** Which new mentions wait for the owner's approval before the API shows them. */
   readonly webmentionModeration: WebmentionModeration;
+  /** Whether (and when) entries published through Micropub send webmentions to the pages they link to. */
+  readonly webmentionSendOnPublish: WebmentionSendMode;
+  /** Seconds after which sends waiting for the deploy signal go anyway; null: they wait for the signal. */
+  readonly webmentionSendDelay: number | null;
   /** Seconds. */
   readonly jobLeaseSeconds: number;
   /** Seconds. */

@@ -60,6 +60,8 @@ describe('loadConfig, whole results', () => {
       webmentionTargetHosts: [],
       webmentionLimits: { maxPendingPerHost: 1000, perClientPerMinute: null, perSourceHostPerMinute: null },
       webmentionModeration: 'none',
+      webmentionSendOnPublish: 'auto',
+      webmentionSendDelay: null,
       jobLeaseSeconds: 60,
       outboundTimeout: 10,
       files: {
@@ -127,6 +129,8 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT: '10',
         INDIEWEB_JOB_LEASE_SECONDS: '120',
         INDIEWEB_WEBMENTION_MODERATION: 'all',
+        INDIEWEB_WEBMENTION_SEND_ON_PUBLISH: 'deploy',
+        INDIEWEB_WEBMENTION_SEND_DELAY: '300',
         INDIEWEB_MEDIA_DIR: 'up',
         INDIEWEB_MEDIA_STORAGE: 's3',
         INDIEWEB_S3_BUCKET: 'pics',
@@ -195,6 +199,8 @@ describe('loadConfig, whole results', () => {
       webmentionTargetHosts: ['blog.example'],
       webmentionLimits: { maxPendingPerHost: null, perClientPerMinute: 30, perSourceHostPerMinute: 10 },
       webmentionModeration: 'all',
+      webmentionSendOnPublish: 'deploy',
+      webmentionSendDelay: 300,
       jobLeaseSeconds: 120,
       outboundTimeout: 4,
       files: {

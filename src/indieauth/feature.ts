@@ -55,7 +55,7 @@ export async function createIndieAuth(deps: {
   config: Config;
   clock: Clock;
   stores: Pick<Stores, 'tokens' | 'refreshTokens' | 'authCodes' | 'transact'>;
-  /** For the token service's memory of validated tokens (SQLite's change stamp). */
+  /** For the token service's memory of validated tokens (the database's change stamp). */
   database: DatabaseHandle;
   accounts: Accounts;
   /** True when the accounts live in our own database (not the host's). */
@@ -82,9 +82,14 @@ export async function createIndieAuth(deps: {
     findUser,
     clock,
     // a host's accounts can change where our database does not see it: nothing is remembered then
-    // (PostgreSQL has no change stamp: nothing is remembered there either)
-    ...(deps.ownAccounts && database.dialect === 'sqlite' ? { changeStamp: () => database.changeStamp() } : {}),
+    ...(deps.ownAccounts ? { changeStamp: () => database.changeStamp() } : {}),
   });
+  if (deps.ownAccounts) {
+    database.onChangeFeed((event) => {
+      if (event.kind === 'lost') log.warn({ err: event.error ?? undefined }, 'token memory: lost the database connection that hears of revocations; every token is looked up until it is back');
+      else log.info('token memory: hearing of revocations again');
+    });
+  }
   const meter = deps.meter ?? NO_METER;
   const bearer = createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy, meter });
   // client pages are fetched while a person waits on the consent screen: a tighter cap

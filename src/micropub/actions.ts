@@ -80,7 +80,8 @@ export function parseUpdateOperations(body: Readonly<Record<string, unknown>>, s
   return operations;
 }
 
-export type ActionResult = { readonly moved: false } | { readonly moved: true; readonly location: string };
+/** Whether the entry moved, and the entry as the handler returned it (none after a delete). */
+export type ActionResult = ({ readonly moved: false } | { readonly moved: true; readonly location: string }) & { readonly entry?: MicropubEntry };
 
 /** Runs an action whose scope the caller checked. Unchanged URL → moved false. */
 export async function runAction(
@@ -91,7 +92,7 @@ export async function runAction(
   options: { serverManaged: ReadonlySet<string>; sameUrl: (submitted: string, returned: string) => boolean },
 ): Promise<ActionResult> {
   const outcome = (entry: MicropubEntry): ActionResult =>
-    typeof entry?.url === 'string' && entry.url !== '' && !options.sameUrl(url, entry.url) ? { moved: true, location: entry.url } : { moved: false };
+    typeof entry?.url === 'string' && entry.url !== '' && !options.sameUrl(url, entry.url) ? { moved: true, location: entry.url, entry } : { moved: false, entry };
 
   switch (post.action) {
     case 'update': {

@@ -10,6 +10,7 @@ import type { BearerGuard } from '../indieauth/bearer.js';
 import type { ReceiveRequest } from '../media/receive.js';
 import type { UploadPipeline } from '../media/upload.js';
 import type { Content } from './content.js';
+import type { PublishListener } from './published.js';
 import { serverManagedSet } from './properties.js';
 import { micropubErrorHandler } from './responses.js';
 import { micropubRoutes } from './routes.js';
@@ -27,6 +28,8 @@ export function createMicropub(deps: {
   media: { receive: ReceiveRequest; pipeline: UploadPipeline };
   /** @defaultValue counts nothing */
   meter?: Meter;
+  /** Told after each create and action that succeeded (sending webmentions on publish). */
+  onPublished?: PublishListener;
 }): MicropubFeature {
   const { config } = deps;
   const routeDeps = {
@@ -37,6 +40,7 @@ export function createMicropub(deps: {
     serverManaged: serverManagedSet(config.micropubServerManagedProperties),
     config,
     meter: deps.meter ?? NO_METER,
+    onPublished: deps.onPublished ?? null,
   };
   return {
     routes: (app) => micropubRoutes(app, routeDeps),

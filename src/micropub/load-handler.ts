@@ -27,6 +27,14 @@ export interface DatabaseHandlerDeps {
   readonly clock: Clock;
 }
 
+/** Which kind of handler the settings (or plugin mode) choose: a built-in one, or the host's own. */
+export function handlerKindOf(config: Pick<Config, 'micropubHandler'>, given: MicropubHandler | undefined): 'memory' | 'database' | 'files' | 'own' {
+  if (given !== undefined) return 'own';
+  const specifier = config.micropubHandler;
+  if (specifier === null || specifier === 'memory') return 'memory';
+  return specifier === 'database' || specifier === 'files' ? specifier : 'own';
+}
+
 /**
  * The configured content handler: the object passed in plugin mode, the
  * export named by `INDIEWEB_MICROPUB_HANDLER` (a handler object or a factory

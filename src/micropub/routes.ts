@@ -15,6 +15,7 @@ import { readParam } from '../core/params.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from './actions.js';
 import type { Content } from './content.js';
+import type { EntryPublished, PublishListener } from './published.js';
 import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request.js';
 import { createConfigText, runConfigQuery, runSourceQuery } from './queries.js';
 import { micropubErrorHandler } from './responses.js';
@@ -42,10 +43,22 @@ export interface MicropubRoutesDeps {
   readonly config: Pick<Config, 'baseUrl' | 'limits'>;
   /** Operations that succeeded, for the metrics. */
   readonly meter: Meter;
+  /** Told after each create and action that succeeded; null: nobody listens. */
+  readonly onPublished: PublishListener | null;
 }
 
 export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRoutesDeps): Promise<void> {
-  const { content, bearer, media, serverManaged, config, meter } = routeDeps;
+  const { content, bearer, media, serverManaged, config, meter, onPublished } = routeDeps;
+
+  /** The entry is stored: what listens is told; its failure is logged, the answer stays the same. */
+  async function published(request: FastifyRequest, event: EntryPublished): Promise<void> {
+    if (onPublished === null) return;
+    try {
+      await onPublished(event);
+    } catch (error) {
+      request.log.error({ err: error, action: event.action }, 'after publishing: a listener failed');
+    }
+  }
   const handler = content.handler;
   const deps = { handler, mediaEndpoint: routeDeps.mediaEndpoint, urlPolicy: content.urlPolicy };
 
@@ -81,6 +94,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
       const entry = await createEntry(handler, prepareCreate(post.entry, serverManaged), auth.user);
       request.log.info({ userId: auth.user.id, url: entry.url }, 'entry created');
       meter.micropubOperation('create');
+      await published(request, { action: 'create', user: auth.user, entry, urls: [] });
       return reply.code(201).header('location', entry.url).send('');
     }
     return runActionRequest(request, reply, post, auth);
@@ -112,6 +126,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
       const entry = await createEntry(handler, prepared, received.user);
       request.log.info({ userId: received.user.id, url: entry.url, files: received.stored.length }, 'entry created');
       meter.micropubOperation('create');
+      await published(request, { action: 'create', user: received.user, entry, urls: [] });
       return reply.code(201).header('location', entry.url).send('');
     } catch (error) {
       await media.pipeline.discard(received.stored);
@@ -139,6 +154,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
     });
     request.log.info({ userId: auth.user.id, action: post.action }, 'micropub action');
     meter.micropubOperation(post.action);
+    await published(request, { action: post.action, user: auth.user, entry: result.entry ?? null, urls: [...new Set(resolutions(url))] });
     if (result.moved) return reply.code(201).header('location', result.location).send('');
     return reply.code(204).send();
   }

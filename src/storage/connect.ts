@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type DatabaseConnection, type Dialect } from 'kysely';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { DEFAULT_DATABASE_TIMEOUT_S, type DatabaseLocation } from '../config/config.js';
 import type { Database } from './schema.js';
+import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { markingFailures } from './tag-failures.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -17,11 +18,21 @@ export interface DatabaseHandle {
   /** Runs a trivial query; throws when the database does not answer. */
   ping(): Promise<void>;
   /**
-   * SQLite: a value that changes whenever the database may have changed — a
-   * write through this handle, or a commit by any other connection, process or
-   * instance on the same file (`PRAGMA data_version`). Null for PostgreSQL.
+   * A value that changes whenever something that may invalidate a remembered
+   * access token was written. SQLite: any write through this handle, or a
+   * commit by any other connection, process or instance on the same file
+   * (`PRAGMA data_version`). PostgreSQL: any write through this handle, or a
+   * `NOTIFY indieweb_auth_change` heard on a dedicated connection (migration
+   * 0011's triggers; see change-feed.ts); null while that connection does not
+   * listen (the first call starts it), so nothing is remembered then.
    */
   changeStamp(): string | null;
+  /**
+   * Reports what happens to the change stamp's source (PostgreSQL's listening
+   * connection: lost, listening again) to `listener`, for the log. SQLite
+   * never reports anything.
+   */
+  onChangeFeed(listener: (event: { readonly kind: 'lost'; readonly error: Error | null } | { readonly kind: 'back' }) => void): void;
   close(): Promise<void>;
 }
 
@@ -48,7 +59,32 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
     // drops the broken client when it comes back
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    return wrap(new Kysely<Database>({ dialect: markingFailures(new PostgresDialect({ pool })) }), 'postgres', () => null);
+    let writes = 0;
+    let feed: ChangeFeed | null = null;
+    let open = true;
+    const listeners = new Set<ChangeFeedListener>();
+    const tell = (event: ChangeFeedEvent) => {
+      for (const listener of listeners) listener(event);
+    };
+    const changeStamp = () => {
+      if (!open) return null;
+      feed ??= createChangeFeed({
+        connectionString: location.url,
+        connectTimeoutMs: timeoutMs,
+        onLost: (error) => tell({ kind: 'lost', error }),
+        onBack: () => tell({ kind: 'back' }),
+      });
+      const heard = feed.stamp();
+      return heard === null ? null : `${heard}:${writes}`;
+    };
+    const dialect = countingWrites(markingFailures(new PostgresDialect({ pool })), () => writes++);
+    return wrap(new Kysely<Database>({ dialect }), 'postgres', changeStamp, {
+      onChangeFeed: (listener) => listeners.add(listener),
+      close: async () => {
+        open = false;
+        await feed?.close();
+      },
+    });
   }
   if (location.filename !== ':memory:') mkdirSync(path.dirname(location.filename), { recursive: true });
   const database = new SqliteDatabase(location.filename);
@@ -93,18 +129,77 @@ function withStatementCache(database: SqliteDatabase.Database, onWrite: () => vo
   };
 }
 
-function wrap(db: Kysely<Database>, dialect: DialectName, changeStamp: () => string | null): DatabaseHandle {
+/**
+ * The dialect with `onWrite` called after every statement that is not a
+ * SELECT settles (COMMIT included): a write of this process is in the stamp
+ * before its request is answered, without waiting for its notification.
+ */
+function countingWrites(dialect: Dialect, onWrite: () => void): Dialect {
+  const counted = (connection: DatabaseConnection): DatabaseConnection => ({
+    executeQuery<R>(query: CompiledQuery) {
+      const result = connection.executeQuery<R>(query);
+      return query.query.kind === 'SelectQueryNode' ? result : result.finally(onWrite);
+    },
+    streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+  });
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createDriver: () => {
+      const driver = dialect.createDriver();
+      // Kysely hands the acquired connection back to the driver's other methods: they get the original
+      const originals = new WeakMap<object, DatabaseConnection>();
+      return new Proxy(driver, {
+        get(target, name) {
+          const value: unknown = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          return async (...args: unknown[]) => {
+            const unwrapped = args.map((arg) => (typeof arg === 'object' && arg !== null ? (originals.get(arg) ?? arg) : arg));
+            let result: unknown;
+            try {
+              result = await (value as (...a: unknown[]) => unknown).apply(target, unwrapped);
+            } catch (error) {
+              // a failed COMMIT may still have committed: count it
+              if (name === 'commitTransaction') onWrite();
+              throw error;
+            }
+            if (name === 'acquireConnection') {
+              const wrapped = counted(result as DatabaseConnection);
+              originals.set(wrapped, result as DatabaseConnection);
+              return wrapped;
+            }
+            if (name === 'commitTransaction') onWrite();
+            return result;
+          };
+        },
+      });
+    },
+  };
+}
+
+type ChangeFeedEvent = Parameters<Parameters<DatabaseHandle['onChangeFeed']>[0]>[0];
+type ChangeFeedListener = (event: ChangeFeedEvent) => void;
+
+function wrap(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  changeStamp: () => string | null,
+  more: { onChangeFeed?: DatabaseHandle['onChangeFeed']; close?: () => Promise<void> } = {},
+): DatabaseHandle {
   let closed = false;
   return {
     db,
     dialect,
     changeStamp,
+    onChangeFeed: more.onChangeFeed ?? (() => {}),
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
       if (closed) return;
       closed = true;
+      await more.close?.();
       await db.destroy();
     },
   };

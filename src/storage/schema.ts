@@ -161,6 +161,8 @@ export interface WebmentionOutgoingTable {
   error: string | null;
   attempts: ColumnType<number | string, number | undefined, number>;
   awaiting_deploy: number;
+  /** 1: the source links to the target; 0: sent because the link went away (0012). */
+  linked: ColumnType<number, number | undefined, number>;
   created_at: string;
   updated_at: string;
 }

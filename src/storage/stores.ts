@@ -19,10 +19,14 @@ import { createWebmentionsRepository, type WebmentionsRepository } from './repos
 import { createWebmentionAccountsRepository, type WebmentionAccountsRepository } from './repositories/webmention-accounts.js';
 import { createWebmentionRulesRepository, type WebmentionRulesRepository } from './repositories/webmention-rules.js';
 import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './repositories/webhook-deliveries.js';
+import { createWebmentionOutgoingRepository, type WebmentionOutgoingRepository } from './repositories/webmention-outgoing.js';
 import { createTransactor, type Transactor } from './unit-of-work.js';
 
 /** Runs work against the webmention and job repositories bound to one transaction: all of it lands, or none. */
 export type WebmentionTransactor = <T>(work: (repositories: { webmentions: WebmentionsRepository; jobs: JobsRepository }) => Promise<T>) => Promise<T>;
+
+/** Runs work against the sent-on-publish webmentions and their jobs bound to one transaction. */
+export type OutgoingTransactor = <T>(work: (repositories: { outgoing: WebmentionOutgoingRepository; jobs: JobsRepository }) => Promise<T>) => Promise<T>;
 
 export interface Stores {
   readonly users: UsersRepository;
@@ -41,12 +45,16 @@ export interface Stores {
   readonly webmentionRules: WebmentionRulesRepository;
   /** Webhook deliveries and their outcomes. */
   readonly webhookDeliveries: WebhookDeliveriesRepository;
+  /** Webmentions sent on publish and their outcomes. */
+  readonly webmentionOutgoing: WebmentionOutgoingRepository;
   readonly passkeys: PasskeysRepository;
   readonly webauthnChallenges: WebauthnChallengesRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
   readonly transactWebmentions: WebmentionTransactor;
+  /** One transaction over webmentions sent on publish and their jobs. */
+  readonly transactOutgoing: OutgoingTransactor;
 }
 
 export function createStores(database: DatabaseHandle): Stores {
@@ -64,9 +72,11 @@ export function createStores(database: DatabaseHandle): Stores {
     webmentionAccounts: createWebmentionAccountsRepository(db),
     webmentionRules: createWebmentionRulesRepository(db),
     webhookDeliveries: createWebhookDeliveriesRepository(db),
+    webmentionOutgoing: createWebmentionOutgoingRepository(db),
     passkeys: createPasskeysRepository(db),
     webauthnChallenges: createWebauthnChallengesRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
+    transactOutgoing: (work) => db.transaction().execute((trx) => work({ outgoing: createWebmentionOutgoingRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };
 }

@@ -27,6 +27,10 @@ import { createWebmentionProcessor, type WebmentionProcessor } from './process.j
 import { webmentionRoutes } from './routes.js';
 import { bareHost, createWebmentionService, VERIFY_JOB, type WebmentionService } from './service.js';
 import { createJobWorker, type JobWorker } from './worker.js';
+import type { BearerGuard } from '../indieauth/bearer.js';
+import type { PublishListener } from '../micropub/published.js';
+import { deployRoutes } from './publish/routes.js';
+import { createPublishSender, SEND_JOB, type PublishSender, type ResolvedSendMode } from './publish/sender.js';
 
 export interface WebmentionFeature {
   readonly service: WebmentionService;
@@ -40,6 +44,12 @@ export interface WebmentionFeature {
   readonly moderation: ModerationService;
   /** The accounts' webhooks and their deliveries. */
   readonly webhooks: Webhooks;
+  /** Webmentions sent on publish: the deploy signal, the outcomes per target. */
+  readonly publishing: PublishSender;
+  /** Sending on publish as resolved for the handler. */
+  readonly sendMode: ResolvedSendMode;
+  /** What the Micropub feature calls after each create and action; undefined when sending on publish is off. */
+  readonly onPublished: PublishListener | undefined;
   readonly routes: (app: FastifyInstance) => Promise<void>;
   /** Once the server is ready: starts the worker (unless it runs elsewhere), then gives old mentions their owners in the background. */
   start(): Promise<void>;
@@ -86,9 +96,9 @@ function meteredProcessor(processor: WebmentionProcessor, meter: Meter): Webment
 }
 
 export function createWebmention(deps: {
-  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds' | 'webmentionModeration'>;
+  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds' | 'webmentionModeration' | 'webmentionSendDelay'>;
   clock: Clock;
-  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions' | 'webmentionAccounts' | 'webmentionRules' | 'webhookDeliveries'>;
+  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions' | 'webmentionAccounts' | 'webmentionRules' | 'webhookDeliveries' | 'webmentionOutgoing' | 'transactOutgoing'>;
   /** Derives the API read tokens (and webhook secrets) from the server secret. */
   signer: Signer;
   accounts: Accounts;
@@ -97,6 +107,10 @@ export function createWebmention(deps: {
   onWebmentionReceived: ((event: WebmentionReceivedEvent) => void) | undefined;
   /** Run the verification worker in this process. */
   runWorker: boolean;
+  /** Sending on publish, `auto` already resolved for the handler (publish/sender.ts). @defaultValue 'off' */
+  sendOnPublish?: ResolvedSendMode;
+  /** Authenticates the deploy signal; without it the deploy route is not served. */
+  bearer?: BearerGuard;
   log: FastifyBaseLogger;
   /** @defaultValue counts nothing */
   meter?: Meter;
@@ -154,7 +168,24 @@ export function createWebmention(deps: {
       if (event !== null) await webhooks.notify(after, event);
     },
   });
-  worker = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, handlers: { [VERIFY_JOB]: service.verifyJob, [WEBHOOK_JOB]: webhooks.job }, log });
+  const sendMode = deps.sendOnPublish ?? 'off';
+  // made even when sending is off: sends queued before it was switched off still run
+  const publishing = createPublishSender({
+    outgoing: stores.webmentionOutgoing,
+    transact: stores.transactOutgoing,
+    outbound,
+    clock,
+    mode: sendMode === 'deploy' ? 'deploy' : 'on',
+    delaySeconds: config.webmentionSendDelay,
+    onEnqueued: () => worker?.wake(),
+  });
+  worker = createJobWorker({
+    jobs: stores.jobs,
+    clock,
+    leaseSeconds: config.jobLeaseSeconds,
+    handlers: { [VERIFY_JOB]: service.verifyJob, [WEBHOOK_JOB]: webhooks.job, [SEND_JOB]: publishing.job },
+    log,
+  });
   const jobs = worker;
   const readTokens = createReadTokens({ accounts: stores.webmentionAccounts, signer: deps.signer, clock });
   const api = createMentionsApi({ webmentions: stores.webmentions, readTokens });
@@ -168,8 +199,19 @@ export function createWebmention(deps: {
     readTokens,
     moderation,
     webhooks,
+    publishing,
+    sendMode,
+    onPublished:
+      sendMode === 'off'
+        ? undefined
+        : async (event) => {
+            const queued = await publishing.published(event);
+            if (queued > 0) log.info({ userId: event.user.id, action: event.action, webmentions: queued, mode: sendMode }, 'webmentions queued for sending');
+          },
     routes: async (app) => {
       await webmentionRoutes(app, { service });
+      const bearer = deps.bearer;
+      if (bearer !== undefined) await app.register(async (scope) => deployRoutes(scope, { bearer, sender: sendMode === 'off' ? null : publishing }));
       // its own scope: JSON errors with CORS headers
       await app.register(async (scope) => mentionsApiRoutes(scope, { api }));
     },

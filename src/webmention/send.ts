@@ -92,23 +92,42 @@ export async function findTargets(outbound: Outbound, source: string): Promise<s
   return [...targets];
 }
 
-async function sendOne(outbound: Outbound, source: string, target: string): Promise<SendResult> {
-  if (resolveHttpUrl(target) === null) return { target, status: 'failed', error: 'not an absolute http(s) URL' };
+/** One attempt's result, and whether trying again later may help (a timeout, a refused connection, a 5xx, 408 or 429). */
+export interface SendAttempt {
+  readonly result: SendResult;
+  readonly retry: boolean;
+}
+
+const RETRY_STATUSES = new Set([408, 429]);
+
+/**
+ * Discovers the target's endpoint afresh and POSTs `source` and `target` to
+ * it: one attempt, never throwing. The job queue retries what `retry` marks.
+ */
+export async function attemptWebmention(outbound: Outbound, source: string, target: string): Promise<SendAttempt> {
+  if (resolveHttpUrl(target) === null) return { result: { target, status: 'failed', error: 'not an absolute http(s) URL' }, retry: false };
   let endpoint: string | null;
   try {
     ({ endpoint } = await discoverEndpoint(outbound, target));
   } catch (error) {
-    return { target, status: 'failed', error: `discovery failed: ${reason(error)}` };
+    return { result: { target, status: 'failed', error: `discovery failed: ${reason(error)}` }, retry: error instanceof OutboundError && error.transient };
   }
-  if (endpoint === null) return { target, status: 'no-endpoint' };
+  if (endpoint === null) return { result: { target, status: 'no-endpoint' }, retry: false };
   try {
     // spec: source and target go in the form body, never appended to the endpoint's own query string
     const response = await outbound.fetch(endpoint, { method: 'POST', form: { source, target }, headers: { accept: '*/*' } });
-    if (response.status >= 200 && response.status <= 299) return { target, status: 'sent', endpoint, httpStatus: response.status };
-    return { target, status: 'failed', endpoint, httpStatus: response.status, error: `endpoint answered ${response.status}` };
+    if (response.status >= 200 && response.status <= 299) return { result: { target, status: 'sent', endpoint, httpStatus: response.status }, retry: false };
+    return {
+      result: { target, status: 'failed', endpoint, httpStatus: response.status, error: `endpoint answered ${response.status}` },
+      retry: response.status >= 500 || RETRY_STATUSES.has(response.status),
+    };
   } catch (error) {
-    return { target, status: 'failed', endpoint, error: `delivery failed: ${reason(error)}` };
+    return { result: { target, status: 'failed', endpoint, error: `delivery failed: ${reason(error)}` }, retry: error instanceof OutboundError && error.transient };
   }
+}
+
+async function sendOne(outbound: Outbound, source: string, target: string): Promise<SendResult> {
+  return (await attemptWebmention(outbound, source, target)).result;
 }
 
 /**

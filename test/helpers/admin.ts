@@ -16,7 +16,7 @@ import { buildTestApp, CookieJar, form, hiddenField, signIn, type TestApp } from
 export const ADMIN = '/indieweb/admin';
 export const BASE_URL = 'http://indiestack.test';
 /** Every admin page (GET). */
-export const ADMIN_PAGES = ['/profile/', '/apps/', '/webmentions/', '/media/', '/account/'] as const;
+export const ADMIN_PAGES = ['/profile/', '/apps/', '/webmentions/', '/media/', '/setup/', '/account/'] as const;
 
 export const PNG_1X1 = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3d4b1a50000000049454e44ae426082',

@@ -1,8 +1,10 @@
 /**
- * Validated tokens are remembered between requests on SQLite; a change made
- * by any other process (the CLI, another instance on the same file) must be
- * seen by the very next request. PostgreSQL keeps no such memory; the same
- * behaviour is checked there through another connection.
+ * Validated tokens are remembered between requests; a change made by any
+ * other process (the CLI, another instance) must be seen. On SQLite, by the
+ * very next request (`PRAGMA data_version`). On PostgreSQL, once the change's
+ * `NOTIFY` has arrived: within the documented bound of one second
+ * (docs/deployment.md), measured in milliseconds; two instances are tested in
+ * token-cache-postgres.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -16,8 +18,11 @@ import { lastLine, runCli } from '../helpers/cli.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { DIALECTS } from '../helpers/databases.js';
 
+/** How long a change may take to reach a PostgreSQL instance's token memory (docs/deployment.md). */
+const NOTIFICATION_BOUND_MS = 1_000;
+
 for (const dialect of DIALECTS) {
-  describe(`a running server sees other processes' changes at once (${dialect})`, () => {
+  describe(`a running server sees other processes' changes (${dialect}: ${dialect === 'sqlite' ? 'on the next request' : 'within the bound'})`, () => {
     let t: TestApp;
     let cwd: string;
     const cli = (args: string[], input?: string) => runCli(args, { cwd, env: { INDIEWEB_DATABASE_URL: t.database.url }, ...(input === undefined ? {} : { input }) });
@@ -49,6 +54,24 @@ for (const dialect of DIALECTS) {
       }
     };
 
+    /**
+     * The token is refused: on SQLite by this very request; on PostgreSQL within
+     * the bound (polled, so the time the notification takes is all it may take).
+     */
+    const expectRefused = async (request: () => Promise<{ statusCode: number }>) => {
+      if (dialect === 'sqlite') {
+        expect((await request()).statusCode).toBe(401);
+        return;
+      }
+      const deadline = performance.now() + NOTIFICATION_BOUND_MS;
+      let status = (await request()).statusCode;
+      while (status !== 401 && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        status = (await request()).statusCode;
+      }
+      expect(status).toBe(401);
+    };
+
     beforeAll(async () => {
       t = await buildTestApp({ dialect });
       cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-token-cache-'));
@@ -70,7 +93,7 @@ for (const dialect of DIALECTS) {
       const id = listed.stdout.split('\n').find((line) => line.includes('https://app.example/') && !line.endsWith('revoked'))?.split(/\s+/)[0];
       expect(id).toBeDefined();
       expect((await cli(['token', 'revoke', id!])).code).toBe(0);
-      expect((await config(token)).statusCode).toBe(401);
+      await expectRefused(() => config(token));
       expect((await create(token)).statusCode).toBe(401);
     });
 
@@ -80,7 +103,7 @@ for (const dialect of DIALECTS) {
       expect((await create(token)).statusCode).toBe(201);
       expect((await create(token)).statusCode).toBe(201);
       expect((await cli(['user', 'disable', 'bob'])).code).toBe(0);
-      expect((await config(token)).statusCode).toBe(401);
+      await expectRefused(() => config(token));
       expect((await create(token)).statusCode).toBe(401);
       expect((await cli(['user', 'enable', 'bob'])).code).toBe(0);
       expect((await config(token)).statusCode).toBe(401);
@@ -95,7 +118,7 @@ for (const dialect of DIALECTS) {
         expect((await config(token)).statusCode).toBe(200);
         expect((await config(token)).statusCode).toBe(200);
         await otherConnection('update indieweb_token set revoked_at = $1 where token_hash = $2', [new Date().toISOString(), sha256Base64Url(token)]);
-        expect((await config(token)).statusCode).toBe(401);
+        await expectRefused(() => config(token));
       }
     });
 
@@ -104,7 +127,7 @@ for (const dialect of DIALECTS) {
       expect((await config(token)).statusCode).toBe(200);
       expect((await config(token)).statusCode).toBe(200);
       await otherConnection('update indieweb_token set expires_at = $1 where token_hash = $2', [new Date(Date.now() - 60_000).toISOString(), sha256Base64Url(token)]);
-      expect((await config(token)).statusCode).toBe(401);
+      await expectRefused(() => config(token));
     });
   });
 }

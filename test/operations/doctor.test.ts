@@ -74,6 +74,10 @@ describe('indiestack doctor', () => {
       ['olga', homepage.url('/olga/')],
       ['bob', homepage.url('/bob')],
       ['carol', `http://127.0.0.1:${await freePort()}/`],
+      ['lena', homepage.url('/lena/')],
+      ['hank', homepage.url('/hank/')],
+      ['tess', homepage.url('/tess/')],
+      ['nina', homepage.url('/nina/')],
     ] as const) {
       const added = await runCli(['user', 'add', name, '--me', me, '--password-stdin'], { cwd, input: 'doctor test password\n' });
       expect(added.code).toBe(0);
@@ -85,6 +89,28 @@ describe('indiestack doctor', () => {
     homepage.set('/olga/', page('<link rel="authorization_endpoint" href="https://indieauth.com/auth"><link rel="token_endpoint" href="https://tokens.indieauth.com/token">', '<p>no card</p>'));
     homepage.redirect('/bob', '/bob/');
     homepage.set('/bob/', page(linkTags(proxy.origin)));
+    // every link in the Link header only (several header lines, two links comma-separated in one, a malformed link-value skipped)
+    homepage.set('/lena/', {
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        link: [
+          `<${proxy.origin}/indieweb/metadata>; rel="indieauth-metadata", <${proxy.origin}/indieweb/auth/>; rel=authorization_endpoint`,
+          `<${proxy.origin}/indieweb/token/>; rel="token_endpoint"`,
+          `<${proxy.origin}/indieweb/micropub/>; rel="micropub webmention-not"; crossorigin, </not-a-link`,
+          `<${proxy.origin}/indieweb/webmention/>; rel="WebMention"`,
+        ],
+      },
+      body: page(''),
+    });
+    // the web server still sends an old Micropub endpoint in its Link header; the HTML is right, but clients read the header first
+    homepage.set('/hank/', {
+      headers: { 'content-type': 'text/html; charset=utf-8', link: '<https://old-micropub.example/endpoint>; rel="micropub"' },
+      body: page(linkTags(proxy.origin)),
+    });
+    // not HTML, but the Link header advertises this server
+    homepage.set('/tess/', { headers: { 'content-type': 'text/plain', link: `<${proxy.origin}/indieweb/metadata>; rel="indieauth-metadata"` }, body: 'hello' });
+    // in the HTML an old endpoint comes before this server's
+    homepage.set('/nina/', page(`<link rel="webmention" href="https://webmention.io/nina/webmention">${linkTags(proxy.origin)}`));
   });
 
   afterAll(async () => {
@@ -161,6 +187,44 @@ describe('indiestack doctor', () => {
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'base-url:')).toMatch(/^FAIL base-url: .* cannot be reached from here \(refusing to connect to 127\.0\.0\.1: not a public address\)/);
     expect(proxy.authorizations.length).toBe(before);
+  });
+
+  describe('reads rel links from the Link header as well as the HTML, the header first as clients do', () => {
+    it('exit 0 when the Link header alone advertises this server (several header lines, a malformed link-value beside them, any case of rel)', async () => {
+      proxy.mode = 'pass';
+      const result = await doctor(['lena']);
+      expect(result.code).toBe(0);
+      for (const rel of ['indieauth-metadata', 'authorization_endpoint', 'token_endpoint', 'micropub', 'webmention']) {
+        expect(line(result.stdout, `profile-link ${rel} `)).toMatch(/^PASS profile-link \S+ \S+: points at this server \(Link header\)$/);
+      }
+    });
+
+    it('exit 1 when the Link header names an old endpoint the HTML does not: clients take the header', async () => {
+      proxy.mode = 'pass';
+      const result = await doctor(['hank']);
+      expect(result.code).toBe(1);
+      expect(line(result.stdout, 'profile-link micropub ')).toMatch(
+        /^FAIL profile-link micropub \S+: \S+ links rel="micropub" to https:\/\/old-micropub\.example\/endpoint \(Link header\) before this server's http:\/\/127\.0\.0\.1:\d+\/indieweb\/micropub\/ \(HTML\): clients take the first one; fix: remove the rel="micropub" link to https:\/\/old-micropub\.example\/endpoint from the Link header your web server sends$/,
+      );
+      expect(line(result.stdout, 'profile-link webmention ')).toMatch(/^PASS .*: points at this server$/);
+    });
+
+    it('exit 1 when an old endpoint comes first in the HTML', async () => {
+      proxy.mode = 'pass';
+      const result = await doctor(['nina']);
+      expect(result.code).toBe(1);
+      expect(line(result.stdout, 'profile-link webmention ')).toMatch(/^FAIL .* links rel="webmention" to https:\/\/webmention\.io\/nina\/webmention \(HTML\) before this server's .*: clients take the first one; fix: remove the rel="webmention" link to https:\/\/webmention\.io\/nina\/webmention$/);
+    });
+
+    it('a page that is not HTML is judged by its Link header; its missing h-card is a warning', async () => {
+      proxy.mode = 'pass';
+      const result = await doctor(['tess']);
+      expect(result.code).toBe(0);
+      expect(line(result.stdout, 'profile-link indieauth-metadata ')).toMatch(/^PASS .*\(Link header\)$/);
+      expect(line(result.stdout, 'profile-link micropub ')).toMatch(/^WARN .* has no rel="micropub" link \(neither in a Link header nor in the HTML\)/);
+      expect(line(result.stdout, 'h-card ')).toMatch(/^WARN h-card \S+: \S+ answers text\/plain, not HTML: /);
+      expect(result.stdout).not.toContain('profile-links ');
+    });
   });
 
   it('--json: the same checks for machines, ok false when one fails', async () => {

@@ -189,7 +189,7 @@ for (const dialect of DIALECTS) {
       await t.close();
     });
 
-    it('stays fast while 2,000 submissions arrive 50 at a time; the pending cap (1000) turns the rest away with 429', async () => {
+    it('keeps answering while 2,000 submissions arrive 50 at a time; the pending cap (1000) turns the rest away with 429', async () => {
       const TOTAL = 2000;
       const BATCH = 50;
       const answers = new Map<number, number>();
@@ -209,19 +209,19 @@ for (const dialect of DIALECTS) {
           for (const status of statuses) answers.set(status, (answers.get(status) ?? 0) + 1);
         }
       })();
+      let floodOver = false;
+      void flood.then(() => (floodOver = true), () => (floodOver = true));
 
-      const timings: number[] = [];
       for (let i = 0; i < 20; i++) {
-        const started = performance.now();
         const response = await fetch(`${base}/healthz`);
         expect(response.status).toBe(200);
         await response.arrayBuffer();
-        timings.push(performance.now() - started);
       }
+      // twenty health checks one after another are all answered in the middle of the flood, not queued behind it
+      // (latency under such a flood is measured by `npm run bench`, not asserted here: see docs/reliability.md)
+      expect(floodOver).toBe(false);
       await flood;
 
-      // generous: a healthy server answers in milliseconds; a starved one takes seconds
-      expect(Math.max(...timings)).toBeLessThan(1_000);
       expect([...answers.keys()].sort()).toEqual([201, 429]);
       const acceptedCount = answers.get(201)!;
       // the cap is checked before each insert; concurrent submissions can pass it together, at most one batch over

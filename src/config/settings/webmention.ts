@@ -4,8 +4,8 @@
  * of the background jobs that verify them.
  * @module
  */
-import { DEFAULT_OUTBOUND_TIMEOUT_S, DEFAULT_WEBMENTION_LIMITS, WEBMENTION_MODERATIONS } from '../config.js';
-import { boolean, integer, limit, list, oneOf } from '../parsers.js';
+import { DEFAULT_OUTBOUND_TIMEOUT_S, DEFAULT_WEBMENTION_LIMITS, WEBMENTION_MODERATIONS, WEBMENTION_SEND_MODES } from '../config.js';
+import { boolean, integer, integerOrNone, limit, list, oneOf } from '../parsers.js';
 import { defineSetting, type Setting } from '../setting.js';
 
 export const OUTBOUND_SETTINGS: readonly Setting[] = [
@@ -64,6 +64,21 @@ export const WEBMENTION_SETTINGS: readonly Setting[] = [
     default: 'none',
     description:
       'New mentions: `none` (public once verified), `first-from-domain` (the first mention from a source domain waits for approval, later ones from an approved domain do not) or `all` (every new mention waits). Allowed sources never wait; blocked ones are spam.',
+  }),
+  defineSetting({
+    name: 'INDIEWEB_WEBMENTION_SEND_ON_PUBLISH',
+    key: 'webmentionSendOnPublish',
+    parser: oneOf(WEBMENTION_SEND_MODES),
+    default: 'auto',
+    description:
+      'Webmentions to the pages an entry links to when it is created, updated or deleted through Micropub: `on` (at once), `deploy` (when the site is live: `POST /indieweb/webmention/deploy` or INDIEWEB_WEBMENTION_SEND_DELAY), `off`; `auto` is `on` for the `database` handler, `deploy` for `files`, `off` for the in-memory handler and a handler of your own.',
+  }),
+  defineSetting({
+    name: 'INDIEWEB_WEBMENTION_SEND_DELAY',
+    key: 'webmentionSendDelay',
+    parser: integerOrNone({ min: 0, max: 604_800 }),
+    default: null,
+    description: 'Seconds after publishing when webmentions waiting for the deploy signal are sent anyway (a site that builds on a schedule); `none` waits for the signal.',
   }),
   defineSetting({
     name: 'INDIEWEB_JOB_LEASE_SECONDS',

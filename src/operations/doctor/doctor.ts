@@ -11,7 +11,7 @@ import type { DatabaseHandle } from '../../storage/connect.js';
 import type { JobsRepository } from '../../storage/repositories/jobs.js';
 import type { CheckResult } from './check.js';
 import { checkDatabase, checkJobQueue, checkMediaStorage, checkSecret } from './local-checks.js';
-import { checkAuthorizationHeader, checkBaseUrl, checkClock, checkProfile, type RemoteContext } from './remote-checks.js';
+import { checkAuthorizationHeader, checkBaseUrl, checkClock, checkProfile, type LinksHint, type RemoteContext } from './remote-checks.js';
 
 export interface DoctorDeps {
   readonly config: Pick<Config, 'baseUrl' | 'database' | 'secret'>;
@@ -26,8 +26,8 @@ export interface DoctorDeps {
 export interface DoctorSubject {
   /** The profile URLs to check, in the account's spelling. */
   readonly profileUrls: readonly string[];
-  /** The command that prints this account's links, for fixes. */
-  readonly linksCommand: string;
+  /** Where the account's link tags can be had, for fixes (`linksCommandHint(…)` on the command line). */
+  readonly links: LinksHint;
 }
 
 export async function runDoctor(deps: DoctorDeps, subjects: readonly DoctorSubject[]): Promise<CheckResult[]> {
@@ -36,7 +36,7 @@ export async function runDoctor(deps: DoctorDeps, subjects: readonly DoctorSubje
   checks.push(await checkBaseUrl(context));
   checks.push(await checkAuthorizationHeader(context));
   for (const subject of subjects) {
-    for (const me of subject.profileUrls) checks.push(...(await checkProfile(context, me, subject.linksCommand)));
+    for (const me of subject.profileUrls) checks.push(...(await checkProfile(context, me, subject.links)));
   }
   checks.push(checkClock(context));
   checks.push(checkSecret(deps.config));

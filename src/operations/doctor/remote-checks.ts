@@ -11,6 +11,7 @@
 import { mf2 } from 'microformats-parser';
 import { randomToken } from '../../core/crypto.js';
 import type { Outbound, OutboundResponse } from '../../outbound/fetch.js';
+import { advertisedLinks, type AdvertisedLink } from './advertised-links.js';
 import { fail, pass, warn, type CheckResult } from './check.js';
 import { SELF_TEST_PATH, type AuthorizationEcho } from './http.js';
 
@@ -95,6 +96,19 @@ export async function checkAuthorizationHeader(context: RemoteContext): Promise<
   return fail(name, `an Authorization header sent to ${context.baseUrl} does not reach the server: every Micropub and media request would get 401`, PROXY_FIX);
 }
 
+/** Where the account's link tags can be had, as the fixes name it. */
+export interface LinksHint {
+  /** Completes "add the links … to the <head> of ME", e.g. "`indiestack links alice` prints". */
+  readonly where: string;
+  /** In parentheses after "replace it with URL", e.g. "`indiestack links alice`". */
+  readonly short: string;
+}
+
+/** The hint of the command line: the `indiestack links` command that prints the tags. */
+export function linksCommandHint(command: string): LinksHint {
+  return { where: `\`${command}\` prints`, short: `\`${command}\`` };
+}
+
 /** Lowercased scheme and host, an empty path as `/`, no fragment: how profile URLs are compared. */
 function comparable(url: string): string {
   try {
@@ -114,9 +128,9 @@ interface ExpectedLink {
   readonly missing: string;
 }
 
-function expectedLinks(baseUrl: string, rels: Readonly<Record<string, readonly string[]>>): ExpectedLink[] {
-  const hasLegacy = (rels['authorization_endpoint'] ?? []).length > 0;
-  const hasMetadata = (rels['indieauth-metadata'] ?? []).length > 0;
+function expectedLinks(baseUrl: string, found: Readonly<Record<string, readonly AdvertisedLink[]>>): ExpectedLink[] {
+  const hasLegacy = (found['authorization_endpoint'] ?? []).length > 0;
+  const hasMetadata = (found['indieauth-metadata'] ?? []).length > 0;
   return [
     { rel: 'indieauth-metadata', urls: [`${baseUrl}/.well-known/oauth-authorization-server`, `${baseUrl}/indieweb/metadata`], required: !hasLegacy, missing: 'current IndieAuth clients find the server through it' },
     { rel: 'authorization_endpoint', urls: [`${baseUrl}/indieweb/auth/`], required: !hasMetadata, missing: 'older IndieAuth clients look for it' },
@@ -126,8 +140,35 @@ function expectedLinks(baseUrl: string, rels: Readonly<Record<string, readonly s
   ];
 }
 
+const REL_NAMES = ['indieauth-metadata', 'authorization_endpoint', 'token_endpoint', 'micropub', 'webmention'] as const;
+
+/** Judges one rel: clients take the first URL they find (the Link header before the HTML). */
+function checkLink(link: ExpectedLink, found: readonly AdvertisedLink[], me: string, linksHint: LinksHint): CheckResult {
+  const name = `profile-link ${link.rel} ${me}`;
+  const ours = (url: string) => link.urls.map(comparable).includes(comparable(url));
+  const first = found[0];
+  if (first === undefined) {
+    const message = `${me} has no rel="${link.rel}" link (neither in a Link header nor in the HTML): ${link.missing}`;
+    const fix = `add the links ${linksHint.where} to the <head> of ${me}`;
+    return link.required ? fail(name, message, fix) : warn(name, message, fix);
+  }
+  if (!ours(first.url)) {
+    const later = found.find((candidate) => ours(candidate.url));
+    if (later !== undefined) {
+      return fail(
+        name,
+        `${me} links rel="${link.rel}" to ${first.url} (${first.from}) before this server's ${later.url} (${later.from}): clients take the first one`,
+        `remove the rel="${link.rel}" link to ${first.url}${first.from === 'Link header' ? ' from the Link header your web server sends' : ''}`,
+      );
+    }
+    const where = first.from === 'Link header' ? ' in the Link header your web server sends' : '';
+    return fail(name, `${me} links rel="${link.rel}" to ${first.url}${first.from === 'Link header' ? ' (Link header)' : ''}, not this server (an old endpoint?)`, `replace it${where} with ${link.urls[0]} (${linksHint.short})`);
+  }
+  return pass(name, `points at this server${first.from === 'Link header' ? ' (Link header)' : ''}`);
+}
+
 /** Checks one profile URL: can it be fetched, is it spelled as clients will compare it, its links and its h-card. */
-export async function checkProfile(context: RemoteContext, me: string, linksCommand: string): Promise<CheckResult[]> {
+export async function checkProfile(context: RemoteContext, me: string, linksHint: LinksHint): Promise<CheckResult[]> {
   let response: OutboundResponse;
   try {
     response = await fetchPage(context, me, { accept: 'text/html' });
@@ -151,22 +192,17 @@ export async function checkProfile(context: RemoteContext, me: string, linksComm
   } else checks.push(pass(spelling, `${me} is the address clients end up at`));
 
   const type = response.headers['content-type'];
-  const html = response.body.toString('utf8');
-  if (typeof type === 'string' && !/html/i.test(type)) {
-    checks.push(fail(`profile-links ${me}`, `answers ${type}, not HTML: no links can be found`, 'serve the homepage as text/html'));
+  const isHtml = typeof type !== 'string' || /html/i.test(type);
+  const parsed = isHtml ? mf2(response.body.toString('utf8'), { baseUrl: response.url }) : null;
+  const found = Object.fromEntries(REL_NAMES.map((rel) => [rel, advertisedLinks(response, parsed?.rels ?? null, rel)]));
+  if (parsed === null && Object.values(found).every((links) => links.length === 0)) {
+    checks.push(fail(`profile-links ${me}`, `answers ${type}, not HTML, and sends no Link header: no links can be found`, 'serve the homepage as text/html'));
     return checks;
   }
-  const parsed = mf2(html, { baseUrl: response.url });
-  for (const link of expectedLinks(context.baseUrl, parsed.rels)) {
-    const name = `profile-link ${link.rel} ${me}`;
-    const found = parsed.rels[link.rel] ?? [];
-    if (found.length === 0) {
-      const message = `${me} has no rel="${link.rel}" link: ${link.missing}`;
-      const fix = `add the links \`${linksCommand}\` prints to the <head> of ${me}`;
-      checks.push(link.required ? fail(name, message, fix) : warn(name, message, fix));
-    } else if (!found.some((url) => link.urls.map(comparable).includes(comparable(url)))) {
-      checks.push(fail(name, `${me} links rel="${link.rel}" to ${found[0]}, not this server (an old endpoint?)`, `replace it with ${link.urls[0]} (\`${linksCommand}\`)`));
-    } else checks.push(pass(name, `points at this server`));
+  for (const link of expectedLinks(context.baseUrl, found)) checks.push(checkLink(link, found[link.rel] ?? [], me, linksHint));
+  if (parsed === null) {
+    checks.push(warn(`h-card ${me}`, `${me} answers ${type}, not HTML: apps find no h-card, so no name or photo for you`, 'serve an HTML homepage with an h-card'));
+    return checks;
   }
   const card = parsed.items.find((item) => item.type?.includes('h-card'));
   if (card === undefined) checks.push(warn(`h-card ${me}`, `${me} has no h-card: apps show no name or photo for you`, 'add an h-card to the page (`indiestack profile show NAME`; renderHCard renders one)'));

@@ -38,14 +38,27 @@ export function addMetricsRoute(app: FastifyInstance, options: MetricsRouteOptio
   });
 }
 
+/** The requests each registry has counted: a request seen by several counting scopes is counted once. */
+const countedBy = new WeakMap<Metrics, WeakSet<FastifyRequest>>();
+
 /**
- * Counts every answered request of `app` by its route pattern (bounded labels: never the raw URL).
- * `skip` leaves out requests another hook counts (the standalone root skips the plugin's own routes).
+ * Counts every answered request of `app` (and its children) by its route
+ * pattern (bounded labels: never the raw URL). Scopes may nest or overlap (the
+ * standalone root and the plugin's scopes): each request is counted once,
+ * whichever of them sees it first. `skip` leaves out requests by route pattern.
  */
 export function addRequestMetrics(app: FastifyInstance, metrics: Metrics, options: { skip?: (route: string | undefined) => boolean } = {}): void {
   const skip = options.skip ?? (() => false);
+  let counted = countedBy.get(metrics);
+  if (counted === undefined) {
+    counted = new WeakSet();
+    countedBy.set(metrics, counted);
+  }
+  const seen = counted;
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url;
-    if (!skip(route)) metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (seen.has(request) || skip(route)) return;
+    seen.add(request);
+    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
 }

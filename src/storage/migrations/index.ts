@@ -9,6 +9,8 @@ import * as m0007 from './0007-webmention-owner.js';
 import * as m0008 from './0008-entries.js';
 import * as m0009 from './0009-webmention-api.js';
 import * as m0010 from './0010-passkeys.js';
+import * as m0011 from './0011-auth-change-notify.js';
+import * as m0012 from './0012-webmention-sending.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -22,4 +24,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0008-entries': m0008,
   '0009-webmention-api': m0009,
   '0010-passkeys': m0010,
+  '0011-auth-change-notify': m0011,
+  '0012-webmention-sending': m0012,
 });

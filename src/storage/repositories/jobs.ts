@@ -31,12 +31,13 @@ function toJob(row: JobRow): JobRecord {
 
 export function createJobsRepository(db: Kysely<Database>, dialect: DialectName) {
   return {
-    /** Queues work for `ref`; an existing job for it is made due now. */
-    async enqueue(job: { id: string; kind: string; ref: string; now: string }): Promise<void> {
+    /** Queues work for `ref`, due at `runAt` (default: now); an existing job for it is made due then, its attempts reset. */
+    async enqueue(job: { id: string; kind: string; ref: string; now: string; runAt?: string }): Promise<void> {
+      const runAt = job.runAt ?? job.now;
       await db
         .insertInto('indieweb_job')
-        .values({ id: job.id, kind: job.kind, ref: job.ref, run_at: job.now, attempts: 0, created_at: job.now })
-        .onConflict((oc) => oc.columns(['kind', 'ref']).doUpdateSet({ run_at: job.now, attempts: 0, last_error: null }))
+        .values({ id: job.id, kind: job.kind, ref: job.ref, run_at: runAt, attempts: 0, created_at: job.now })
+        .onConflict((oc) => oc.columns(['kind', 'ref']).doUpdateSet({ run_at: runAt, attempts: 0, last_error: null }))
         .execute();
     },
 

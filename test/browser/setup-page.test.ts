@@ -1,0 +1,81 @@
+/**
+ * "Check my setup" in Chromium: sign in, press the button, read the rows;
+ * a screenshot of the results on a phone-sized screen, and no serious or
+ * critical axe-core violation.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { linkTags } from '../../src/profile/template-helpers.js';
+import { buildAdminApp, type AdminTestApp } from '../helpers/admin.js';
+import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { freePort } from '../helpers/net.js';
+import { PRIVATE_OK, startSourceServer, type SourceServer } from '../helpers/webmention.js';
+
+if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(`${AXE};0`);
+  const results = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] };
+  return results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
+}
+
+const PASSWORD = 'setup page password 1';
+
+describe.skipIf(!HAS_CHROMIUM)('Check my setup in a real browser', () => {
+  let t: AdminTestApp;
+  let base: string;
+  let homepage: SourceServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    homepage = await startSourceServer();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await buildAdminApp({ INDIEWEB_BASE_URL: base, ...PRIVATE_OK });
+    await t.app.listen({ host: '127.0.0.1', port });
+    // right links in the Link header, an old Micropub endpoint first in the HTML, no h-card
+    homepage.set('/alice/', {
+      headers: { 'content-type': 'text/html; charset=utf-8', link: `<${base}/indieweb/metadata>; rel="indieauth-metadata"` },
+      body: `<!DOCTYPE html><html><head><link rel="micropub" href="https://old.example/micropub">${linkTags(base)}</head><body><p>Alice</p></body></html>`,
+    });
+    await t.app.indieweb.users!.addUser({ name: 'alice', me: [homepage.url('/alice/')], password: PASSWORD });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await homepage?.close();
+  });
+
+  it('runs the checks from the button and shows one row per check; no console error, no serious axe violation', async () => {
+    const { page, errors, close } = await openPage(browser);
+    try {
+      await page.goto(`${base}/indieweb/admin/setup/`);
+      await page.fill('#username', 'alice');
+      await page.fill('#password', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForURL(`${base}/indieweb/admin/setup/`);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Check my setup');
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await page.click('main button:has-text("Check my setup")');
+      await page.waitForSelector('h2:has-text("Results")', { timeout: 60_000 });
+      const micropub = page.locator('tr', { hasText: 'profile-link micropub' });
+      await expect(micropub.locator('td').first().textContent()).resolves.toBe('FAIL');
+      await expect(micropub.textContent()).resolves.toContain('clients take the first one');
+      await expect(page.locator('tr', { hasText: 'profile-link indieauth-metadata' }).textContent()).resolves.toContain('PASS');
+      await expect(page.locator('tr', { hasText: 'authorization-header' }).locator('td').first().textContent()).resolves.toBe('PASS');
+      await expect(page.locator('[role=alert]').first().textContent()).resolves.toMatch(/failed\. Fix the failures first/);
+      await screenshot(page, 'admin-setup');
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
