@@ -65,6 +65,10 @@ main.medium{max-width:46rem}
 .muted{color:var(--muted)}
 /* forms */
 form{margin:0}
+fieldset{border:1px solid var(--line);border-radius:var(--radius);padding:.25rem 1rem 1rem;margin:1rem 0;max-width:42rem}
+legend{font-weight:600;padding:0 .35rem}
+input[type=checkbox],input[type=radio]{width:1.1rem;height:1.1rem;accent-color:var(--accent);vertical-align:-.15rem;margin:0 .4rem 0 0}
+label:has(>input[type=checkbox]),label:has(>input[type=radio]){display:flex;align-items:center;font-weight:500}
 label{display:block;margin:.9rem 0 .3rem;font-weight:600}
 input[type=text],input[type=password],input[type=url],input[type=email],input[type=file],input:not([type]),textarea,select{width:100%;max-width:40rem;font:inherit;color:var(--fg);background:var(--surface);border:1px solid var(--muted);border-radius:.4rem;padding:.55rem .7rem}
 input[type=file]{padding:.45rem}
