@@ -6,6 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import { html, sendPage, type SafeHtml } from '../web/html.js';
 import { csrfField } from '../web/ui/csrf-form.js';
+import { layout, navigation } from '../web/ui/layout.js';
 import { passkeyScripts } from './passkeys/assets.js';
 import { PASSKEY_SIGN_IN_OPTIONS_PATH, PASSKEY_SIGN_IN_PATH } from './passkeys/paths.js';
 
@@ -26,8 +27,14 @@ export function sendLoginPage(reply: FastifyReply, status: number, options: Logi
     title: 'Sign in',
     scripts: passkeyScripts(baseUrl),
     connect: [`${baseUrl}${PASSKEY_SIGN_IN_OPTIONS_PATH}`],
-    body: html`<main>
-<h1>Sign in</h1>
+    body: layout({
+      nav: navigation({}),
+      heading: 'Sign in',
+      className: 'auth',
+      content: html`<p class="lead">Sign in to manage your site and to approve the apps that sign in with your web address.</p>
+<div class="columns">
+<section class="panel" aria-labelledby="password-heading">
+<h2 id="password-heading">With your password</h2>
 ${options.message ?? ''}
 <form method="post" action="/indieweb/login/">
 ${csrfField(csrfToken)}
@@ -38,7 +45,9 @@ ${csrfField(csrfToken)}
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
-<h2>Or with a passkey</h2>
+</section>
+<section class="panel" aria-labelledby="passkey-heading">
+<h2 id="passkey-heading">Or with a passkey</h2>
 ${options.passkeyMessage ?? ''}
 <form method="post" action="${PASSKEY_SIGN_IN_PATH}" id="passkey-sign-in" data-passkey="sign-in" data-passkey-options="${PASSKEY_SIGN_IN_OPTIONS_PATH}">
 ${csrfField(csrfToken)}
@@ -47,8 +56,10 @@ ${csrfField(csrfToken)}
 <input type="hidden" name="response" value="">
 <p>Your device asks for your fingerprint, face or PIN; no user name needed.</p>
 <p role="alert" data-passkey-error hidden></p>
-<button type="submit">Sign in with a passkey</button>
+<button type="submit" class="secondary">Sign in with a passkey</button>
 </form>
-</main>`,
+</section>
+</div>`,
+    }),
   });
 }

@@ -116,7 +116,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     if (user === null) return reply.redirect(`${baseUrl}/indieweb/login/`, 303);
     return sendPage(reply, 200, {
       title: 'Sign out',
-      body: layout({ heading: 'Sign out', content: html`<p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}` }),
+      body: layout({ heading: 'Sign out', width: 'narrow', content: html`<p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}` }),
     });
   });
 
@@ -126,7 +126,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     if (user !== null && !csrf.isValid(request, user.id, body[CSRF_FIELD])) {
       return sendPage(reply, 403, {
         title: 'Sign out',
-        body: layout({ heading: 'Sign out', message: errorAlert('The form expired. Please try again.'), content: logoutForm(request, reply, user) }),
+        body: layout({ heading: 'Sign out', width: 'narrow', message: errorAlert('The form expired. Please try again.'), content: logoutForm(request, reply, user) }),
       });
     }
     clearCookie(reply, SESSION_COOKIE, { secure: secureCookies });
@@ -145,12 +145,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     if (user === null) return reply.redirect(accounts.loginUrl(HOME_PATH), 303);
     return sendPage(reply, 200, {
       title: 'Your indiestack',
-      body: html`${navigation({ end: logoutForm(request, reply, user) })}
-<main>
-<h1>Signed in as ${user.name}</h1>
-<p>Your profile URLs:</p>
-<ul>${user.me.map((url) => html`<li><a href="${url}">${url}</a></li>`)}</ul>
-<h2>Manage</h2>
+      body: layout({
+        nav: navigation({ links: [{ href: HOME_PATH, label: 'Home' }, { href: `${admin}/profile/`, label: 'Admin' }], current: HOME_PATH, end: logoutForm(request, reply, user) }),
+        heading: `Signed in as ${user.name}`,
+        content: html`<div class="columns">
+<section class="panel" aria-labelledby="manage-heading">
+<h2 id="manage-heading">Manage</h2>
 <ul>
 <li><a href="${admin}/profile/">Profile</a>: the h-card of your homepage</li>
 <li><a href="${admin}/apps/">Apps</a>: what you signed in to, and revoking it</li>
@@ -159,10 +159,16 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
 <li><a href="${admin}/passkeys/">Passkeys</a>: signing in without a password</li>
 <li><a href="${admin}/account/">Account</a>: your password, signing out everywhere</li>
 </ul>
+</section>
+<section class="panel" aria-labelledby="urls-heading">
+<h2 id="urls-heading">Your profile URLs</h2>
+<ul>${user.me.map((url) => html`<li><a href="${url}">${url}</a></li>`)}</ul>
+</section>
+</div>
 <h2>Your homepage</h2>
 <p>Put these tags in the <code>&lt;head&gt;</code> of each profile URL above, so apps find this server when you sign in with it:</p>
-<pre><code>${linkTags(baseUrl)}</code></pre>
-</main>`,
+<pre><code>${linkTags(baseUrl)}</code></pre>`,
+      }),
     });
   });
 }

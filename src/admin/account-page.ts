@@ -24,7 +24,7 @@ export interface AccountPageDeps {
 
 const PASSWORD_FIELDS = html`
 <label for="current">Current password</label><input type="password" id="current" name="current" autocomplete="current-password" required>
-<label for="new">New password</label><input type="password" id="new" name="new" autocomplete="new-password" required minlength="8">
+<label for="new">New password</label><span class="hint" id="new-hint">At least 8 characters.</span><input type="password" id="new" name="new" autocomplete="new-password" required minlength="8" aria-describedby="new-hint">
 <label for="confirm">New password again</label><input type="password" id="confirm" name="confirm" autocomplete="new-password" required minlength="8">
 <button type="submit">Change password</button>`;
 
@@ -32,10 +32,16 @@ const PASSWORD_FIELDS = html`
 function sendAccountPage(request: FastifyRequest, reply: FastifyReply, problem?: { readonly alert: string | SafeHtml; readonly status: number }): FastifyReply {
   const { csrf } = sessionOf(request);
   const alert = problem === undefined ? '' : typeof problem.alert === 'string' ? errorAlert(problem.alert) : problem.alert;
-  const content = html`<h2>Change password</h2>${alert}
+  const content = html`<div class="columns">
+<section class="panel">
+<h2>Change password</h2>${alert}
 ${postForm({ action: `${ADMIN}/account/password`, csrf, content: PASSWORD_FIELDS })}
+</section>
+<section class="panel">
 <h2>Sessions</h2><p>Sign out on every device and browser, this one included.</p>
-${buttonForm({ action: `${ADMIN}/account/sign-out-everywhere`, csrf, label: 'Sign out everywhere' })}`;
+${buttonForm({ action: `${ADMIN}/account/sign-out-everywhere`, csrf, label: 'Sign out everywhere' })}
+</section>
+</div>`;
   return sendAdminPage(request, reply, { title: 'Account', content, status: problem?.status ?? 200 });
 }
 

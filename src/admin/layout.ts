@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readParam } from '../core/params.js';
 import { html, sendPage, type SafeHtml } from '../web/html.js';
 import { buttonForm } from '../web/ui/csrf-form.js';
-import { layout, navigation, type NavLink } from '../web/ui/layout.js';
+import { layout, navigation, type LayoutWidth, type NavLink } from '../web/ui/layout.js';
 import { notice } from '../web/ui/messages.js';
 import { sessionOf } from './session.js';
 
@@ -20,6 +20,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   reprocessed: 'Webmention checked again.',
   spam: 'Webmention marked as spam.',
   deleted: 'Deleted.',
+  uploaded: 'Uploaded: the file is first in the list below.',
   password: 'Password changed. Other sessions were signed out.',
   token: 'New API token made. The old one no longer works.',
   approved: 'Webmention approved.',
@@ -62,6 +63,8 @@ export interface AdminPage {
   /** Our scripts the page loads, and what they may fetch (see `PageOptions`). */
   readonly scripts?: readonly string[];
   readonly connect?: readonly string[];
+  /** @defaultValue 'wide' (see `layout`) */
+  readonly width?: LayoutWidth;
 }
 
 export function sendAdminPage(request: FastifyRequest, reply: FastifyReply, page: AdminPage): FastifyReply {
@@ -71,15 +74,18 @@ export function sendAdminPage(request: FastifyRequest, reply: FastifyReply, page
   const pages = PAGES.map((link) =>
     link.href === `${ADMIN}/webmentions/` && session.heldMentions > 0 ? { href: `${ADMIN}/webmentions/?approval=held`, label: `Webmentions (${session.heldMentions} waiting)` } : link,
   );
+  const links = session.hasAccountPage ? [...pages, PASSKEYS, ACCOUNT] : pages;
+  const path = request.url.split('?')[0] ?? '';
   const nav = navigation({
-    links: session.hasAccountPage ? [...pages, PASSKEYS, ACCOUNT] : pages,
+    links,
+    current: links.find((link) => link.href.split('?')[0] === path)?.href ?? links.find((link) => path.startsWith(link.href.split('?')[0]!.replace(/\/$/, '')))?.href,
     end: buttonForm({ action: '/indieweb/logout/', csrf: session.csrf, label: 'Sign out' }),
   });
   return sendPage(reply, page.status ?? 200, {
     title: page.title,
     ...(page.scripts === undefined ? {} : { scripts: page.scripts }),
     ...(page.connect === undefined ? {} : { connect: page.connect }),
-    body: layout({ nav, heading: page.title, message: message === undefined ? '' : notice(message), content: page.content }),
+    body: layout({ nav, heading: page.title, message: message === undefined ? '' : notice(message), content: page.content, ...(page.width === undefined ? {} : { width: page.width }) }),
   });
 }
 

@@ -15,7 +15,7 @@ import type { PasskeyRecord } from '../storage/repositories/passkeys.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { sendJson } from '../web/reply.js';
 import { buttonForm, csrfField } from '../web/ui/csrf-form.js';
-import { fieldError } from '../web/ui/field.js';
+import { fieldError, invalidAttributes } from '../web/ui/field.js';
 import { timestamp } from '../web/ui/format.js';
 import { errorAlert } from '../web/ui/messages.js';
 import { ADMIN, redirectDone, sendAdminPage } from './layout.js';
@@ -33,17 +33,17 @@ const OPTIONS_PATH = `${ADMIN}/passkeys/options`;
 type Problem = { readonly at: 'page' | 'add' | 'name'; readonly message: string; readonly status: number; readonly name?: string };
 
 function passkeyRow(passkey: PasskeyRecord, csrf: string): SafeHtml {
-  return html`<tr><td>${passkey.name}</td><td>${timestamp(passkey.createdAt)}</td><td>${passkey.lastUsedAt === null ? 'never' : timestamp(passkey.lastUsedAt)}</td><td>${passkey.backedUp ? 'yes' : 'no'}</td>
+  return html`<tr><td data-label="Name">${passkey.name}</td><td data-label="Added">${timestamp(passkey.createdAt)}</td><td data-label="Last used">${passkey.lastUsedAt === null ? 'never' : timestamp(passkey.lastUsedAt)}</td><td data-label="Synced">${passkey.backedUp ? 'yes' : 'no'}</td>
 <td>${buttonForm({ action: `${ADMIN}/passkeys/remove`, csrf, hidden: { id: passkey.id }, label: `Remove ${passkey.name}` })}</td></tr>`;
 }
 
 function addForm(csrf: string, problem: Problem | undefined): SafeHtml {
-  const nameError = problem?.at === 'name' ? fieldError(problem.message) : '';
+  const nameError = problem?.at === 'name' ? fieldError(problem.message, 'passkey-name') : '';
   const addError = problem?.at === 'add' ? problem.message : '';
   return html`<form method="post" action="${ADMIN}/passkeys/" id="passkey-add" data-passkey="register" data-passkey-options="${OPTIONS_PATH}">
 ${csrfField(csrf)}<input type="hidden" name="challenge_id" value=""><input type="hidden" name="response" value="">
 <label for="passkey-name">Name (the device or password manager that holds it)</label>
-<input type="text" id="passkey-name" name="name" maxlength="${MAX_PASSKEY_NAME_LENGTH}" autocomplete="off" value="${problem?.name ?? ''}"${nameError === '' ? '' : html` aria-invalid="true"`}>${nameError}
+<input type="text" id="passkey-name" name="name" maxlength="${MAX_PASSKEY_NAME_LENGTH}" autocomplete="off" value="${problem?.name ?? ''}"${invalidAttributes('passkey-name', nameError === '' ? 0 : 1)}>${nameError}
 <p role="alert" data-passkey-error${addError === '' ? html` hidden` : html` class="error"`}>${addError}</p>
 <button type="submit">Add a passkey</button>
 </form>`;
@@ -70,12 +70,14 @@ export function passkeysPage(app: FastifyInstance, deps: PasskeysPageDeps): void
       own.length === 0
         ? html`<p>No passkeys yet.</p>`
         : html`<table><thead><tr><th>Name</th><th>Added</th><th>Last used</th><th>Synced</th><th></th></tr></thead><tbody>${own.map((passkey) => passkeyRow(passkey, csrf))}</tbody></table>`;
-    const content = html`<p>A passkey signs you in with your device's fingerprint, face or PIN instead of your password. It only works on this server's own address, so a look-alike site cannot trick you into giving it away.</p>
+    const content = html`<p class="lead">A passkey signs you in with your device's fingerprint, face or PIN instead of your password. It only works on this server's own address, so a look-alike site cannot trick you into giving it away.</p>
 ${problem?.at === 'page' ? errorAlert(problem.message) : ''}${list}
-<h2>Add a passkey</h2>
-${addForm(csrf, problem)}
-<h2>Password sign-in</h2>
-${passwordSection(record?.passwordless === true, own.length, csrf)}`;
+<div class="columns">
+<section class="panel" aria-labelledby="add-heading"><h2 id="add-heading">Add a passkey</h2>
+${addForm(csrf, problem)}</section>
+<section class="panel" aria-labelledby="password-heading"><h2 id="password-heading">Password sign-in</h2>
+${passwordSection(record?.passwordless === true, own.length, csrf)}</section>
+</div>`;
     return sendAdminPage(request, reply, {
       title: 'Passkeys',
       content,

@@ -15,6 +15,8 @@ import type { Accounts } from '../contracts/accounts.js';
 import { readParam } from '../core/params.js';
 import type { FailureThrottle } from '../core/throttle.js';
 import type { TokenService } from '../indieauth/token-service.js';
+import type { MediaConfig } from '../config/config.js';
+import type { FormUpload } from '../media/form-upload.js';
 import type { MediaLibrary } from '../media/library.js';
 import type { DoctorService } from '../operations/doctor/service.js';
 import type { ProfileService } from '../profile/service.js';
@@ -29,7 +31,7 @@ import { createMicropubClient } from './write/micropub-client.js';
 import type { UploadDeps } from './write/uploads.js';
 import { writeArea, writeScriptRoute } from './write/write-area.js';
 import { accountPage } from './account-page.js';
-import { appsPage } from './apps-page.js';
+import { appsPage, type AppsPageDeps } from './apps-page.js';
 import { sendFormExpired } from './form-expired.js';
 import { ADMIN } from './layout.js';
 import { mediaPage } from './media-page.js';
@@ -52,6 +54,8 @@ export interface AdminDeps {
   readonly csrf: Csrf;
   readonly baseUrl: string;
   readonly tokens: TokenService;
+  /** What apps say about themselves (the Apps page shows their names). */
+  readonly clientInfo: AppsPageDeps['clientInfo'];
   readonly profiles: ProfileService;
   readonly webmentions: WebmentionService;
   /** The read tokens of the webmention.io-compatible API. */
@@ -61,6 +65,10 @@ export interface AdminDeps {
   /** Webmentions sent on publish (the Sent webmentions page); absent: no such page. */
   readonly webmentionSending?: { readonly sender: PublishSender; readonly mode: 'off' | 'on' | 'deploy' };
   readonly media: MediaLibrary;
+  /** Stores the file of the Media page's upload form. */
+  readonly mediaUpload: FormUpload;
+  /** What the upload form tells about the limits. */
+  readonly mediaLimits: Pick<MediaConfig, 'maxUploadBytes' | 'allowedTypes'>;
   /** The Write area: files of its forms go through the upload pipeline with the media endpoint's limits. */
   readonly uploads: UploadDeps;
   /** The Write area looks at the pages a post cites through it. */
@@ -81,11 +89,11 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
     async (pages) => {
       guardAdminPages(pages, { accounts: deps.accounts, csrf: deps.csrf, hasAccountPage: users !== null, countHeld: (userId) => deps.webmentionModeration.countHeld(userId) });
       profilePage(pages, { profiles: deps.profiles, baseUrl });
-      appsPage(pages, { tokens: deps.tokens, baseUrl });
+      appsPage(pages, { tokens: deps.tokens, clientInfo: deps.clientInfo, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });
       if (deps.webmentionSending !== undefined) webmentionsSentPage(pages, deps.webmentionSending);
       webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
-      mediaPage(pages, { media: deps.media, baseUrl });
+      mediaPage(pages, { media: deps.media, upload: deps.mediaUpload, limits: deps.mediaLimits, csrf: deps.csrf, baseUrl });
       writeArea(pages, { micropub, csrf: deps.csrf, uploads: deps.uploads, outbound: deps.outbound, baseUrl });
       setupPage(pages, { doctor: deps.doctor, baseUrl });
       if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });

@@ -73,17 +73,23 @@ function sendProfilePage(request: FastifyRequest, reply: FastifyReply, card: HCa
       errors: fieldProblems.filter((problem) => problem.field === formField.name).map((problem) => problem.message),
     }),
   );
-  const content = html`${rejected?.from === 'fields' ? errorSummary(problems.filter((problem) => !isFormField(problem.field))) : ''}
+  const content = html`<p class="lead">Your h-card: what apps and other sites show about you. Public page: <a href="/indieweb/profile/${user.name}/">/indieweb/profile/${user.name}/</a></p>
+<div class="columns">
+<section class="panel" aria-labelledby="card-heading"><h2 id="card-heading">Your card</h2>
+${rejected?.from === 'fields' ? errorSummary(problems.filter((problem) => !isFormField(problem.field))) : ''}
 ${postForm({ action: `${ADMIN}/profile/`, csrf, content: html`${fields}<button type="submit">Save profile</button>` })}
-<h2>Raw h-card (JSON)</h2>
+</section>
+<section class="panel" aria-labelledby="json-heading">
+<h2 id="json-heading">Raw h-card (JSON)</h2>
 <p>Every microformats property, as lists of values. Saved as a whole.</p>
-${rejected?.from === 'json' ? errorSummary(problems) : ''}
+${rejected?.from === 'json' ? errorSummary(problems, 'json-problems') : ''}
 ${postForm({
   action: `${ADMIN}/profile/json`,
   csrf,
-  content: html`<label for="field-json">h-card JSON</label><textarea id="field-json" name="h_card" rows="12">${rejected?.json ?? JSON.stringify(card, null, 2)}</textarea><button type="submit">Save JSON</button>`,
+  content: html`<label for="field-json">h-card JSON</label><textarea id="field-json" name="h_card" rows="12"${rejected?.from === 'json' && problems.length > 0 ? html` aria-invalid="true" aria-describedby="json-problems"` : ''}>${rejected?.json ?? JSON.stringify(card, null, 2)}</textarea><button type="submit">Save JSON</button>`,
 })}
-<p>Public page: <a href="/indieweb/profile/${user.name}/">/indieweb/profile/${user.name}/</a></p>`;
+</section>
+</div>`;
   return sendAdminPage(request, reply, { title: 'Profile', content, status: problems.length > 0 ? 400 : 200 });
 }
 

@@ -16,6 +16,7 @@ import { errorAlert } from '../web/ui/messages.js';
 import type { ReadTokens } from '../webmention/api/read-tokens.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { buttonForm } from '../web/ui/csrf-form.js';
+import { timestamp } from '../web/ui/format.js';
 import { ADMIN, redirectDone, sendAdminPage } from './layout.js';
 import { sessionOf } from './session.js';
 
@@ -34,9 +35,9 @@ async function tokenSection(deps: WebmentionSettingsPageDeps, userId: string, cs
   const rotate = (label: string) => buttonForm({ action: `${ADMIN}${SETTINGS_PATH}rotate-token`, csrf, label });
   if (current.state !== 'ok') {
     const why = current.state === 'stale' ? html`<p>Your token was made under another server secret and cannot be shown; a new one replaces it.</p>` : html`<p>You have no API token yet.</p>`;
-    return html`<section id="api-token"><h2>API token</h2>${why}${rotate('Make a token')}</section>`;
+    return html`<section id="api-token" class="card"><h2>API token</h2>${why}${rotate('Make a token')}</section>`;
   }
-  return html`<section id="api-token"><h2>API token</h2>
+  return html`<section id="api-token" class="card"><h2>API token</h2>
 <p>Static-site plug-ins made for webmention.io read your mentions with this token; keep it out of public pages.</p>
 <p><code class="token">${current.token}</code></p>
 <p>Your mentions: <code>${api}/mentions.jf2?token=${current.token}</code></p>
@@ -45,7 +46,7 @@ ${rotate('Make a new token (the old one stops working)')}</section>`;
 }
 
 function ruleRow(rule: WebmentionRule, csrf: string): SafeHtml {
-  return html`<tr><td>${rule.action}</td><td>${rule.kind === 'domain' ? 'domain' : 'URL prefix'}</td><td><code>${rule.value}</code></td><td>${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}remove-rule`, csrf, hidden: { id: rule.id }, label: 'Remove' })}</td></tr>`;
+  return html`<tr><td data-label="Rule">${rule.action}</td><td data-label="Matches">${rule.kind === 'domain' ? 'domain' : 'URL prefix'}</td><td data-label="Value"><code>${rule.value}</code></td><td>${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}remove-rule`, csrf, hidden: { id: rule.id }, label: 'Remove' })}</td></tr>`;
 }
 
 async function rulesSection(deps: WebmentionSettingsPageDeps, userId: string, csrf: string): Promise<SafeHtml> {
@@ -58,12 +59,12 @@ async function rulesSection(deps: WebmentionSettingsPageDeps, userId: string, cs
 <label for="rule-action">Rule</label><select id="rule-action" name="action"><option value="block">Block (recorded as spam, never fetched)</option><option value="allow">Allow (public without approval)</option></select>
 <button type="submit">Add rule</button>`,
   });
-  return html`<section id="rules"><h2>Block and allow lists</h2>
+  return html`<section id="rules" class="card"><h2>Block and allow lists</h2>
 <p>A domain covers its subdomains; a URL prefix covers the source URLs that start with it. A block wins over an allow.</p>${table}${form}</section>`;
 }
 
 function deliveryRow(delivery: WebhookDelivery, csrf: string): SafeHtml {
-  return html`<tr><td>${delivery.createdAt}</td><td>${delivery.event}</td><td>${delivery.status}</td><td>${String(delivery.attempts)}</td><td>${delivery.httpStatus === null ? '—' : String(delivery.httpStatus)}</td><td>${delivery.lastError ?? '—'}</td>
+  return html`<tr><td data-label="Created">${timestamp(delivery.createdAt)}</td><td data-label="Event">${delivery.event}</td><td data-label="Status">${delivery.status}</td><td data-label="Attempts">${String(delivery.attempts)}</td><td data-label="HTTP">${delivery.httpStatus === null ? '—' : String(delivery.httpStatus)}</td><td data-label="Last error">${delivery.lastError ?? '—'}</td>
 <td>${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}send-again`, csrf, hidden: { id: delivery.id }, label: 'Send again' })}</td></tr>`;
 }
 
@@ -84,13 +85,13 @@ ${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-secret`, csrf, label: 'M
     deliveries.length === 0
       ? html`<p>No deliveries yet.</p>`
       : html`<table class="deliveries"><thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>HTTP</th><th>Last error</th><th></th></tr></thead><tbody>${deliveries.map((delivery) => deliveryRow(delivery, csrf))}</tbody></table>`;
-  return html`<section id="webhook"><h2>Webhook</h2><p>A POST for each of your public mentions when it is verified, approved, updated or deleted.</p>${form}${secret}<h3>Deliveries</h3>${log}</section>`;
+  return html`<section id="webhook" class="card"><h2>Webhook</h2><p>A POST for each of your public mentions when it is verified, approved, updated or deleted.</p>${form}${secret}<h3>Deliveries</h3>${log}</section>`;
 }
 
 export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSettingsPageDeps): void {
   const render = async (request: Parameters<typeof sessionOf>[0], problem?: string) => {
     const { user, csrf } = sessionOf(request);
-    return html`${problem === undefined ? '' : errorAlert(problem)}${await tokenSection(deps, user.id, csrf)}${await rulesSection(deps, user.id, csrf)}${await webhookSection(deps, user.id, csrf)}`;
+    return html`${problem === undefined ? '' : errorAlert(problem)}<div class="stack">${await tokenSection(deps, user.id, csrf)}${await rulesSection(deps, user.id, csrf)}${await webhookSection(deps, user.id, csrf)}</div>`;
   };
 
   app.get(SETTINGS_PATH, async (request, reply) => sendAdminPage(request, reply, { title: 'Webmention settings', content: await render(request) }));

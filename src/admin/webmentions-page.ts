@@ -78,7 +78,7 @@ function paging(query: ListQuery, shown: number, total: number): SafeHtml | '' {
 
 function filterForm(query: ListQuery): SafeHtml {
   const options = WEBMENTION_STATUSES.map((status) => html`<option value="${status}"${status === query.status ? html` selected` : ''}>${status}</option>`);
-  return html`<form method="get" action="${ADMIN}/webmentions/"><label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${options}</select><label for="filter-target">Target</label><input type="url" id="filter-target" name="target" value="${query.target}"><button type="submit">Filter</button></form>`;
+  return html`<form method="get" action="${ADMIN}/webmentions/" class="filters" role="search" aria-label="Filter webmentions"><div><label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${options}</select></div><div><label for="filter-target">Target</label><input type="url" id="filter-target" name="target" value="${query.target}"></div><button type="submit">Filter</button></form>`;
 }
 
 function mentionItem(item: WebmentionRecord, csrf: string): SafeHtml {

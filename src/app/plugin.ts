@@ -41,6 +41,7 @@ import { deferJsonErrors, registerBodyParsers } from '../web/body-parsers.js';
 import { closeUnreadBodies } from '../web/client-errors.js';
 import { createCsrf } from '../web/csrf.js';
 import { defaultErrorHandler } from '../web/error-handler.js';
+import { stylesheetRoute } from '../web/ui/stylesheet.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import { createWebmention } from '../webmention/feature.js';
 import { handlerKindOf } from '../micropub/load-handler.js';
@@ -184,6 +185,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     csrf,
     baseUrl: config.baseUrl,
     tokens: indieauth.tokens,
+    clientInfo: indieauth.clientInfo,
     profiles: profile.service,
     webmentions: webmention.service,
     webmentionTokens: webmention.readTokens,
@@ -191,6 +193,8 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webhooks: webmention.webhooks,
     webmentionSending: { sender: webmention.publishing, mode: webmention.sendMode },
     media: media.library,
+    mediaUpload: media.formUpload,
+    mediaLimits: config.media,
     uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
     outbound: writeOutbound,
     doctor,
@@ -271,6 +275,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       selfTestRoutes(child, { trustProxy: config.trustProxy });
       // an early answer (401/413 before a multipart body ends, a 404 with a body) closes the connection, in both modes
       closeUnreadBodies(child);
+      stylesheetRoute(child);
       await child.register(accounts.routes);
       await child.register(webmention.routes);
       await child.register(profile.routes);

@@ -31,38 +31,50 @@ function hiddenFields(request: AuthorizationRequest): SafeHtml {
   return html`${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
 }
 
+/** The app's logo (https only, never a tracking pixel over http), or its first letter. */
+function appMark(client: ClientInfo | null, shownName: string): SafeHtml {
+  if (client?.logo?.startsWith('https:') === true) return html`<img class="client-logo" src="${client.logo}" alt="" width="64" height="64">`;
+  return html`<span class="initial" aria-hidden="true">${(shownName.replace(/^www\./i, '')[0] ?? '?').toUpperCase()}</span>`;
+}
+
 export function consentBody(options: { request: AuthorizationRequest; user: HostUser; csrf: string; notice?: SafeHtml; client?: ClientInfo | null }): SafeHtml {
   const { request, user, csrf } = options;
   const client = options.client ?? null;
   const clientHost = hostOf(request.clientId);
   const redirectHost = hostOf(request.redirectUri);
   const scopes = scopeNames(request.scope);
-  return html`<main>
-${client?.logo?.startsWith('https:') === true ? html`<img class="client-logo" src="${client.logo}" alt="" width="64" height="64">` : ''}
-<h1>Sign in to ${client?.name ?? clientHost}</h1>
+  const name = client?.name ?? clientHost;
+  return html`<main id="main" class="consent">
+<div class="app-card">${appMark(client, name)}<div><h1>Sign in to ${name}</h1><p>${client?.name === undefined || client.name === null ? 'An app' : html`An app at <strong>${clientHost}</strong>`} asks to sign you in with your web address.</p></div></div>
 ${options.notice ?? ''}
-<p>Signed in here as <strong>${user.name}</strong>.</p>
-<dl>
-<dt>App</dt><dd><code>${request.clientId}</code></dd>
-<dt>You will be sent back to</dt><dd><code>${request.redirectUri}</code>${
+<p>Signed in here as <strong>${user.name}</strong>, as <code>${request.me}</code>.</p>
+<div class="redirect"><span>Whatever you decide, you are sent to</span><span class="host">${redirectHost}</span><code>${request.redirectUri}</code>${
     redirectHost !== clientHost
       ? html`<p class="warning" role="alert">This address is on ${redirectHost}, not on the app's own site ${clientHost}.${
           client !== null && client.redirectUris.includes(request.redirectUri) ? ' The app publishes it as its own.' : ''
         }</p>`
       : ''
-  }</dd>
-<dt>As</dt><dd><code>${request.me}</code></dd>
-<dt>Access requested</dt><dd>${
+  }</div>
+<h2>${scopes.length === 0 ? 'What the app gets' : `What ${name} may do`}</h2>
+${
     scopes.length === 0
       ? html`<p>Sign-in only: the app learns your profile URL and gets no access to your site.</p>`
-      : html`<ul class="scopes">${scopes.map((name) => html`<li><code>${name}</code>${SCOPE_DESCRIPTIONS[name] === undefined ? '' : html` — ${SCOPE_DESCRIPTIONS[name]}`}</li>`)}</ul>`
-  }</dd>
+      : html`<ul class="scopes">${scopes.map((scope) => html`<li><code>${scope}</code> — ${SCOPE_DESCRIPTIONS[scope] ?? "a permission indiestack does not describe (your site's own software decides what it allows)"}</li>`)}</ul>`
+  }
+<details><summary>Details of the request</summary>
+<dl>
+<dt>App (client_id)</dt><dd><code>${request.clientId}</code></dd>
+<dt>Profile URL (me)</dt><dd><code>${request.me}</code></dd>
+<dt>Permissions asked for (scope)</dt><dd>${request.scope === '' ? 'none' : html`<code>${request.scope}</code>`}</dd>
 </dl>
+</details>
 <form method="post" action="/indieweb/auth/consent/">
 ${csrfField(csrf)}
 ${hiddenFields(request)}
+<div class="decision">
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
+</div>
 </form>
 </main>`;
 }
@@ -70,7 +82,7 @@ ${hiddenFields(request)}
 /** Shown when the app asks to sign in as a profile URL that is not the signed-in account's. */
 export function notYourProfileBody(options: { request: AuthorizationRequest; user: HostUser; csrf: string }): SafeHtml {
   const { request, user, csrf } = options;
-  return html`<main>
+  return html`<main id="main" class="consent">
 <h1>Not your profile</h1>
 ${errorAlert(html`The app <code>${request.clientId}</code> asked to sign you in as <code>${request.me}</code>, which is not a profile URL of the account <strong>${user.name}</strong>.`)}
 <p>This account's profile URLs:</p>

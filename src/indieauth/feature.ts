@@ -19,7 +19,7 @@ import type { Stores } from '../storage/stores.js';
 import type { Csrf } from '../web/csrf.js';
 import { createAuthorizationService } from './authorize.js';
 import { createBearerGuard, type BearerGuard } from './bearer.js';
-import { createClientInfoFetcher } from './client-info.js';
+import { createClientInfoFetcher, type ClientInfoFetcher } from './client-info.js';
 import { createClientPolicy } from './client-policy.js';
 import { createExchangeService } from './exchange.js';
 import { serverMetadata } from './metadata.js';
@@ -30,6 +30,8 @@ export interface IndieAuthFeature {
   readonly tokens: TokenService;
   /** The resource guard Micropub and media use. */
   readonly bearer: BearerGuard;
+  /** What a client says about itself at its client_id URL (name, logo), cached; the consent and Apps pages show it. */
+  readonly clientInfo: ClientInfoFetcher;
   /** `/auth/`, `/auth/consent/`, `/token/` (with refresh, revocation, introspection) and `/userinfo`. */
   readonly routes: (app: FastifyInstance) => Promise<void>;
   /** Adds `/.well-known/oauth-authorization-server` to `app` itself: where RFC 8414 says clients look. */
@@ -93,6 +95,7 @@ export async function createIndieAuth(deps: {
   // client pages are fetched while a person waits on the consent screen: a tighter cap
   const clientOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: 3_000, maxBytes: 256 * 1024, onOutcome: meter.outboundFetch });
   const metadata = serverMetadata(config.baseUrl);
+  const clientInfo = createClientInfoFetcher({ outbound: clientOutbound, clock });
   const routeDeps = {
     authorization: createAuthorizationService({ authCodes: stores.authCodes, clientPolicy, clock, codeLifetime: config.authCodeExpiresIn }),
     exchange: createExchangeService({
@@ -108,7 +111,7 @@ export async function createIndieAuth(deps: {
     }),
     tokens,
     bearer,
-    clientInfo: createClientInfoFetcher({ outbound: clientOutbound, clock }),
+    clientInfo,
     accounts,
     profiles: deps.profiles,
     csrf: deps.csrf,
@@ -122,6 +125,7 @@ export async function createIndieAuth(deps: {
   return {
     tokens,
     bearer,
+    clientInfo,
     routes: (app) => indieauthRoutes(app, routeDeps),
     addWellKnownRoute(app) {
       app.get('/.well-known/oauth-authorization-server', async (_request, reply) =>

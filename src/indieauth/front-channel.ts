@@ -10,7 +10,8 @@ import { CSRF_FIELD } from '../web/csrf-token.js';
 import type { HostUser } from '../contracts/accounts.js';
 import { InvalidRequestError } from '../core/errors.js';
 import { appendQuery, readParam } from '../core/params.js';
-import { sendPage } from '../web/html.js';
+import { html, sendPage } from '../web/html.js';
+import { navigation } from '../web/ui/layout.js';
 import { errorAlert } from '../web/ui/messages.js';
 import { createErrorHandler } from '../web/error-handler.js';
 import { sendText } from '../web/reply.js';
@@ -69,12 +70,12 @@ export async function frontChannelRoutes(app: FastifyInstance, deps: IndieAuthRo
     const csrfToken = csrf.tokenFor(request, reply, user.id);
     if (ownProfileUrl(user, auth.me) === null) {
       request.log.info({ clientId: auth.clientId }, 'authorization refused: me is not the signed-in account');
-      return sendPage(reply, 403, { title: 'Not your profile', body: notYourProfileBody({ request: auth, user, csrf: csrfToken }), formAction: formActionFor(auth) });
+      return sendPage(reply, 403, { title: 'Not your profile', body: html`${navigation({})}${notYourProfileBody({ request: auth, user, csrf: csrfToken })}`, formAction: formActionFor(auth) });
     }
     const notice = expired ? errorAlert('The form expired. Please decide again.') : undefined;
     return sendPage(reply, status, {
       title: 'Approve sign-in',
-      body: consentBody({ request: auth, user, csrf: csrfToken, client: info, ...(notice === undefined ? {} : { notice }) }),
+      body: html`${navigation({})}${consentBody({ request: auth, user, csrf: csrfToken, client: info, ...(notice === undefined ? {} : { notice }) })}`,
       formAction: formActionFor(auth),
     });
   }

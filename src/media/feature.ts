@@ -14,6 +14,7 @@ import type { Content } from '../micropub/content.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
 import { createLocalStorage, type LocalMediaStorage } from './fs-storage.js';
 import { sweepUploadLeftovers, type SweepResult } from './leftovers.js';
+import { createFormUpload, type FormUpload } from './form-upload.js';
 import { createMediaLibrary, type MediaLibrary } from './library.js';
 import { createReceiveRequest, type ReceiveRequest } from './receive.js';
 import { mediaRoutes } from './routes.js';
@@ -26,6 +27,8 @@ export interface MediaFeature {
   readonly library: MediaLibrary;
   /** Reads a multipart request behind the bearer guard (Micropub creates with files use it too). */
   readonly receive: ReceiveRequest;
+  /** Stores the file of one of our own upload forms (the admin Media page), checked by the form's CSRF token. */
+  readonly formUpload: FormUpload;
   readonly routes: (app: FastifyInstance) => Promise<void>;
   /** Removes what uploads of a killed process left behind (partial files, spool directories); see leftovers.ts. */
   sweepLeftovers(): Promise<SweepResult>;
@@ -71,6 +74,7 @@ export function createMedia(deps: {
     pipeline,
     library: createMediaLibrary({ repository, pipeline }),
     receive,
+    formUpload: createFormUpload({ pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits }),
     routes: (app) => mediaRoutes(app, routeDeps),
     sweepLeftovers: () => sweepUploadLeftovers({ mediaDir: isLocalStorage(storage) ? storage.dir : null, now: deps.clock.now() }),
   };

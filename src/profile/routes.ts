@@ -10,7 +10,8 @@ import { layout } from '../web/ui/layout.js';
 import { metadataUrl } from '../indieauth/metadata.js';
 import { prefersJson } from '../web/negotiation.js';
 import type { ProfileService } from './service.js';
-import { linkTags, renderHCard } from './template-helpers.js';
+import { profileCard } from './page.js';
+import { linkTags } from './template-helpers.js';
 import { sendText } from '../web/reply.js';
 
 export interface ProfileRoutesDeps {
@@ -33,7 +34,7 @@ export async function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDep
     return sendPage(reply, 200, {
       title: profile.name ?? account.name,
       head: new SafeHtml(linkTags(baseUrl)),
-      body: layout({ content: new SafeHtml(renderHCard(profile)) }),
+      body: layout({ content: profileCard(profile.hCard, account.name), className: 'profile-page' }),
     });
   });
 }

@@ -27,7 +27,7 @@ export function renderHCard(profile: HCardProfile, options: { extraClasses?: rea
   for (const [name, values] of Object.entries(card)) {
     for (const value of values) {
       const text = escapeHtml(value);
-      if (name === 'photo' || name === 'logo') lines.push(`<img class="u-${name}" src="${text}">`);
+      if (name === 'photo' || name === 'logo') lines.push(`<img class="u-${name}" src="${text}" alt="">`);
       else if (name === EMAIL_PROPERTY) lines.push(`<a class="u-email" href="${text}">${escapeHtml(value.replace(/^mailto:/i, ''))}</a>`);
       else if (URL_PROPERTIES.has(name)) lines.push(`<a class="u-${name}" href="${text}">${text}</a>`);
       else if (name === 'note') lines.push(`<p class="p-note">${text}</p>`);

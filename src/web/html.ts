@@ -3,8 +3,8 @@
  * page of ours carries.
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { UI_STYLESHEET_PATH } from './ui/stylesheet.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -36,33 +36,7 @@ function render(value: unknown): string {
   return escapeHtml(value);
 }
 
-const STYLE = `
-:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
-body{max-width:40rem;margin:0 auto;padding:1rem}
-h1{font-size:1.5rem}
-label{display:block;margin:.75rem 0 .25rem;font-weight:600}
-input[type=text],input[type=password],input[type=url],textarea{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
-button{font:inherit;padding:.5rem 1rem;margin:.75rem .5rem 0 0;cursor:pointer}
-.error{border-left:4px solid #c00;padding:.25rem .75rem;background:rgba(200,0,0,.08)}
-span.error{display:block;margin-top:.25rem}
-dt{font-weight:600;margin-top:.5rem}
-dd{margin-left:1rem}
-.notice{border-left:4px solid #06c;padding:.25rem .75rem;background:rgba(0,100,200,.08)}
-.warning{color:#a60;font-weight:600}
-code{word-break:break-all}
-nav{display:flex;gap:1rem;flex-wrap:wrap;align-items:center;border-bottom:1px solid #8884;padding-bottom:.5rem}
-nav form{margin-left:auto}
-nav button{margin:0}
-table{border-collapse:collapse;width:100%;font-size:.9rem}
-td,th{border-bottom:1px solid #8884;padding:.25rem;text-align:left;vertical-align:top}
-ul.mentions,ul.media{list-style:none;padding:0}
-li.mention,li.media-item{border-bottom:1px solid #8884;padding:.5rem 0}
-li form,td form{display:inline}
-img,video{max-width:100%;height:auto}
-select{font:inherit;padding:.4rem}
-`;
 
-const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 export interface PageOptions {
   title: string;
@@ -89,10 +63,11 @@ export function renderPage(options: PageOptions): string {
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(options.title)} · indiestack</title>
-<style>${STYLE}</style>
+<link rel="stylesheet" href="${UI_STYLESHEET_PATH}">
 ${options.head?.value ?? ''}
 ${(options.scripts ?? []).map((src) => `<script src="${escapeHtml(src)}" defer></script>\n`).join('')}</head>
 <body>
+<a class="skip" href="#main">Skip to the content</a>
 ${options.body.value}
 </body>
 </html>
@@ -109,7 +84,8 @@ export function contentSecurityPolicy(formAction: readonly string[] = [], script
     "default-src 'none'",
     ...(scripts.length === 0 ? [] : [`script-src${sourceList(scripts)}`]),
     ...(connect.length === 0 ? [] : [`connect-src${sourceList(connect)}`]),
-    `style-src 'sha256-${STYLE_HASH}'`,
+    // our stylesheet only (web/ui/stylesheet.ts): no inline style, no style attribute
+    "style-src 'self'",
     "img-src 'self' https: data:",
     "media-src 'self' https:",
     `form-action 'self'${formAction.map((source) => ` ${source}`).join('')}`,

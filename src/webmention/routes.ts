@@ -8,6 +8,7 @@ import { forClient, InvalidRequestError } from '../core/errors.js';
 import { parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
 import { html, sendPage } from '../web/html.js';
+import { timestamp } from '../web/ui/format.js';
 import { layout } from '../web/ui/layout.js';
 import { createErrorHandler } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
@@ -87,12 +88,13 @@ export async function webmentionRoutes(app: FastifyInstance, deps: { service: We
     return sendPage(reply, 200, {
       title: 'Webmention status',
       body: layout({
+        width: 'medium',
         heading: `Webmention: ${record.status}`,
         content: html`
 <dl>
 <dt>Source</dt><dd><code>${record.source}</code></dd>
 <dt>Target</dt><dd><code>${record.target}</code></dd>
-<dt>Status</dt><dd>${record.status}${record.verifiedAt === null ? '' : html` (verified ${record.verifiedAt})`}</dd>${reason === null ? '' : html`<dt>Why it failed</dt><dd>${reason}</dd>`}
+<dt>Status</dt><dd>${record.status}${record.verifiedAt === null ? '' : html` (verified ${timestamp(record.verifiedAt)})`}</dd>${reason === null ? '' : html`<dt>Why it failed</dt><dd>${reason}</dd>`}
 ${record.type === null ? '' : html`<dt>Type</dt><dd>${record.type}</dd>`}
 ${record.author.name === null ? '' : html`<dt>Author</dt><dd>${record.author.name}</dd>`}
 ${record.contentText === null ? '' : html`<dt>Content</dt><dd>${record.contentText}</dd>`}

@@ -154,7 +154,7 @@ describe('admin Passkeys page requests', () => {
     const { csp, body } = await page();
     expect(csp).toContain(`connect-src ${BASE}/indieweb/admin/passkeys/options;`);
     expect(body).toContain('No passkeys yet.');
-    expect(body).toContain('<a href="/indieweb/admin/passkeys/">Passkeys</a>');
+    expect(body).toContain('<a href="/indieweb/admin/passkeys/" aria-current="page">Passkeys</a>');
   });
 
   it('200 registration options for the signed-in user behind the CSRF token, 403 without it', async () => {
@@ -174,7 +174,7 @@ describe('admin Passkeys page requests', () => {
     const long = 'n'.repeat(65);
     const tooLong = await post('/indieweb/admin/passkeys/', { _csrf: csrf, name: long, challenge_id: 'x', response: '{}' });
     expect(tooLong.statusCode).toBe(400);
-    expect(tooLong.body).toMatch(/aria-invalid="true"><span class="error" role="alert">The name may have at most 64 characters.<\/span>/);
+    expect(tooLong.body).toMatch(/id="passkey-name" [^>]*aria-invalid="true" aria-describedby="passkey-name-error"><span class="error" id="passkey-name-error" role="alert">The name may have at most 64 characters.<\/span>/);
     const unreadable = await post('/indieweb/admin/passkeys/', { _csrf: csrf, name: 'Phone', challenge_id: 'x', response: 'nope' });
     expect(unreadable.statusCode).toBe(400);
     expect(unreadable.body).toContain('The answer of your passkey could not be read.');

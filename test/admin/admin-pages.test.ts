@@ -15,6 +15,7 @@ import {
   getAdmin,
   issueToken,
   postAdmin,
+  shownTime,
   snapshot,
   submitAdmin,
   textBetween,
@@ -207,18 +208,19 @@ describe('admin profile editor', () => {
   });
 
   it.each([
-    ['a javascript: URL', 'url', { url: 'javascript:alert(1)' }, '<textarea id="field-url" name="url" rows="3">javascript:alert(1)</textarea>', '&quot;javascript:alert(1)&quot; is not an absolute http(s) URL'],
-    ['a relative photo', 'photo', { photo: '/me.jpg' }, '<input type="text" id="field-photo" name="photo" value="/me.jpg">', '&quot;/me.jpg&quot; is not an absolute http(s) URL'],
-    ['an invalid e-mail', 'email', { email: 'alice at example' }, '<textarea id="field-email" name="email" rows="3">alice at example</textarea>', '&quot;alice at example&quot; is not an e-mail address'],
-    ['an oversized name (2001 characters)', 'name', { name: 'x'.repeat(2001) }, `<input type="text" id="field-name" name="name" value="${'x'.repeat(2001)}">`, 'values must be at most 2000 characters'],
-    ['an oversized note (2001 characters)', 'note', { note: 'y'.repeat(2001) }, `<textarea id="field-note" name="note" rows="3">${'y'.repeat(2001)}</textarea>`, 'values must be at most 2000 characters'],
-  ] as const)('400 for %s with the error next to the %s field, nothing saved', async (_label, _field, fields, control, message) => {
+    ['a javascript: URL', 'url', { url: 'javascript:alert(1)' }, '<textarea id="field-url" name="url" rows="3" aria-invalid="true" aria-describedby="field-url-error">javascript:alert(1)</textarea>', '&quot;javascript:alert(1)&quot; is not an absolute http(s) URL'],
+    ['a relative photo', 'photo', { photo: '/me.jpg' }, '<input type="text" id="field-photo" name="photo" value="/me.jpg" aria-invalid="true" aria-describedby="field-photo-error">', '&quot;/me.jpg&quot; is not an absolute http(s) URL'],
+    ['an invalid e-mail', 'email', { email: 'alice at example' }, '<textarea id="field-email" name="email" rows="3" aria-invalid="true" aria-describedby="field-email-error">alice at example</textarea>', '&quot;alice at example&quot; is not an e-mail address'],
+    ['an oversized name (2001 characters)', 'name', { name: 'x'.repeat(2001) }, `<input type="text" id="field-name" name="name" value="${'x'.repeat(2001)}" aria-invalid="true" aria-describedby="field-name-error">`, 'values must be at most 2000 characters'],
+    ['an oversized note (2001 characters)', 'note', { note: 'y'.repeat(2001) }, `<textarea id="field-note" name="note" rows="3" aria-invalid="true" aria-describedby="field-note-error">${'y'.repeat(2001)}</textarea>`, 'values must be at most 2000 characters'],
+  ] as const)('400 for %s with the error next to the %s field and tied to it, nothing saved', async (_label, field, fields, control, message) => {
     const before = await snapshot(t);
     const response = await profilePost({ name: 'Changed Name', url: 'https://alice.example/', ...fields });
     expect(response.statusCode).toBe(400);
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.body).toContain(`${control}<span class="error" role="alert">${message}</span>`);
-    expect(response.body.match(/<span class="error" role="alert">/g)).toHaveLength(1);
+    expect(response.body).toContain(`${control}<span class="error" id="field-${field}-error" role="alert">${message}</span>`);
+    expect(response.body.match(/<span class="error" id="[^"]+" role="alert">/g)).toHaveLength(1);
+    expect(response.body.match(/aria-invalid="true"/g)).toHaveLength(1);
     expect(await snapshot(t)).toEqual(before);
   });
 
@@ -226,9 +228,9 @@ describe('admin profile editor', () => {
     const before = await snapshot(t);
     const response = await profilePost({ name: 'ok', url: 'ftp://alice.example/', photo: 'data:image/png;base64,AAAA', email: 'a@b' });
     expect(response.statusCode).toBe(400);
-    expect(response.body).toMatch(/name="url" rows="3">ftp:\/\/alice\.example\/<\/textarea><span class="error" role="alert">/);
-    expect(response.body).toMatch(/name="photo" value="data:image\/png;base64,AAAA"><span class="error" role="alert">/);
-    expect(response.body).toMatch(/name="email" rows="3">a@b<\/textarea><span class="error" role="alert">/);
+    expect(response.body).toMatch(/name="url" rows="3" aria-invalid="true" aria-describedby="field-url-error">ftp:\/\/alice\.example\/<\/textarea><span class="error" id="field-url-error" role="alert">/);
+    expect(response.body).toMatch(/name="photo" value="data:image\/png;base64,AAAA" aria-invalid="true" aria-describedby="field-photo-error"><span class="error" id="field-photo-error" role="alert">/);
+    expect(response.body).toMatch(/name="email" rows="3" aria-invalid="true" aria-describedby="field-email-error">a@b<\/textarea><span class="error" id="field-email-error" role="alert">/);
     expect(await snapshot(t)).toEqual(before);
   });
 
@@ -250,10 +252,10 @@ describe('admin profile editor', () => {
     const before = await snapshot(t);
     const response = await jsonPost(text);
     expect(response.statusCode).toBe(400);
-    expect(response.body).toContain('<div class="error" role="alert"><p>Nothing was saved:</p>');
+    expect(response.body).toContain('<div class="error" id="json-problems" role="alert"><p>Nothing was saved:</p>');
     expect(response.body.indexOf(message)).toBeGreaterThan(response.body.indexOf('<h2>Raw h-card (JSON)</h2>'));
     expect(response.body).toContain(message);
-    expect(textBetween(response.body, '<textarea id="field-json" name="h_card" rows="12">', '</textarea>')).toBe(text);
+    expect(textBetween(response.body, '<textarea id="field-json" name="h_card" rows="12" aria-invalid="true" aria-describedby="json-problems">', '</textarea>')).toBe(text);
     expect(response.body).not.toContain('<script>');
     expect(await snapshot(t)).toEqual(before);
   });
@@ -290,7 +292,7 @@ describe('admin profile editor', () => {
     expect(response.statusCode).toBe(400);
     expect(await snapshot(t)).toEqual(before);
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.body).toMatch(/id="field-name"[^>]*><span class="error" role="alert">/);
+    expect(response.body).toMatch(/id="field-name"[^>]*aria-describedby="field-name-error"><span class="error" id="field-name-error" role="alert">/);
   });
 
   it('303 for the fields form submitted unchanged keeps a multi-valued photo and note as they were', async () => {
@@ -309,7 +311,7 @@ describe('admin profile editor', () => {
     const response = await profilePost({ name: 'ok', photo: '"><script>alert(5)</script>' });
     expect(response.statusCode).toBe(400);
     expect(response.body).not.toMatch(/<script/i);
-    expect(response.body).toContain('value="&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;"><span class="error" role="alert">&quot;&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;&quot; is not an absolute http(s) URL</span>');
+    expect(response.body).toContain('value="&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;" aria-invalid="true" aria-describedby="field-photo-error"><span class="error" id="field-photo-error" role="alert">&quot;&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;&quot; is not an absolute http(s) URL</span>');
   });
 });
 
@@ -359,9 +361,9 @@ describe('admin connected apps', () => {
     expect(rows).toHaveLength(2);
     const row = (id: string) => rows.find((r) => r.includes(`name="grant_id" value="${id}"`))!;
     const expiresAt = new Date(Date.parse(issuedAt) + 86_400_000).toISOString();
-    expect(row(first.id)).toContain(`<td>create update</td><td>${issuedAt}</td><td>${expiresAt}</td><td>${usedAt}</td>`);
-    expect(row(second.id)).toContain(`<td>media</td><td>${issuedAt}</td><td>never</td><td>—</td>`);
-    expect(other).toContain('<td>sign-in only</td>');
+    expect(row(first.id)).toContain(`<td data-label="Scopes">create update</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">${shownTime(expiresAt)}</td><td data-label="Last used">${shownTime(usedAt)}</td>`);
+    expect(row(second.id)).toContain(`<td data-label="Scopes">media</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">never</td><td data-label="Last used">—</td>`);
+    expect(other).toContain('<td data-label="Scopes">sign-in only</td>');
     expect(other).toContain(`value="${signInOnly.id}"`);
     expect(app).toContain(`<input type="hidden" name="client_id" value="${APP}"><button type="submit">Revoke all access of this app</button>`);
     for (const hidden of [short.id, revoked.id, bobs.id, 'short.example', 'revoked.example', 'bob-app.example']) expect(page.body).not.toContain(hidden);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, hiddenField, type CookieJar, type TestApp } from '../helpers/app.js';
-import { ADMIN, addUser, getAdmin, submitAdmin } from '../helpers/admin.js';
+import { ADMIN, addUser, getAdmin, shownTime, submitAdmin } from '../helpers/admin.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { expectEnded, expectWorking, jsonGrant, micropubWith, refresh } from '../helpers/grants.js';
 import { addAlice, CLIENT_ID } from '../helpers/indieauth.js';
@@ -57,7 +57,7 @@ for (const dialect of DIALECTS) {
       expect(sections).toHaveLength(1);
       const [row] = rowsOf(sections[0]!);
       const refreshExpires = new Date(Date.parse(issuedAt) + REFRESH_LIFETIME_S * 1000).toISOString();
-      expect(row).toContain(`<td>create update</td><td>${issuedAt}</td><td>${refreshExpires}</td>`);
+      expect(row).toContain(`<td data-label="Scopes">create update</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">${shownTime(refreshExpires)}</td>`);
       expect(row).toContain(`name="grant_id" value="${grantId}"`);
 
       expect((await submitAdmin(t, jar, '/apps/', '/apps/revoke', { grant_id: grantId })).statusCode).toBe(303);

@@ -143,3 +143,8 @@ export function textBetween(body: string, open: string, close: string): string |
 export function unescapeHtml(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
 }
+
+/** How a page shows an instant: to the minute in UTC, inside `<time>` with the exact ISO value. */
+export function shownTime(iso: string): string {
+  return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}

@@ -82,7 +82,7 @@ describe.each(['all', 'first-from-domain'] as const)('INDIEWEB_WEBMENTION_MODERA
     const next = await send(other, 'after-allow');
     expect((await recordOf(t, next)).approval).toBe('approved');
     expect(await publicSources(t)).toEqual(expect.arrayContaining(['/allowed', '/after-allow']));
-    expect((await getAdmin(t, jar, '/webmention-settings/')).body).toContain('<td>allow</td><td>domain</td><td><code>localhost</code>');
+    expect((await getAdmin(t, jar, '/webmention-settings/')).body).toContain('<td data-label="Rule">allow</td><td data-label="Matches">domain</td><td data-label="Value"><code>localhost</code>');
   });
 });
 

@@ -21,8 +21,8 @@ export interface FormProblem {
   readonly message: string;
 }
 
-/** Every problem of a form that was not saved, by field; nothing when there is none. */
-export function errorSummary(problems: readonly FormProblem[]): SafeHtml | '' {
+/** Every problem of a form that was not saved, by field; nothing when there is none. `id` lets a control name it in `aria-describedby`. */
+export function errorSummary(problems: readonly FormProblem[], id?: string): SafeHtml | '' {
   if (problems.length === 0) return '';
-  return html`<div class="error" role="alert"><p>Nothing was saved:</p><ul>${problems.map((problem) => html`<li><code>${problem.field}</code>: ${problem.message}</li>`)}</ul></div>`;
+  return html`<div class="error"${id === undefined ? '' : html` id="${id}"`} role="alert"><p>Nothing was saved:</p><ul>${problems.map((problem) => html`<li><code>${problem.field}</code>: ${problem.message}</li>`)}</ul></div>`;
 }
