@@ -116,6 +116,9 @@ export class ServerUnderTest {
       INDIEWEB_HOST: '127.0.0.1',
       INDIEWEB_PORT: String(this.port),
       INDIEWEB_LOG_LEVEL: 'warn',
+      // entries in the database, so the entry pages and feeds are served too
+      INDIEWEB_MICROPUB_HANDLER: 'database',
+      INDIEWEB_METRICS_TOKEN: 'fuzz-metrics-token-fuzz-metrics-token-0123',
       // short timeouts, so a stalled request must be answered (408) or closed within the fuzzer's deadline
       INDIEWEB_HEADERS_TIMEOUT: '4',
       INDIEWEB_REQUEST_TIMEOUT: '6',
@@ -144,7 +147,7 @@ export class ServerUnderTest {
     const cli = { cwd: this.dataDir, env: this.env };
     await runCli(['user', 'add', USER, '--me', `${this.base}/`, '--password-stdin'], { ...cli, input: `${PASSWORD}\n` });
     const issue = async (client) =>
-      (await runCli(['token', 'issue', '--user', USER, '--client-id', client, '--scope', 'create update delete undelete media profile email', '--no-expiry'], cli))
+      (await runCli(['token', 'issue', '--user', USER, '--client-id', client, '--scope', 'create update delete undelete media profile email deploy', '--no-expiry'], cli))
         .trimEnd()
         .split('\n')
         .at(-1);
@@ -206,6 +209,7 @@ export class ServerUnderTest {
     };
     const pathOf = (url) => new URL(url, this.base).pathname;
     this.creds.MEDIA_PATH = pathOf(this.creds.MEDIA);
+    this.creds.ENTRY_PATH = pathOf(this.creds.ENTRY);
     this.creds.WEBMENTION_PATH = pathOf(this.creds.WEBMENTION);
     this.creds.WEBMENTION_ID = this.creds.WEBMENTION_PATH.split('/').filter(Boolean).at(-1);
     return this.creds;
