@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+// checked before anything loads, so an older Node gets this line instead of a syntax or native-module error
+const MINIMUM = '22.19.0'; // "engines" in package.json (a test keeps them equal)
+const [major, minor, patch] = process.versions.node.split('.').map(Number);
+const [wantMajor, wantMinor, wantPatch] = MINIMUM.split('.').map(Number);
+if (major < wantMajor || (major === wantMajor && (minor < wantMinor || (minor === wantMinor && patch < wantPatch)))) {
+  process.stderr.write(`indiestack needs Node.js ${MINIMUM} or newer (24 recommended); this is v${process.versions.node}. In a clone of indiestack: . scripts/use-node.sh\n`);
+  process.exit(1);
+}
+
+const { main } = await import('../dist/cli/main.js');
 
 // a reader that stops early (`indiestack token list | head -1`) is not an error of ours: stop quietly
 for (const stream of [process.stdout, process.stderr]) {

@@ -100,6 +100,8 @@ export function createOutbound(options: OutboundOptions) {
         connect: { lookup: guardedLookup(options.allowPrivateNetworks) as never, timeout: timeoutMs },
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        // undici 8 would speak HTTP/2 where TLS offers it; the caps and timeouts here are measured on HTTP/1.1
+        allowH2: false,
       }),
     })));
 

@@ -1,4 +1,5 @@
-import { Migrator, SqliteAdapter, sql, type Kysely, type MigrationResultSet } from 'kysely';
+import { SqliteAdapter, sql, type Kysely } from 'kysely';
+import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import { MIGRATIONS } from './migrations/index.js';
 
 export const MIGRATION_TABLE = 'indieweb_migration';

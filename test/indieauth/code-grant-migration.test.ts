@@ -2,7 +2,8 @@
  * Migration 0006: tokens issued before it (no grant) become grants of their
  * own, so revocation by grant reaches them; codes gain the grant column.
  */
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/storage/connect.js';
 import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '../../src/storage/migrate.js';

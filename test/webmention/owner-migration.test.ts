@@ -3,7 +3,7 @@
  * received before it get theirs from the server, in the background, once it
  * is ready; until then they belong to nobody.
  */
-import { Migrator } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { createManualClock } from '../../src/core/clock.js';
