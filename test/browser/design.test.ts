@@ -1,27 +1,16 @@
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { HAS_CHROMIUM, launchBrowser, screenshot, CHROMIUM } from '../helpers/browser.js';
+import { HAS_CHROMIUM, launchBrowser, screenshot, CHROMIUM, seriousViolations } from '../helpers/browser.js';
 import { addAlice, PASSWORD, S256_CHALLENGE } from '../helpers/indieauth.js';
 import { createViaJson } from '../helpers/micropub.js';
 import { freePort, listenOnLoopback } from '../helpers/net.js';
 import { PNG_1X1 } from '../helpers/admin.js';
-
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const WIDTHS = [390, 1280] as const;
 const SCHEMES = ['light', 'dark'] as const;
 
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[]; failureSummary?: string }[];
-}
 
 /** A page of ours: its screenshot name, its path, and what shows it is the right page. */
 interface Visit {
@@ -144,15 +133,6 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
     });
     page.on('pageerror', (error) => errors.push(error.message));
     return { context, page, errors };
-  }
-
-  async function seriousViolations(page: Page): Promise<string[]> {
-    // evaluated through the DevTools protocol, which the page's CSP does not govern
-    await page.evaluate(AXE);
-    const result = (await page.evaluate('axe.run()')) as { violations: Violation[] };
-    return result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
   }
 
   for (const visit of VISITS) {

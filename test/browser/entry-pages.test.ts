@@ -1,15 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { CHROMIUM, HAS_CHROMIUM, launchBrowser, screenshot } from '../helpers/browser.js';
+import { CHROMIUM, HAS_CHROMIUM, launchBrowser, screenshot, seriousViolations } from '../helpers/browser.js';
 import { entriesApp, seedMention, type EntriesTestApp } from '../helpers/entries.js';
 import { freePort } from '../helpers/net.js';
 import { postJson } from '../helpers/micropub.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3d4b1a50000000049454e44ae426082', 'hex');
-const AXE = readFileSync(fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
-
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 /** Uploads a PNG through the media endpoint; its URL is on our own origin (the pages' CSP allows 'self'). */
@@ -23,13 +19,6 @@ async function uploadPng(t: EntriesTestApp, token: string): Promise<string> {
   const response = await t.app.inject({ method: 'POST', url: '/indieweb/media/', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
   if (response.statusCode !== 201) throw new Error(`upload answered ${response.statusCode}: ${response.body}`);
   return response.headers.location as string;
-}
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
 }
 
 describe.skipIf(!HAS_CHROMIUM)('entry pages in a real browser', () => {
@@ -89,13 +78,6 @@ describe.skipIf(!HAS_CHROMIUM)('entry pages in a real browser', () => {
     });
     page.on('pageerror', (error) => errors.push(error.message));
     return { context, page, errors };
-  }
-
-  async function seriousViolations(page: Page): Promise<Violation[]> {
-    // evaluated through the DevTools protocol, which the page's CSP does not govern
-    await page.evaluate(AXE);
-    const result = (await page.evaluate('axe.run()')) as { violations: Violation[] };
-    return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   }
 
   for (const colorScheme of ['light', 'dark'] as const) {

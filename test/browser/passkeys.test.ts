@@ -5,21 +5,11 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { CookieJar, form, hiddenField, type TestApp, buildTestApp } from '../helpers/app.js';
-import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot, seriousViolations } from '../helpers/browser.js';
 import { freePort } from '../helpers/net.js';
 import { addAlice, PASSWORD, S256_CHALLENGE } from '../helpers/indieauth.js';
 
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-
-/** axe-core, evaluated in the page through the DevTools Protocol (which a page's CSP does not govern). */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** The serious and critical accessibility violations axe finds on the page shown. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(`${AXE};0`);
-  const results = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] };
-  return results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
-}
 
 /** The library's browser bundle, for the look-alike page (it has no CSP of ours). */
 const BUNDLE = readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');

@@ -3,25 +3,15 @@
  * a screenshot of the results on a phone-sized screen, and no serious or
  * critical axe-core violation.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { linkTags } from '../../src/profile/template-helpers.js';
 import { buildAdminApp, type AdminTestApp } from '../helpers/admin.js';
-import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot, seriousViolations } from '../helpers/browser.js';
 import { freePort } from '../helpers/net.js';
 import { PRIVATE_OK, startSourceServer, type SourceServer } from '../helpers/webmention.js';
 
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(`${AXE};0`);
-  const results = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] };
-  return results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
-}
 
 const PASSWORD = 'setup page password 1';
 

@@ -5,26 +5,15 @@
  * delete and restore it (issue 19's "done when"). Screenshots of each step, and
  * axe-core on every page shown: no serious or critical violation.
  */
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot } from '../helpers/browser.js';
+import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot, seriousViolations } from '../helpers/browser.js';
 import { freePort } from '../helpers/net.js';
 import { addAlice, PASSWORD } from '../helpers/indieauth.js';
 import { PNG_1X1 } from '../helpers/admin.js';
 
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** The serious and critical accessibility violations axe finds on the page shown (evaluated through the DevTools Protocol, which the CSP does not govern). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(`${AXE};0`);
-  const results = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] };
-  return results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
-}
 
 describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in a real browser (%s handler)', (handler) => {
   let t: TestApp;
