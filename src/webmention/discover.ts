@@ -79,22 +79,28 @@ export function linkValues(header: string): string[] {
   return values.map((value) => value.trim()).filter((value) => value !== '');
 }
 
-function endpointFromLinkHeaders(response: OutboundResponse): string | null {
+/**
+ * Every http(s) URL the `Link` headers give `rel`, in header order (relative
+ * ones resolved against the final URL); one malformed link-value does not
+ * hide the others. Webmention discovery takes the first; the doctor judges
+ * them all.
+ */
+export function linksFromHeaders(response: OutboundResponse, rel: string): string[] {
+  const urls: string[] = [];
   for (const value of headerValues(response, 'link').flatMap(linkValues)) {
     let parsed: LinkHeader;
     try {
       parsed = LinkHeader.parse(value);
     } catch {
-      // one malformed link-value does not hide the others or the HTML
       continue;
     }
     for (const ref of parsed.refs) {
-      if (typeof ref.rel !== 'string' || !hasRelToken(ref.rel, 'webmention')) continue;
-      const endpoint = resolveHttpUrl(ref.uri, response.url);
-      if (endpoint !== null) return endpoint;
+      if (typeof ref.rel !== 'string' || !hasRelToken(ref.rel, rel)) continue;
+      const url = resolveHttpUrl(ref.uri, response.url);
+      if (url !== null) urls.push(url);
     }
   }
-  return null;
+  return urls;
 }
 
 function endpointFromHtml(response: OutboundResponse): string | null {
@@ -126,6 +132,6 @@ export async function discoverEndpoint(outbound: Outbound, targetUrl: string): P
   // a large page still counts: its Link header, or the endpoint in its first megabyte
   const response = await outbound.fetch(targetUrl, { method: 'GET', truncate: true });
   if (response.status >= 500) throw new OutboundError(`target answered ${response.status}`, true);
-  const endpoint = endpointFromLinkHeaders(response) ?? endpointFromHtml(response);
+  const endpoint = linksFromHeaders(response, 'webmention')[0] ?? endpointFromHtml(response);
   return { endpoint, finalUrl: response.url };
 }

@@ -6,10 +6,8 @@
  * doctor judges.
  * @module
  */
-import LinkHeader from 'http-link-header';
-import { resolveHttpUrl } from '../../core/url.js';
 import type { OutboundResponse } from '../../outbound/fetch.js';
-import { hasRelToken, linkValues } from '../../webmention/discover.js';
+import { linksFromHeaders } from '../../webmention/discover.js';
 
 export type LinkSource = 'Link header' | 'HTML';
 
@@ -19,30 +17,7 @@ export interface AdvertisedLink {
   readonly from: LinkSource;
 }
 
-function linkHeaders(response: OutboundResponse): string[] {
-  const value = response.headers['link'];
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-/** Every http(s) URL the `Link` headers give `rel`, in header order; a malformed link-value is skipped, not fatal. */
-export function linksFromHeaders(response: OutboundResponse, rel: string): string[] {
-  const urls: string[] = [];
-  for (const value of linkHeaders(response).flatMap(linkValues)) {
-    let parsed: LinkHeader;
-    try {
-      parsed = LinkHeader.parse(value);
-    } catch {
-      continue;
-    }
-    for (const ref of parsed.refs) {
-      if (typeof ref.rel !== 'string' || !hasRelToken(ref.rel, rel)) continue;
-      const url = resolveHttpUrl(ref.uri, response.url);
-      if (url !== null) urls.push(url);
-    }
-  }
-  return urls;
-}
+export { linksFromHeaders };
 
 /**
  * What a client finds for `rel`: the `Link` header's URLs, then the HTML's
