@@ -15,14 +15,12 @@ import { sendFormExpired } from '../form-expired.js';
 import { ADMIN, sendAdminPage } from '../layout.js';
 import { sessionOf } from '../session.js';
 import { cite, type Citation } from './cite.js';
-import { writeForm } from './form-view.js';
 import { MicropubRefusal } from './micropub-client.js';
 import { isPostType, POST_TYPE_FORMS, postTypeOf } from './post-types.js';
-import { WRITE_SCRIPT_PATH } from './script.js';
 import { MULTIPART_FORM_ROUTE, readSubmission } from './submission.js';
 import { diffUpdate } from './update-diff.js';
 import { checkValues, editableNames, propertiesOf, readValues, valuesOfEntry, withMedia, type Problems, type WriteValues } from './values.js';
-import { CITE_PATH, citedUrlOf, clientOf, contentPreview, formChoices, type WritePagesDeps } from './write-page.js';
+import { citedUrlOf, clientOf, contentPreview, sendWriteForm, type FormState, type WritePagesDeps } from './write-page.js';
 import { POSTS_PATH } from './posts-page.js';
 
 const EDIT_PATH = `${ADMIN}/posts/edit`;
@@ -43,48 +41,24 @@ function parseOriginal(text: string): MicropubProperties | null {
   }
 }
 
-interface Shown {
+interface Shown extends FormState {
   readonly url: string;
   readonly original: MicropubProperties;
-  readonly values: WriteValues;
-  readonly problems?: Problems;
-  readonly alert?: string;
-  readonly citation?: Citation | null;
-  readonly preview?: string | null;
-  readonly status?: number;
 }
 
 export function editPages(app: FastifyInstance, deps: WritePagesDeps): void {
   const { baseUrl } = deps;
 
-  async function show(request: FastifyRequest, reply: FastifyReply, shown: Shown): Promise<FastifyReply> {
-    const { csrf } = sessionOf(request);
-    const choices = await formChoices(deps, request, false);
-    const form = writeForm(
-      {
-        action: EDIT_PATH,
-        csrf,
-        values: shown.values,
-        problems: shown.problems ?? new Map(),
-        alert: shown.alert ?? choices.alert,
-        citation: shown.citation,
-        preview: shown.preview,
-        suggestions: choices.suggestions,
-        syndication: null,
-        edit: { url: shown.url, original: JSON.stringify(shown.original) },
-        citeUrl: `${baseUrl}${CITE_PATH}`,
-        submitLabel: 'Save changes',
-      },
-      { fresh: false },
-    );
-    return sendAdminPage(request, reply, {
+  const show = (request: FastifyRequest, reply: FastifyReply, shown: Shown): Promise<FastifyReply> =>
+    sendWriteForm(deps, request, reply, shown, {
+      action: EDIT_PATH,
       title: `Edit: ${POST_TYPE_FORMS[shown.values.type].label}`,
-      content: html`<p>Editing <a href="${shown.url}"><code>${shown.url}</code></a> · <a href="${POSTS_PATH}">Back to the posts</a></p>${form}`,
-      status: shown.status ?? 200,
-      scripts: [`${baseUrl}${WRITE_SCRIPT_PATH}`],
-      connect: [`${baseUrl}${CITE_PATH}`],
+      intro: html`<p>Editing <a href="${shown.url}"><code>${shown.url}</code></a> · <a href="${POSTS_PATH}">Back to the posts</a></p>`,
+      submitLabel: 'Save changes',
+      fresh: false,
+      syndication: false,
+      edit: { url: shown.url, original: JSON.stringify(shown.original) },
     });
-  }
 
   function sendProblem(request: FastifyRequest, reply: FastifyReply, message: string, status: number): FastifyReply {
     return sendAdminPage(request, reply, { title: 'Edit', content: html`${errorAlert(message)}<p><a href="${POSTS_PATH}">Back to the posts</a></p>`, status });

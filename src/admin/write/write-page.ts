@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readParam } from '../../core/params.js';
 import type { Outbound } from '../../outbound/fetch.js';
 import type { Csrf } from '../../web/csrf.js';
-import { html } from '../../web/html.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { sendJson } from '../../web/reply.js';
 import { sendFormExpired } from '../form-expired.js';
 import { ADMIN, sendAdminPage } from '../layout.js';
@@ -78,46 +78,77 @@ function typeLinks(current: PostType) {
   return html`<nav aria-label="Kind of post"><p>${links.map((link, index) => (index === 0 ? link : html` · ${link}`))}</p></nav>`;
 }
 
-interface Shown {
+/** What a form page shows again: the values as typed, the problems found, what was looked up. */
+export interface FormState {
   readonly values: WriteValues;
   readonly problems?: Problems;
   readonly alert?: string;
   readonly citation?: Citation | null;
   readonly preview?: string | null;
   readonly status?: number;
+}
+
+/** Where the Write and Edit pages differ. */
+export interface FormPage {
+  readonly action: string;
+  readonly title: string;
+  /** Shown above the form. */
+  readonly intro: SafeHtml;
+  readonly submitLabel: string;
+  /** A new, untouched form: syndication targets checked by their defaults. */
+  readonly fresh: boolean;
+  /** Whether to offer syndication targets (`q=syndicate-to`). */
+  readonly syndication: boolean;
+  /** The entry being edited and its properties when the form was opened. */
+  readonly edit?: { readonly url: string; readonly original: string };
+}
+
+/** The Write or Edit page with its form, the category suggestions and syndication targets asked of Micropub. */
+export async function sendWriteForm(deps: WritePagesDeps, request: FastifyRequest, reply: FastifyReply, state: FormState, page: FormPage): Promise<FastifyReply> {
+  const { csrf } = sessionOf(request);
+  const choices = await formChoices(deps, request, page.syndication);
+  const form = writeForm(
+    {
+      action: page.action,
+      csrf,
+      values: state.values,
+      problems: state.problems ?? new Map(),
+      alert: state.alert ?? choices.alert,
+      citation: state.citation,
+      preview: state.preview,
+      suggestions: choices.suggestions,
+      syndication: page.syndication ? choices.targets : null,
+      ...(page.edit === undefined ? {} : { edit: page.edit }),
+      citeUrl: `${deps.baseUrl}${CITE_PATH}`,
+      submitLabel: page.submitLabel,
+    },
+    { fresh: page.fresh },
+  );
+  return sendAdminPage(request, reply, {
+    title: page.title,
+    content: html`${page.intro}${form}`,
+    status: state.status ?? 200,
+    scripts: [`${deps.baseUrl}${WRITE_SCRIPT_PATH}`],
+    connect: [`${deps.baseUrl}${CITE_PATH}`],
+  });
+}
+
+interface Shown extends FormState {
   readonly fresh?: boolean;
 }
 
 export function writePages(app: FastifyInstance, deps: WritePagesDeps): void {
   const { baseUrl } = deps;
 
-  async function show(request: FastifyRequest, reply: FastifyReply, shown: Shown): Promise<FastifyReply> {
-    const { csrf } = sessionOf(request);
-    const choices = await formChoices(deps, request, true);
-    const form = writeForm(
-      {
-        action: WRITE_PATH,
-        csrf,
-        values: shown.values,
-        problems: shown.problems ?? new Map(),
-        alert: shown.alert ?? choices.alert,
-        citation: shown.citation,
-        preview: shown.preview,
-        suggestions: choices.suggestions,
-        syndication: choices.targets,
-        citeUrl: `${baseUrl}${CITE_PATH}`,
-        submitLabel: 'Publish',
-      },
-      { fresh: shown.fresh === true },
-    );
-    return sendAdminPage(request, reply, {
+  const show = (request: FastifyRequest, reply: FastifyReply, shown: Shown): Promise<FastifyReply> =>
+    sendWriteForm(deps, request, reply, shown, {
+      action: WRITE_PATH,
       title: `Write: ${POST_TYPE_FORMS[shown.values.type].label}`,
-      content: html`${typeLinks(shown.values.type)}${form}`,
-      status: shown.status ?? 200,
-      scripts: [`${baseUrl}${WRITE_SCRIPT_PATH}`],
-      connect: [`${baseUrl}${CITE_PATH}`],
+      intro: typeLinks(shown.values.type),
+      submitLabel: 'Publish',
+      fresh: shown.fresh === true,
+      syndication: true,
     });
-  }
 
   app.get('/write/', async (request, reply) => {
     const wanted = readParam(request.query, 'type');
