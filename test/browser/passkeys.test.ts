@@ -254,6 +254,8 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
     await page.fill('#passkey-name', 'Not verified');
     await page.click('#passkey-add button[type=submit]');
+    // the box is on the page from the start, empty: the script fills it when the ceremony ends
+    await page.locator('#passkey-add [data-passkey-error]:not(:empty)').waitFor();
     await expect(page.locator('#passkey-add [data-passkey-error]').textContent()).resolves.toBe('The passkey request was cancelled or timed out. Try again.');
     await expect(page.locator('#passkey-name').inputValue()).resolves.toBe('Not verified');
     expect(await passkeysOf()).toEqual([]);
