@@ -50,7 +50,7 @@ export function createAccounts(deps: {
   const { host, repository, config, signer, clock, csrf, secureCookies } = deps;
   const { baseUrl } = config;
   const users = host === undefined ? createUserService({ users: repository, clock, passwords: createPasswordHasher({ maxConcurrent: config.maxConcurrentHashes }) }) : null;
-  const passkeys = host === undefined ? createPasskeyService({ ...deps.passkeyStores, users: repository, clock, baseUrl }) : null;
+  const passkeys = host === undefined ? createPasskeyService({ ...deps.passkeyStores, users: repository, clock, baseUrl, signer }) : null;
   const accounts = host ?? createStandaloneAccounts({ users: repository, signer, clock, baseUrl });
   const proofs = host === undefined ? createSessionProofs({ signer, clock, secureCookies }) : null;
   const signInThrottle = createFailureThrottle({ freeFailures: config.signInThrottle.freeFailures, maxDelaySeconds: config.signInThrottle.maxDelay, clock });
