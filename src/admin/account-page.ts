@@ -52,7 +52,7 @@ ${postForm({ action: `${ADMIN}/account/password`, csrf, content: PASSWORD_FIELDS
 </section>
 <section class="panel">
 <h2>Sessions</h2><p>Sign out on every device and browser, this one included. You can remove the passkeys added since you signed in at the same time.</p>
-<p><a class="button" href="${SIGN_OUT_PATH}">Sign out everywhere…</a></p>
+<p><a href="${SIGN_OUT_PATH}">Sign out everywhere…</a></p>
 </section>
 </div>`;
   return sendAdminPage(request, reply, { title: 'Account', content, status: problem?.status ?? 200 });

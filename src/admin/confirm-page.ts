@@ -55,7 +55,7 @@ export const CONFIRM_REASON = `Adding or removing a passkey, switching passkey-o
 
 /** A panel telling that the change needs the step, with the link to it. */
 export function confirmPrompt(then: string): SafeHtml {
-  return html`<p>${CONFIRM_REASON}</p><p><a class="button" href="${confirmLink(then)}">Confirm it's you</a></p>`;
+  return html`<p>${CONFIRM_REASON}</p><p><a href="${confirmLink(then)}">Confirm it's you</a></p>`;
 }
 
 type Problem = { readonly at: 'password' | 'passkey'; readonly alert: SafeHtml; readonly status: number };
