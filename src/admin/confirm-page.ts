@@ -58,7 +58,8 @@ export function confirmPrompt(then: string): SafeHtml {
   return html`<p>${CONFIRM_REASON}</p><p><a href="${confirmLink(then)}">Confirm it's you</a></p>`;
 }
 
-type Problem = { readonly at: 'password' | 'passkey'; readonly alert: SafeHtml; readonly status: number };
+/** What was refused, shown above the form it is about. */
+type Problem = { readonly at: 'password' | 'passkey'; readonly alert: SafeHtml };
 
 export type ConfirmStep = ReturnType<typeof createConfirmStep>;
 
@@ -120,13 +121,13 @@ ${csrfField(csrf)}<input type="hidden" name="then" value="${then}"><input type="
       if (record === null) return sendConfirm(request, reply, then, { status: 400 });
       // a passkey-only account's password proves nothing: refused before any hashing, whatever was typed
       if (record.passwordless) {
-        return sendConfirm(request, reply, then, { status: 400, problem: { at: 'passkey', status: 400, alert: errorAlert('This account signs in with passkeys only: confirm with one of your passkeys.') } });
+        return sendConfirm(request, reply, then, { status: 400, problem: { at: 'passkey', alert: errorAlert('This account signs in with passkeys only: confirm with one of your passkeys.') } });
       }
       const keys = passwordAttemptKeys(request.ip, user.name);
       const decision = signInThrottle.begin(keys.all);
       if (!decision.allowed) {
         request.log.info({ userId: user.id, retryAfter: decision.retryAfter }, 'confirmation throttled');
-        return sendConfirm(request, reply, then, { status: 429, problem: { at: 'password', status: 429, alert: throttledAnswer(reply, decision.retryAfter) } });
+        return sendConfirm(request, reply, then, { status: 429, problem: { at: 'password', alert: throttledAnswer(reply, decision.retryAfter) } });
       }
       const { attempt } = decision;
       const authenticated = await users.authenticate(user.name, password).catch((error: unknown) => {
@@ -135,7 +136,7 @@ ${csrfField(csrf)}<input type="hidden" name="then" value="${then}"><input type="
       });
       if (authenticated === null || authenticated.id !== user.id) {
         attempt.fail();
-        return sendConfirm(request, reply, then, { status: 401, problem: { at: 'password', status: 401, alert: errorAlert('The password is not right.') } });
+        return sendConfirm(request, reply, then, { status: 401, problem: { at: 'password', alert: errorAlert('The password is not right.') } });
       }
       attempt.succeed([keys.account]);
       return confirmed(request, reply, user.id, then);
@@ -151,7 +152,7 @@ ${csrfField(csrf)}<input type="hidden" name="then" value="${then}"><input type="
       const { user } = sessionOf(request);
       const then = thenOf(readParam(request.body, 'then'));
       const response = readParam(request.body, 'response', MAX_CEREMONY_RESPONSE_LENGTH) ?? '';
-      const refused = (status: number, message: string) => sendConfirm(request, reply, then, { status, problem: { at: 'passkey', status, alert: errorAlert(message) } });
+      const refused = (status: number, message: string) => sendConfirm(request, reply, then, { status, problem: { at: 'passkey', alert: errorAlert(message) } });
       if (response === '') return refused(400, 'Confirming with a passkey needs JavaScript in this browser. Turn it on, or use your password.');
       try {
         const { user: owner } = await passkeys.authenticate({ challengeId: readParam(request.body, 'challenge_id') ?? '', response });
