@@ -28,6 +28,9 @@ import type { UserService } from './user-service.js';
 
 const HOME_PATH = '/indieweb/';
 
+/** The one answer to a password that does not sign in: unknown name, wrong password, disabled or passkey-only account. */
+export const SIGN_IN_FAILED = 'Sign-in failed. Check the user name and the password. (An account that signs in with passkeys only refuses every password: use "Sign in with a passkey".)';
+
 export interface AccountRoutesDeps {
   readonly accounts: Accounts;
   readonly users: UserService;
@@ -83,24 +86,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
       attempt.release();
       throw error;
     });
-    if (user === null) {
+    // security: the right password of a passkey-only account is answered exactly like a wrong one (status, page, one
+    // scrypt either way), so the answer does not confirm a guessed or phished password (issue 28 F9)
+    if (user === null || user.passwordless) {
       attempt.fail();
-      request.log.info('login failed');
-      return loginPage(request, reply, 401, {
-        returnTo,
-        username,
-        message: errorAlert('Sign-in failed. Check the user name and the password.'),
-      });
-    }
-    if (user.passwordless) {
-      // the right password, but this account only accepts its passkeys: a phished password opens nothing
-      attempt.fail();
-      request.log.info({ userId: user.id }, 'login refused: the account signs in with passkeys only');
-      return loginPage(request, reply, 401, {
-        returnTo,
-        username,
-        message: errorAlert('This account signs in with a passkey only: use "Sign in with a passkey" below.'),
-      });
+      request.log.info(user === null ? {} : { userId: user.id }, user === null ? 'login failed' : 'login refused: the account signs in with passkeys only');
+      return loginPage(request, reply, 401, { returnTo, username, message: errorAlert(SIGN_IN_FAILED) });
     }
     attempt.succeed([keys.account]);
     startSession(reply, { signer, clock, secureCookies }, user);

@@ -33,6 +33,13 @@ describe('decodeSession', () => {
     expect(decodeSession(signer, encodeSession(signer, claims), clock.now())).toEqual(claims);
   });
 
+  it('carries the time of the last proof (issue 28 F6); a value without it is read as never proven', () => {
+    const proven = { ...claims, provenAt: nowS - 10 };
+    expect(decodeSession(signer, encodeSession(signer, proven), clock.now())).toEqual(proven);
+    expect(decodeSession(signer, encodeSession(signer, claims), clock.now())?.provenAt).toBeUndefined();
+    expect(decodeSession(signer, signedPayload(JSON.stringify(['u_1', 1, nowS + 60, '12'])), clock.now())).toBeNull();
+  });
+
   it('round-trips user ids with non-ASCII and separator characters', () => {
     const odd = { ...claims, userId: 'ünï.cödé|"x"' };
     expect(decodeSession(signer, encodeSession(signer, odd), clock.now())).toEqual(odd);

@@ -14,10 +14,17 @@ export interface SessionClaims {
   readonly epoch: number;
   /** Unix seconds. */
   readonly expiresAt: number;
+  /**
+   * Unix seconds of the last time the person proved who they are in this
+   * session (a sign-in, or the admin's "Confirm it's you"); absent in a
+   * cookie from before issue 28, which then counts as never proven.
+   */
+  readonly provenAt?: number;
 }
 
 export function encodeSession(signer: Signer, claims: SessionClaims): string {
-  const payload = Buffer.from(JSON.stringify([claims.userId, claims.epoch, claims.expiresAt]), 'utf8').toString('base64url');
+  const fields = [claims.userId, claims.epoch, claims.expiresAt, ...(claims.provenAt === undefined ? [] : [claims.provenAt])];
+  const payload = Buffer.from(JSON.stringify(fields), 'utf8').toString('base64url');
   return `${payload}.${signer.sign('session', payload)}`;
 }
 
@@ -33,9 +40,10 @@ export function decodeSession(signer: Signer, value: string, now: Date): Session
   } catch {
     return null;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3) return null;
-  const [userId, epoch, expiresAt] = parsed as unknown[];
+  if (!Array.isArray(parsed) || (parsed.length !== 3 && parsed.length !== 4)) return null;
+  const [userId, epoch, expiresAt, provenAt] = parsed as unknown[];
   if (typeof userId !== 'string' || typeof epoch !== 'number' || typeof expiresAt !== 'number') return null;
+  if (parsed.length === 4 && typeof provenAt !== 'number') return null;
   if (expiresAt * 1000 <= now.getTime()) return null;
-  return { userId, epoch, expiresAt };
+  return typeof provenAt === 'number' ? { userId, epoch, expiresAt, provenAt } : { userId, epoch, expiresAt };
 }

@@ -9,6 +9,7 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SessionProofs } from '../accounts/fresh-proof.js';
 import type { PasskeyService } from '../accounts/passkeys/service.js';
 import type { UserService } from '../accounts/user-service.js';
 import type { Accounts } from '../contracts/accounts.js';
@@ -32,6 +33,7 @@ import type { UploadDeps } from './write/uploads.js';
 import { writeArea, writeScriptRoute } from './write/write-area.js';
 import { accountPage } from './account-page.js';
 import { appsPage, type AppsPageDeps } from './apps-page.js';
+import { createConfirmStep } from './confirm-page.js';
 import { sendFormExpired } from './form-expired.js';
 import { ADMIN } from './layout.js';
 import { mediaPage } from './media-page.js';
@@ -49,6 +51,8 @@ export interface AdminDeps {
   readonly users: UserService | null;
   /** Passkeys of the built-in accounts (the Passkeys page); null when the host brings its own accounts. */
   readonly passkeys: PasskeyService | null;
+  /** When the person of a session last proved who they are (built-in accounts); null with the host's accounts. */
+  readonly proofs: SessionProofs | null;
   /** The account page's password change is guessed like a sign-in: the same throttle. */
   readonly signInThrottle: FailureThrottle;
   readonly csrf: Csrf;
@@ -96,8 +100,13 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       mediaPage(pages, { media: deps.media, upload: deps.mediaUpload, limits: deps.mediaLimits, csrf: deps.csrf, baseUrl });
       writeArea(pages, { micropub, csrf: deps.csrf, uploads: deps.uploads, outbound: deps.outbound, baseUrl });
       setupPage(pages, { doctor: deps.doctor, baseUrl });
-      if (users !== null) accountPage(pages, { users, signInThrottle: deps.signInThrottle, baseUrl });
-      if (users !== null && deps.passkeys !== null) passkeysPage(pages, { users, passkeys: deps.passkeys, baseUrl });
+      if (users !== null && deps.passkeys !== null && deps.proofs !== null) {
+        // session freshness: account changes need a proof of the last 5 minutes (issue 28 F6)
+        const confirm = createConfirmStep({ users, passkeys: deps.passkeys, proofs: deps.proofs, signInThrottle: deps.signInThrottle, baseUrl });
+        confirm.routes(pages);
+        accountPage(pages, { users, passkeys: deps.passkeys, proofs: deps.proofs, confirm, signInThrottle: deps.signInThrottle, baseUrl });
+        passkeysPage(pages, { users, passkeys: deps.passkeys, confirm, baseUrl });
+      }
     },
     { prefix: '/admin' },
   );

@@ -181,6 +181,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     accounts: accounts.accounts,
     users: accounts.users,
     passkeys: accounts.passkeys,
+    proofs: accounts.proofs,
     signInThrottle: accounts.signInThrottle,
     csrf,
     baseUrl: config.baseUrl,

@@ -23,7 +23,9 @@ export function redactRequestUrl(url: string): string {
   const params = new URLSearchParams(url.slice(question + 1));
   let redacted = false;
   for (const name of [...params.keys()]) {
-    if (SECRET_QUERY_NAMES.test(name)) {
+    // every spelling of a secret's name: `token`, `TOKEN`, `token[]`, `token[0]`, `tok%65n` (decoded by URLSearchParams)
+    const bracket = name.indexOf('[');
+    if (SECRET_QUERY_NAMES.test((bracket === -1 ? name : name.slice(0, bracket)).trim())) {
       params.set(name, '[redacted]');
       redacted = true;
     }

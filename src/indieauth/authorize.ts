@@ -79,6 +79,28 @@ export function hostOf(url: string): string {
   return parseStrictHttpUrl(url)?.host ?? '';
 }
 
+/** Why a redirect_uri needs the client's page to publish it: another host, or http for an https client_id. */
+export type RedirectProblem = 'cross_host' | 'downgrade';
+
+/** The plain-text 400 of each {@link RedirectProblem} when the client's page does not publish the redirect_uri. */
+export const REDIRECT_REFUSALS: Readonly<Record<RedirectProblem, string>> = {
+  cross_host: 'invalid redirect_uri: on another host than client_id and not published by the client',
+  downgrade: 'invalid redirect_uri: http for an https client_id and not published by the client',
+};
+
+/**
+ * What keeps a redirect_uri from being accepted on the client_id alone: null
+ * when it is on the client_id's host without leaving https.
+ */
+export function redirectProblem(request: Pick<AuthorizationRequest, 'clientId' | 'redirectUri'>): RedirectProblem | null {
+  const client = parseStrictHttpUrl(request.clientId);
+  const redirect = parseStrictHttpUrl(request.redirectUri);
+  if (client === null || redirect === null || client.host.toLowerCase() !== redirect.host.toLowerCase()) return 'cross_host';
+  // security: an https client's code must not travel in clear to the same host's http address (issue 28 F20)
+  if (client.protocol === 'https:' && redirect.protocol !== 'https:') return 'downgrade';
+  return null;
+}
+
 export type AuthorizationService = ReturnType<typeof createAuthorizationService>;
 
 export function createAuthorizationService(deps: { authCodes: AuthCodesRepository; clientPolicy: ClientPolicy; clock: Clock; codeLifetime: number }) {

@@ -16,7 +16,7 @@ import { errorAlert } from '../web/ui/messages.js';
 import { createErrorHandler } from '../web/error-handler.js';
 import { sendText } from '../web/reply.js';
 import type { AuthorizationRequest } from './authorize.js';
-import { hostOf, ownProfileUrl } from './authorize.js';
+import { ownProfileUrl, redirectProblem, REDIRECT_REFUSALS, type RedirectProblem } from './authorize.js';
 import { consentBody, notYourProfileBody } from './consent-page.js';
 import type { ClientInfo } from './client-info.js';
 import { AUTHORIZATION_ERRORS } from './responses.js';
@@ -47,26 +47,30 @@ export async function frontChannelRoutes(app: FastifyInstance, deps: IndieAuthRo
   }
 
   /**
-   * A redirect_uri on the client_id's host is always accepted; on another
-   * host only when the client's own page publishes it. A page that cannot be
-   * read publishes nothing, so the redirect is refused then too: nothing is
-   * ever sent to an address the client did not vouch for.
+   * A redirect_uri on the client_id's host (and scheme) is always accepted;
+   * on another host, or over http for an https client_id (a downgrade: the
+   * code would cross the network in clear), only when the client's own page
+   * publishes it. A page that cannot be read publishes nothing, so the
+   * redirect is refused then too: nothing is ever sent to an address the
+   * client did not vouch for.
    */
-  async function clientCheck(auth: AuthorizationRequest): Promise<{ info: ClientInfo | null; refused: boolean }> {
+  async function clientCheck(auth: AuthorizationRequest): Promise<{ info: ClientInfo | null; refused: RedirectProblem | null }> {
     const info = await clientInfo.get(auth.clientId);
-    const crossHost = hostOf(auth.redirectUri).toLowerCase() !== hostOf(auth.clientId).toLowerCase();
-    return { info, refused: crossHost && (info === null || !info.redirectUris.includes(auth.redirectUri)) };
+    const problem = redirectProblem(auth);
+    const published = info !== null && info.redirectUris.includes(auth.redirectUri);
+    return { info, refused: problem !== null && !published ? problem : null };
   }
 
   /** The 400 for a redirect_uri the client does not vouch for: plain text, like SPEC.md's malformed redirect_uri, and no redirect. */
-  function refuseRedirect(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, info: ClientInfo | null) {
-    request.log.info({ clientId: auth.clientId, clientPageRead: info !== null }, 'authorization refused: cross-host redirect_uri not published by the client');
-    return sendText(reply, 400, 'invalid redirect_uri: on another host than client_id and not published by the client');
+  function refuseRedirect(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, checked: { info: ClientInfo | null; refused: RedirectProblem }) {
+    request.log.info({ clientId: auth.clientId, clientPageRead: checked.info !== null, problem: checked.refused }, 'authorization refused: redirect_uri not published by the client');
+    return sendText(reply, 400, REDIRECT_REFUSALS[checked.refused]);
   }
 
   async function showConsent(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, user: HostUser, status = 200, expired = false) {
-    const { info, refused } = await clientCheck(auth);
-    if (refused) return refuseRedirect(request, reply, auth, info);
+    const checked = await clientCheck(auth);
+    if (checked.refused !== null) return refuseRedirect(request, reply, auth, { info: checked.info, refused: checked.refused });
+    const { info } = checked;
     const csrfToken = csrf.tokenFor(request, reply, user.id);
     if (ownProfileUrl(user, auth.me) === null) {
       request.log.info({ clientId: auth.clientId }, 'authorization refused: me is not the signed-in account');
@@ -100,7 +104,7 @@ export async function frontChannelRoutes(app: FastifyInstance, deps: IndieAuthRo
       }
       // the submitted form is checked again as a new request: a forged redirect_uri gets no redirect, not even a denial
       const checked = await clientCheck(auth);
-      if (checked.refused) return refuseRedirect(request, reply, auth, checked.info);
+      if (checked.refused !== null) return refuseRedirect(request, reply, auth, { info: checked.info, refused: checked.refused });
       const decision = readParam(request.body, 'decision');
       if (decision === 'deny') {
         request.log.info({ clientId: auth.clientId }, 'authorization denied');

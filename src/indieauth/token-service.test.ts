@@ -43,6 +43,32 @@ describe('token validation with a change stamp (SQLite)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('an in-process token writes no row, works for its owner while active and unexpired, and not after end()', async () => {
+    const clock = createManualClock(new Date());
+    const own = createTokenService({
+      tokens: createTokensRepository(handle.db),
+      refreshTokens: createRefreshTokensRepository(handle.db),
+      transact: createTransactor(handle.db),
+      findUser: (id) => (id === USER.id ? { ...USER, isActive: active } : null),
+      clock,
+    });
+    const input = { userId: USER.id, clientId: 'https://app.example/', me: 'https://alice.example/', scope: 'create', expiresIn: 60 };
+    const first = own.issueInProcess(input);
+    expect(await handle.db.selectFrom('indieweb_token').selectAll().execute()).toEqual([]);
+    expect((await own.validate(first.token))?.token.scope).toBe('create');
+    // another service (another instance) never knows it
+    expect(await service.validate(first.token)).toBeNull();
+    active = false;
+    expect(await own.validate(first.token)).toBeNull();
+    active = true;
+    first.end();
+    expect(await own.validate(first.token)).toBeNull();
+    const second = own.issueInProcess(input);
+    clock.advance(60);
+    expect(await own.validate(second.token)).toBeNull();
+    expect(() => own.issueInProcess({ ...input, expiresIn: 301 })).toThrow(/at most 300 seconds/);
+  });
+
   const issue = async () => (await service.issue({ userId: USER.id, clientId: 'https://app.example/', me: 'https://alice.example/', scope: 'create', expiresIn: null })).token;
 
   it('validations started together share one reading of the stamp', async () => {

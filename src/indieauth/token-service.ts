@@ -55,6 +55,9 @@ export interface TokenServiceDeps {
   readonly clock: Clock;
 }
 
+/** Longest life of an in-process token (one call of the admin's Write area). */
+export const MAX_IN_PROCESS_LIFETIME_S = 300;
+
 /** Validated tokens remembered at most (a bound on memory, not on time). */
 export const VALIDATION_CACHE_SIZE = 10_000;
 
@@ -89,31 +92,55 @@ export function createTokenService(deps: TokenServiceDeps) {
     return liveGrants(access, refresh, clock.now().toISOString());
   }
   const validated = new Map<string, { readonly valid: ValidToken; readonly stamp: string; readonly lastUsedMs: number }>();
+  /** In-process tokens by hash ({@link issueInProcess}); each is removed when its call ends. */
+  const inProcess = new Map<string, TokenRecord>();
+
+  function newToken(input: IssueTokenInput): IssuedToken {
+    if (parseStrictHttpUrl(input.clientId) === null) throw new MalformedClientError('client_id');
+    if (input.expiresIn !== null && (!Number.isSafeInteger(input.expiresIn) || input.expiresIn <= 0 || input.expiresIn > MAX_LIFETIME_S)) {
+      throw new InvalidRequestError('expires_in must be a positive whole number of seconds');
+    }
+    const now = clock.now();
+    const token = randomToken();
+    const id = randomId();
+    const record: TokenRecord = {
+      id,
+      userId: input.userId,
+      clientId: input.clientId,
+      me: input.me,
+      scope: normalizeScope(input.scope),
+      createdAt: now.toISOString(),
+      expiresAt: input.expiresIn === null ? null : addSeconds(now, input.expiresIn).toISOString(),
+      lastUsedAt: null,
+      revokedAt: null,
+      grantId: input.grantId ?? id,
+    };
+    return { token, record };
+  }
   const changeStamp = deps.changeStamp === undefined ? null : stampAfterThisTurn(deps.changeStamp);
 
   return {
     async issue(input: IssueTokenInput, repository: TokensRepository = tokens): Promise<IssuedToken> {
-      if (parseStrictHttpUrl(input.clientId) === null) throw new MalformedClientError('client_id');
-      if (input.expiresIn !== null && (!Number.isSafeInteger(input.expiresIn) || input.expiresIn <= 0 || input.expiresIn > MAX_LIFETIME_S)) {
-        throw new InvalidRequestError('expires_in must be a positive whole number of seconds');
-      }
-      const now = clock.now();
-      const token = randomToken();
-      const id = randomId();
-      const record: TokenRecord = {
-        id,
-        userId: input.userId,
-        clientId: input.clientId,
-        me: input.me,
-        scope: normalizeScope(input.scope),
-        createdAt: now.toISOString(),
-        expiresAt: input.expiresIn === null ? null : addSeconds(now, input.expiresIn).toISOString(),
-        lastUsedAt: null,
-        revokedAt: null,
-        grantId: input.grantId ?? id,
-      };
-      await repository.insert({ ...record, tokenHash: sha256Base64Url(token) });
-      return { token, record };
+      const issued = newToken(input);
+      await repository.insert({ ...issued.record, tokenHash: sha256Base64Url(issued.token) });
+      return issued;
+    },
+
+    /**
+     * A token that lives only in this process's memory, for a request this
+     * process sends itself (the admin's Write area through `inject()`): no
+     * row is written, so page views leave nothing behind (issue 28 F21). It
+     * is accepted by {@link validate} of this service alone, at most
+     * `expiresIn` seconds (at most {@link MAX_IN_PROCESS_LIFETIME_S}) and
+     * only while its owner is active; `end` forgets it. It never leaves the
+     * process, so no other instance, client or revocation needs to know it.
+     */
+    issueInProcess(input: Omit<IssueTokenInput, 'grantId' | 'expiresIn'> & { readonly expiresIn: number }): IssuedToken & { end(): void } {
+      if (input.expiresIn > MAX_IN_PROCESS_LIFETIME_S) throw new InvalidRequestError(`an in-process token lives at most ${MAX_IN_PROCESS_LIFETIME_S} seconds`);
+      const issued = newToken(input);
+      const hash = sha256Base64Url(issued.token);
+      inProcess.set(hash, issued.record);
+      return { ...issued, end: () => void inProcess.delete(hash) };
     },
 
     /** The stored record of a token, found by its hash only; null when unknown. */
@@ -135,6 +162,15 @@ export function createTokenService(deps: TokenServiceDeps) {
         ) {
           return hit.valid;
         }
+      }
+      const own = inProcess.get(hash);
+      if (own !== undefined) {
+        if (own.expiresAt !== null && own.expiresAt <= now.toISOString()) {
+          inProcess.delete(hash);
+          return null;
+        }
+        const owner = await findUser(own.userId);
+        return owner === null || !owner.isActive ? null : { token: own, user: owner };
       }
       const record = await tokens.findByHash(hash);
       if (record === null || record.revokedAt !== null) return null;

@@ -188,7 +188,7 @@ export function createWebmention(deps: {
   });
   const jobs = worker;
   const readTokens = createReadTokens({ accounts: stores.webmentionAccounts, signer: deps.signer, clock });
-  const api = createMentionsApi({ webmentions: stores.webmentions, readTokens });
+  const api = createMentionsApi({ webmentions: stores.webmentions, readTokens, findUser: (id) => accounts.findUser(id) });
 
   let closing = false;
   let assigning: Promise<void> = Promise.resolve();

@@ -7,6 +7,7 @@ import type { Browser, CDPSession, Page } from 'playwright-core';
 import { CookieJar, form, hiddenField, type TestApp, buildTestApp } from '../helpers/app.js';
 import { CHROMIUM, HAS_CHROMIUM, launchBrowser, openPage, screenshot, seriousViolations } from '../helpers/browser.js';
 import { freePort } from '../helpers/net.js';
+import { createServer } from '../../src/app/server.js';
 import { addAlice, PASSWORD, S256_CHALLENGE } from '../helpers/indieauth.js';
 
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
@@ -280,9 +281,81 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await page.fill('#username', 'alice');
     await page.fill('#password', PASSWORD);
     await page.click('form[action="/indieweb/login/"] button[type=submit]');
-    await expect(page.locator('main .error').first().textContent()).resolves.toContain('This account signs in with a passkey only');
+    // issue 28 F9: the right password is answered like a wrong one (no oracle), with a hint that passkey-only accounts refuse every password
+    await expect(page.locator('main .error').first().textContent()).resolves.toContain('Sign-in failed. Check the user name and the password. (An account that signs in with passkeys only refuses every password');
     await clickPasskeySignIn();
     await page.waitForURL(`${base}/indieweb/`);
     await t.app.indieweb.passkeys!.setPasswordless((await alice()).id, false);
+  });
+  it('issue 28 F6: a passkey-only account confirms with its passkey after 5 minutes; the change then goes through, and a stale session cannot add one', async () => {
+    await removeAllPasskeys();
+    await signInWithPassword();
+    await registerPasskey('Confirming key');
+    await page.click('form[action="/indieweb/admin/passkeys/passwordless"] button[type=submit]');
+    await expect(page.locator('.notice').textContent()).resolves.toBe('Your password no longer signs you in: only your passkeys do.');
+
+    // five minutes later the forms are gone: the page offers the confirmation step instead
+    t.clock.advance(301);
+    await page.goto(`${base}/indieweb/admin/passkeys/`);
+    expect(await page.locator('#passkey-add').count()).toBe(0);
+    await page.click(`a[href^="/indieweb/admin/confirm/"]`);
+    await page.waitForURL((url) => url.pathname === '/indieweb/admin/confirm/');
+    expect(await page.locator('input[name="password"]').count()).toBe(0);
+    await screenshot(page, 'admin-confirm-passkey');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.click('#passkey-confirm button[type=submit]');
+    await page.waitForURL(`${base}/indieweb/admin/passkeys/`);
+    await expect(page.locator('#passkey-add').count()).resolves.toBe(1);
+    await page.click('form[action="/indieweb/admin/passkeys/passwordless"] button[type=submit]');
+    await expect(page.locator('.notice').textContent()).resolves.toBe('Your password signs you in again.');
+
+    // the session cookie copied into another browser, five minutes on: no ceremony can even start
+    t.clock.advance(301);
+    const cookies = await page.context().cookies();
+    const { page: other, close } = await openPage(browser);
+    try {
+      await other.context().addCookies(cookies);
+      await other.goto(`${base}/indieweb/admin/passkeys/`);
+      expect(await other.locator('#passkey-add').count()).toBe(0);
+      await expect(other.locator('main').textContent()).resolves.toContain("Confirm it's you");
+    } finally {
+      await close();
+    }
+    expect(await passkeysOf()).toHaveLength(1);
+  });
+
+  it('issue 28 F8: an answer that signed someone in is refused by another instance sharing the database (single use everywhere)', async () => {
+    await removeAllPasskeys();
+    await signInWithPassword();
+    await registerPasskey('Replayed key');
+    await signOut();
+    let posted = '';
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url() === `${base}/indieweb/login/passkey`) posted = request.postData() ?? '';
+    });
+    await clickPasskeySignIn();
+    await page.waitForURL(`${base}/indieweb/`);
+    const captured = new URLSearchParams(posted);
+    // as a synced passkey (no signature counter) would: the counter check alone would let the replay in
+    await t.database.db.updateTable('indieweb_passkey').set({ counter: 0 }).execute();
+    // a second instance: same secret, same database, its own memory
+    const { app: second } = await createServer({ config: t.config, database: t.database, clock: t.clock, logger: false, worker: false });
+    try {
+      await second.ready();
+      const jar = new CookieJar();
+      const login = await second.inject({ method: 'GET', url: '/indieweb/login/' });
+      jar.storeFrom(login);
+      const replay = await second.inject({
+        method: 'POST',
+        url: '/indieweb/login/passkey',
+        headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: form({ _csrf: hiddenField(login.body, '_csrf'), challenge_id: captured.get('challenge_id')!, response: captured.get('response')!, return_to: '/indieweb/' }),
+      });
+      expect(replay.statusCode).toBe(400);
+      expect(replay.body).toContain('This passkey request expired or was already used.');
+      expect(replay.headers['set-cookie']?.toString() ?? '').not.toContain('indiestack_session=');
+    } finally {
+      await second.close();
+    }
   });
 });

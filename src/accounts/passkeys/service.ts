@@ -2,8 +2,9 @@
  * Passkeys (WebAuthn) for the built-in accounts: registering one, signing in
  * with one, listing and removing them, and passkey-only sign-in. The
  * ceremonies are `@simplewebauthn/server`'s; this module keeps what they need
- * between the two requests of a ceremony in the database (a challenge taken
- * once, by any instance) and decides what a person is told when one is
+ * between the two requests of a ceremony — a registration's challenge in the
+ * database (taken once, by any instance), a sign-in's signed and stateless
+ * (sign-in-challenges.ts) — and decides what a person is told when one is
  * refused.
  * @see docs/accounts.md "Passkeys"
  * @module
@@ -20,6 +21,7 @@ import {
 } from '@simplewebauthn/server';
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
 import type { Clock } from '../../core/clock.js';
+import type { Signer } from '../../core/signing.js';
 import { addSeconds } from '../../core/clock.js';
 import { randomId } from '../../core/crypto.js';
 import { ConflictError, forClient, InvalidRequestError, NotFoundError, PasskeyRefusedError, type PasskeyRefusal } from '../../core/errors.js';
@@ -27,6 +29,7 @@ import { isUniqueViolation } from '../../storage/errors.js';
 import type { PasskeyRecord, PasskeysRepository } from '../../storage/repositories/passkeys.js';
 import type { UserRecord, UsersRepository } from '../../storage/repositories/users.js';
 import type { ChallengePurpose, WebauthnChallengesRepository } from '../../storage/repositories/webauthn-challenges.js';
+import { createSignInChallenges } from './sign-in-challenges.js';
 
 /** Seconds a ceremony's challenge can be answered; the browser is given a little less. */
 export const CHALLENGE_LIFETIME_S = 300;
@@ -107,9 +110,16 @@ export function createPasskeyService(deps: {
   users: UsersRepository;
   clock: Clock;
   baseUrl: string;
+  /** Signs the sign-in challenges (stateless, issue 28 F8); absent where no one signs in (the CLI). */
+  signer?: Signer;
 }) {
   const { passkeys, challenges, users, clock } = deps;
   const rp = relyingPartyOf(deps.baseUrl);
+  const signInChallenges = deps.signer === undefined ? null : createSignInChallenges({ signer: deps.signer, clock, lifetimeSeconds: CHALLENGE_LIFETIME_S, used: challenges });
+  const requireSignInChallenges = () => {
+    if (signInChallenges === null) throw new Error('passkey sign-in needs the server secret (signer)');
+    return signInChallenges;
+  };
   const now = () => clock.now().toISOString();
 
   async function storeChallenge(challenge: string, purpose: ChallengePurpose, userId: string | null): Promise<string> {
@@ -203,16 +213,23 @@ export function createPasskeyService(deps: {
       return { ...record, lastUsedAt: null };
     },
 
+    /** A sign-in challenge: signed, expiring, and nothing written (anyone who loads the sign-in page asks for one). */
     async authenticationOptions(): Promise<CeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
+      const issued = requireSignInChallenges().issue();
       // no allowCredentials: the browser offers the passkeys it holds for us, so no user name is typed or revealed
-      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: BROWSER_TIMEOUT_MS });
-      return { challengeId: await storeChallenge(options.challenge, 'authentication', null), options };
+      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: BROWSER_TIMEOUT_MS, challenge: issued.challenge });
+      return { challengeId: issued.id, options };
     },
 
     /** Verifies a sign-in answer; the active user whose passkey signed it, or a {@link PasskeyRefusedError}. */
     async authenticate(answer: CeremonyAnswer): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {
       const response = parseAnswer<AuthenticationResponseJSON>(answer.response);
-      const taken = await takeChallenge(answer, 'authentication', response.response.clientDataJSON);
+      const data = clientDataOf(response.response.clientDataJSON);
+      const taken = requireSignInChallenges().open(answer.challengeId);
+      if (taken === null) refuse('challenge');
+      // security: a page on another origin (a phishing copy) got the browser to sign; said before anything else is checked
+      if (data.origin !== rp.origin) refuse('origin', `origin ${JSON.stringify(data.origin.slice(0, 200))}`);
+      if (data.challenge !== taken.challenge) refuse('challenge');
       const passkey = await passkeys.findByCredentialId(response.id);
       if (passkey === null) refuse('unknown_credential');
       const user = await users.findById(passkey.userId);
@@ -232,6 +249,8 @@ export function createPasskeyService(deps: {
         refuse(error instanceof Error && /counter/i.test(error.message) ? 'counter' : 'verification', undefined, error);
       }
       if (!verification.verified) refuse('verification');
+      // the same answer replayed on another instance at the same moment: only one of the two records its challenge
+      if (!(await requireSignInChallenges().useOnce(taken))) refuse('challenge');
       // a clone used on another instance at the same moment: only one of the two moves the counter
       if (!(await passkeys.recordUse(passkey.id, verification.authenticationInfo.newCounter, now()))) refuse('counter');
       return { user, passkey: { ...passkey, counter: verification.authenticationInfo.newCounter, lastUsedAt: now() } };

@@ -1,9 +1,11 @@
 /**
  * How the Write area publishes: through indiestack's own Micropub endpoint,
  * in process. Each call mints an access token for the signed-in user with
- * exactly the scope the operation needs and a 60-second lifetime, sends the
- * request to the endpoint with `inject()` (no socket), and revokes the token
- * as soon as the answer is in. The token never leaves the process.
+ * exactly the scope the operation needs and a 60-second lifetime, held in
+ * the token service's memory only (no database row: page views leave
+ * nothing behind), sends the request to the endpoint with `inject()` (no
+ * socket), and forgets the token as soon as the answer is in. The token
+ * never leaves the process.
  *
  * Why a token and the real route rather than calling the Micropub functions
  * with the session's user: the request then runs through exactly what any
@@ -21,7 +23,7 @@ import type { TokenService } from '../../indieauth/token-service.js';
 /** Seconds a minted token lives: one call, with room for a slow handler. */
 export const WRITE_TOKEN_LIFETIME_S = 60;
 
-/** The client_id of the admin's tokens (shown on the Apps page while one is in use, named in the token table). */
+/** The client_id of the admin's in-process tokens (what the client policy and the Micropub handler see). */
 export function adminClientId(baseUrl: string): string {
   return `${baseUrl}/indieweb/admin/`;
 }
@@ -107,7 +109,8 @@ export function createMicropubClient(deps: {
 
   /** One request with a token of `scope` minted for `user`, revoked afterwards whatever happened. */
   async function call(user: HostUser, host: string, scope: string, options: CallOptions): Promise<LightMyRequestResponse> {
-    const issued = await tokens.issue({ userId: user.id, clientId, me: user.me[0] ?? `${baseUrl}/`, scope, expiresIn: WRITE_TOKEN_LIFETIME_S });
+    // held in this process's memory only: a page view writes no token row (issue 28 F21)
+    const issued = tokens.issueInProcess({ userId: user.id, clientId, me: user.me[0] ?? `${baseUrl}/`, scope, expiresIn: WRITE_TOKEN_LIFETIME_S });
     try {
       const query = options.query === undefined ? '' : `?${new URLSearchParams(options.query).toString()}`;
       return await app.inject({
@@ -122,7 +125,7 @@ export function createMicropubClient(deps: {
         ...(options.json === undefined ? {} : { payload: JSON.stringify(options.json) }),
       });
     } finally {
-      await tokens.revoke(issued.record.id);
+      issued.end();
     }
   }
 

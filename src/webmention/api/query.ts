@@ -10,6 +10,7 @@
 import { forClient, InvalidRequestError } from '../../core/errors.js';
 import { API_SORT_KEYS, type ApiSortKey } from '../../storage/repositories/webmentions.js';
 import { canonicalUrl } from '../canonical-url.js';
+import { tokenParam } from './token-param.js';
 
 export const DEFAULT_PER_PAGE = 20;
 /** Larger pages are cut to this (eleventy-cache-webmentions asks for 1000 a page). */
@@ -128,11 +129,10 @@ export function parseApiQuery(query: unknown): ApiQuery {
   const jsonp = single(query, 'jsonp');
   // the callback name is written into JavaScript: a plain identifier path only
   if (jsonp !== undefined && !/^[A-Za-z_$][\w$]{0,63}(?:\.[A-Za-z_$][\w$]{0,63}){0,3}$/.test(jsonp)) throw invalid('jsonp must be a JavaScript function name');
-  const token = single(query, 'token');
   return {
     targetKeys: targets.length === 0 ? undefined : targetKeysOf(targets),
     domain: domainOf(single(query, 'domain')),
-    token: token === '' ? undefined : token,
+    token: tokenParam(query),
     perPage: Math.min(perPage, MAX_PER_PAGE),
     page: integer('page', single(query, 'page'), 0, 1_000_000) ?? 0,
     receivedFrom: since === undefined || since === '' ? undefined : new Date(Math.floor(parseSince(since) / 1000) * 1000 + 1000).toISOString(),
