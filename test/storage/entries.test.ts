@@ -11,7 +11,6 @@ function entry(overrides: Partial<NewEntryRow> & { id: string; path: string }): 
     url: `${BASE}${overrides.path}`,
     type: ['h-entry'],
     properties: { content: [`entry ${overrides.id}`] },
-    postStatus: 'published',
     published: '2026-11-01T10:00:00.000Z',
     createdAt: '2026-11-01T10:00:00.000Z',
     ...overrides,
@@ -63,7 +62,7 @@ for (const dialect of DIALECTS) {
 
     it('updates only over the version it read', async () => {
       const current = (await entries.findByPath('/alice/2026/11/hello-2/'))!;
-      const changes = { properties: { content: ['first'] }, postStatus: 'published' as const, published: current.published, updatedAt: '2026-11-02T00:00:00.000Z' };
+      const changes = { properties: { content: ['first'] }, published: current.published, updatedAt: '2026-11-02T00:00:00.000Z' };
       expect(await entries.updateIfVersion(current.id, current.version, changes)).toBe(true);
       // a second writer that read the same version loses and must read again
       expect(await entries.updateIfVersion(current.id, current.version, { ...changes, properties: { content: ['second'] } })).toBe(false);
@@ -78,7 +77,7 @@ for (const dialect of DIALECTS) {
       let calls = 0;
       const result = await entries.modify(id, (current) => {
         calls += 1;
-        return { properties: { ...current.properties, category: [...((current.properties.category as string[] | undefined) ?? []), 'mine'] }, postStatus: 'published', published: current.published, updatedAt: current.updatedAt };
+        return { properties: { ...current.properties, category: [...((current.properties.category as string[] | undefined) ?? []), 'mine'] }, published: current.published, updatedAt: current.updatedAt };
       });
       expect(calls).toBe(1);
       expect(result?.properties.category).toEqual(['mine']);
@@ -90,9 +89,9 @@ for (const dialect of DIALECTS) {
         attempts += 1;
         if (!interfered) {
           interfered = true;
-          await entries.updateIfVersion(id, current.version, { properties: { ...current.properties, category: ['mine', 'theirs'] }, postStatus: 'published', published: current.published, updatedAt: current.updatedAt });
+          await entries.updateIfVersion(id, current.version, { properties: { ...current.properties, category: ['mine', 'theirs'] }, published: current.published, updatedAt: current.updatedAt });
         }
-        return { properties: { ...current.properties, category: [...(current.properties.category as string[]), 'again'] }, postStatus: 'published', published: current.published, updatedAt: current.updatedAt };
+        return { properties: { ...current.properties, category: [...(current.properties.category as string[]), 'again'] }, published: current.published, updatedAt: current.updatedAt };
       });
       expect(attempts).toBe(2);
       const final = (await entries.findById(id))!;
@@ -106,7 +105,7 @@ for (const dialect of DIALECTS) {
       expect(await entries.markDeleted(id, '2026-11-03T00:00:00.000Z')).toBe(false);
       const deleted = (await entries.findByPath('/alice/2026/11/hello/'))!;
       expect(deleted.deletedAt).toBe('2026-11-03T00:00:00.000Z');
-      expect(await entries.modify(id, () => ({ properties: {}, postStatus: 'published', published: deleted.published, updatedAt: deleted.updatedAt }))).toBeNull();
+      expect(await entries.modify(id, () => ({ properties: {}, published: deleted.published, updatedAt: deleted.updatedAt }))).toBeNull();
       expect(await entries.markUndeleted(id, '2026-11-04T00:00:00.000Z')).toBe(true);
       expect(await entries.markUndeleted(id, '2026-11-04T00:00:00.000Z')).toBe(false);
       const back = (await entries.findByPath('/alice/2026/11/hello/'))!;
@@ -130,7 +129,7 @@ for (const dialect of DIALECTS) {
             path: `/alice/2026/10/p${index}/`,
             published: `${day}T12:00:00.000Z`,
             createdAt: `2026-11-01T10:0${index}:00.000Z`,
-            postStatus: index === 4 ? 'draft' : 'published',
+            properties: index === 4 ? { content: [`entry a${index}`], 'post-status': ['draft'] } : { content: [`entry a${index}`] },
           }),
         );
       }
