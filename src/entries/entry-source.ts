@@ -17,9 +17,14 @@ export interface EntryCursor {
 export interface EntrySource {
   /** The entry at this exact URL path, deleted and draft ones included (the caller decides). */
   findByPath(path: string): Promise<EntryRow | null>;
-  /** Published entries, newest first by (published, id); deleted ones and drafts left out. */
+  /**
+   * Listed entries (`isEntryListed` of `core/visibility.ts`: published, public, live), newest first
+   * by (published, id); drafts, unlisted, private and deleted ones never, so neither the pages nor
+   * their cursors see them.
+   */
   listPublished(userId: string, page: { limit: number; before?: EntryCursor }): Promise<EntryRow[]>;
-  /** The published entries just newer than `after`, newest first (the previous page of a feed). */
+  /** The listed entries just newer than `after`, newest first (the previous page of a feed). */
   listPublishedAfter(userId: string, page: { limit: number; after: EntryCursor }): Promise<EntryRow[]>;
+  /** How many entries {@link listPublished} pages through. */
   countPublished(userId: string): Promise<number>;
 }

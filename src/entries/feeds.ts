@@ -1,19 +1,51 @@
 /**
- * A user's published entries as Atom 1.0 and JSON Feed 1.1, written by the
- * `feed` package. Content is the entry's sanitized HTML (or its escaped
- * text); titles are plain text (escaped for Atom's `type="html"`).
+ * A user's listed entries as a feed: what Atom 1.0 (`atom.ts`) and JSON Feed
+ * 1.1 (`json-feed.ts`) both write, from the same document. Content is the entry's sanitized HTML (or
+ * its escaped text); titles, categories and names are plain text, which each
+ * writer escapes for its format.
  * @module
  */
-import { Feed, type Item } from 'feed';
 import { escapeHtml } from '../web/html.js';
 import { sanitizeEntryHtml } from './content-html.js';
 import type { EntryRow } from './entry-source.js';
 import { entryTitle, plainText } from './h-entry.js';
-import type { OwnerView } from './templates.js';
 import { httpUrl } from './safe-url.js';
+import type { OwnerView } from './templates.js';
 
 /** Entries in a feed. */
 export const FEED_SIZE = 20;
+
+/** A feed, whatever its format. Dates are ISO-8601 UTC; every string is the value itself (unescaped). */
+export interface FeedDocument {
+  readonly id: string;
+  readonly title: string;
+  readonly homeUrl: string;
+  readonly atomUrl: string;
+  readonly jsonFeedUrl: string;
+  readonly updated: string;
+  readonly language: string;
+  readonly author: FeedAuthor;
+  readonly items: readonly FeedItem[];
+}
+
+export interface FeedAuthor {
+  readonly name: string;
+  readonly url: string;
+  /** An absolute http(s) URL, or null. */
+  readonly avatar: string | null;
+}
+
+export interface FeedItem {
+  /** The entry's URL: its id and its link. */
+  readonly url: string;
+  readonly title: string;
+  readonly contentHtml: string;
+  readonly published: string;
+  readonly updated: string;
+  readonly tags: readonly string[];
+  /** An absolute http(s) URL, or null. */
+  readonly image: string | null;
+}
 
 function contentHtml(row: EntryRow): string {
   const parts: string[] = [];
@@ -38,54 +70,40 @@ function contentHtml(row: EntryRow): string {
   return parts.join('\n');
 }
 
-function categories(row: EntryRow): string[] {
-  return (row.properties.category ?? []).filter((value): value is string => typeof value === 'string');
+function tags(row: EntryRow): string[] {
+  return (row.properties.category ?? []).filter((value): value is string => typeof value === 'string' && value.trim() !== '');
 }
 
-function buildFeed(owner: OwnerView, entries: readonly EntryRow[], format: 'atom' | 'json'): Feed {
+/** An ISO instant of a stored date; `fallback` when it is none. */
+function instant(value: string, fallback: string): string {
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? fallback : new Date(time).toISOString();
+}
+
+/** The feed of a user's newest listed entries. */
+export function feedDocument(owner: OwnerView, entries: readonly EntryRow[]): FeedDocument {
+  const epoch = new Date(0).toISOString();
   const updated = entries.reduce((latest, row) => (row.updatedAt > latest ? row.updatedAt : latest), entries[0]?.updatedAt ?? owner.profile.updatedAt);
-  const author = { name: owner.displayName, link: owner.homeUrl, ...(httpUrl(owner.profile.photoUrl) === null ? {} : { avatar: httpUrl(owner.profile.photoUrl)! }) };
-  const feed = new Feed({
+  return {
     id: owner.homeUrl,
     title: `Posts by ${owner.displayName}`,
-    link: owner.homeUrl,
-    updated: new Date(updated),
-    generator: 'indiestack',
+    homeUrl: owner.homeUrl,
+    atomUrl: owner.atomUrl,
+    jsonFeedUrl: owner.jsonFeedUrl,
+    updated: instant(updated, epoch),
     language: 'en',
-    feedLinks: { atom: owner.atomUrl, json: owner.jsonFeedUrl },
-    author,
-    copyright: '',
-  });
-  for (const row of entries) {
-    const title = entryTitle(row);
-    const item: Item = {
-      title: format === 'atom' ? escapeHtml(title) : title,
-      id: row.url,
-      link: row.url,
-      date: new Date(row.updatedAt),
-      published: new Date(row.published),
-      content: contentHtml(row),
-      category: categories(row).map((name) => ({ name, term: name })),
-      author: [author],
-    };
-    const photo = row.properties.photo?.[0];
-    const image = httpUrl(typeof photo === 'object' && photo !== null ? (photo as { value?: unknown }).value : photo);
-    if (image !== null && format === 'json') item.image = image;
-    feed.addItem(item);
-  }
-  return feed;
-}
-
-export function atomFeed(owner: OwnerView, entries: readonly EntryRow[]): string {
-  return buildFeed(owner, entries, 'atom').atom1();
-}
-
-/** JSON Feed 1.1: the package writes 1.0; 1.1 adds `authors` (1.0's `author` is kept for older readers) and `language`. */
-export function jsonFeed(owner: OwnerView, entries: readonly EntryRow[]): string {
-  const document = JSON.parse(buildFeed(owner, entries, 'json').json1()) as Record<string, unknown> & { items?: Record<string, unknown>[] };
-  document.version = 'https://jsonfeed.org/version/1.1';
-  document.language = 'en';
-  if (document.author !== undefined) document.authors = [document.author];
-  for (const item of document.items ?? []) if (item.author !== undefined) item.authors = [item.author];
-  return JSON.stringify(document, null, 2);
+    author: { name: owner.displayName, url: owner.homeUrl, avatar: httpUrl(owner.profile.photoUrl) },
+    items: entries.map((row) => {
+      const photo = row.properties.photo?.[0];
+      return {
+        url: row.url,
+        title: entryTitle(row),
+        contentHtml: contentHtml(row),
+        published: instant(row.published, epoch),
+        updated: instant(row.updatedAt, epoch),
+        tags: tags(row),
+        image: httpUrl(typeof photo === 'object' && photo !== null ? (photo as { value?: unknown }).value : photo),
+      };
+    }),
+  };
 }

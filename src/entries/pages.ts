@@ -1,11 +1,15 @@
 /**
  * The rules of the entry pages: whose page a path is, which entry a reader
- * may see (published ones; a deleted one is gone; drafts, private ones and
- * another user's are not found, exactly like an unknown path), and the page
- * each answer renders.
+ * may see (`core/visibility.ts`: published ones; a deleted one is gone;
+ * drafts, private ones and another user's are not found, exactly like an
+ * unknown path; unlisted ones only at their URL), and the page each answer
+ * renders. The home page and the feeds show what the repository lists, which
+ * is the same rule in SQL: its count and cursors never see an entry that is
+ * not listed.
  * @module
  */
 import type { HostUser } from '../contracts/accounts.js';
+import { isEntryVisible } from '../core/visibility.js';
 import type { ProfileService } from '../profile/service.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { headMarkup } from './document.js';
@@ -47,18 +51,6 @@ export interface EntryPagesDeps {
   readonly stylesheetVersion: string;
 }
 
-/** Whether readers may see the entry at all: not a draft, not private. */
-export function isPublic(row: EntryRow): boolean {
-  if (row.postStatus !== 'published') return false;
-  const visibility = row.properties.visibility?.[0];
-  return visibility === undefined || visibility === 'public' || visibility === 'unlisted';
-}
-
-/** Whether it is listed on the home page and in the feeds (unlisted ones are not). */
-export function isListed(row: EntryRow): boolean {
-  return isPublic(row) && row.properties.visibility?.[0] !== 'unlisted';
-}
-
 export type EntryPages = ReturnType<typeof createEntryPages>;
 
 export function createEntryPages(deps: EntryPagesDeps) {
@@ -88,7 +80,7 @@ export function createEntryPages(deps: EntryPagesDeps) {
       if (owner === null) return { kind: 'not-found' };
       const row = await entries.findByPath(path.path);
       // the exact path, of this user: never another user's entry, whatever the repository matched
-      if (row === null || row.path !== path.path || row.userId !== owner.user.id || !isPublic(row)) return { kind: 'not-found' };
+      if (row === null || row.path !== path.path || row.userId !== owner.user.id || !isEntryVisible(row)) return { kind: 'not-found' };
       if (!path.slash) return { kind: 'redirect', location: row.url };
       const head = (canonical: string) => headMarkup(owner.view, { baseUrl: base, stylesheetVersion: deps.stylesheetVersion, canonical });
       if (row.deletedAt !== null) {
@@ -127,21 +119,20 @@ export function createEntryPages(deps: EntryPagesDeps) {
       const homeUrl = owner.view.homeUrl;
       const newerUrl = !hasNewer ? null : first === undefined ? homeUrl : `${homeUrl}?after=${cursorOf(first)}`;
       const olderUrl = !hasOlder || last === undefined ? null : `${homeUrl}?before=${cursorOf(last)}`;
-      const listed = shown.filter(isListed);
+      // the source lists only listed entries (the rule in SQL), so the count and the cursors never see another kind
       const total = await entries.countPublished(userId);
       const view = asOwner(owner.view);
-      const parts = { card: renderProfileCard(view).value, feed: renderFeed(view, listed, total).value, pager: renderPager(newerUrl, olderUrl).value };
-      const body = templates.home({ owner: owner.view, entries: listed, total, newerUrl, olderUrl, parts });
+      const parts = { card: renderProfileCard(view).value, feed: renderFeed(view, shown, total).value, pager: renderPager(newerUrl, olderUrl).value };
+      const body = templates.home({ owner: owner.view, entries: shown, total, newerUrl, olderUrl, parts });
       const head = headMarkup(owner.view, { baseUrl: base, stylesheetVersion: deps.stylesheetVersion, canonical: page.before === undefined && page.after === undefined ? homeUrl : undefined, prev: newerUrl, next: olderUrl });
       return { status: 200, title: owner.view.displayName, head, body, owner: owner.view };
     },
 
-    /** The newest listed entries for the feeds, with their owner; null when nobody has this name. */
+    /** The newest listed entries for the feeds (the source lists nothing else), with their owner; null when nobody has this name. */
     async feed(name: string): Promise<{ owner: OwnerView; entries: EntryRow[] } | null> {
       const owner = await ownerNamed(name);
       if (owner === null) return null;
-      const rows = await entries.listPublished(owner.user.id, { limit: FEED_SIZE });
-      return { owner: owner.view, entries: rows.filter(isListed) };
+      return { owner: owner.view, entries: await entries.listPublished(owner.user.id, { limit: FEED_SIZE }) };
     },
   };
 }

@@ -8,7 +8,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendText } from '../web/reply.js';
 import { sendEntryDocument, STYLESHEET_PATH } from './document.js';
-import { atomFeed, jsonFeed } from './feeds.js';
+import { atomFeed } from './atom.js';
+import { jsonFeed } from './json-feed.js';
 import type { EntryPages, RenderedPage } from './pages.js';
 import { basePath, decodeCursor, isUserSegment, parseEntryPath, requestPath, requestQuery } from './paths.js';
 import type { EntryTemplates } from './templates.js';

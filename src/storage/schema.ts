@@ -197,7 +197,9 @@ export interface EntryTable {
   type: string;
   /** JSON: property name → array of values. */
   properties: string;
+  /** `published` or `draft`, and `public`, `unlisted` or `private`: read from the properties on every write (`core/visibility.ts`). */
   post_status: string;
+  visibility: string;
   published: string;
   created_at: string;
   updated_at: string;

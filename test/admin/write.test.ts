@@ -342,6 +342,21 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
     expect((await sourceOf(t, alice.user, url)).properties).toEqual({ content: ['Two'], photo: [{ value: 'https://example.com/a.png', alt: 'Better alt' }] });
   });
 
+  it('a draft spelled \' Draft \' by another client is a draft on the Posts page and in the edit form, as on the site (issue 28, F14)', async () => {
+    const { token } = await issueToken(t, alice.user, { scope: 'create' });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/indieweb/micropub/',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: { type: ['h-entry'], properties: { content: ['Spelled draft'], 'post-status': [' Draft '] } },
+    });
+    const url = String(created.headers.location);
+    const form = await getAdmin(t, alice.jar, `/posts/edit?url=${encodeURIComponent(url)}`);
+    expect(form.body).toContain('name="draft" value="1" checked>');
+    const posts = await getAdmin(t, alice.jar, `/posts/?filter=${encodeURIComponent('Spelled draft')}`);
+    expect(posts.body).toContain('(draft)');
+  });
+
   it('edit with nothing changed sends no update and says so', async () => {
     const url = postedUrl(await write({ type: 'note', content: 'Same', intent: 'publish' }));
     const form = await getAdmin(t, alice.jar, `/posts/edit?url=${encodeURIComponent(url)}`);

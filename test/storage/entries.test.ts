@@ -1,7 +1,14 @@
+import { sql, type Kysely } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MicropubProperties } from '../../src/contracts/micropub-types.js';
+import { audienceOf, isEntryListed, isEntryVisible, postStatusOf, visibilityOf } from '../../src/core/visibility.js';
+import { createDatabase } from '../../src/storage/connect.js';
 import { isUniqueViolation } from '../../src/storage/errors.js';
+import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '../../src/storage/migrate.js';
+import { MIGRATIONS } from '../../src/storage/migrations/index.js';
 import { createEntriesRepository, type EntriesRepository, type NewEntryRow } from '../../src/storage/repositories/entries.js';
-import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { DIALECTS, freshLocation, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 const BASE = 'https://id.example';
 
@@ -11,7 +18,6 @@ function entry(overrides: Partial<NewEntryRow> & { id: string; path: string }): 
     url: `${BASE}${overrides.path}`,
     type: ['h-entry'],
     properties: { content: [`entry ${overrides.id}`] },
-    postStatus: 'published',
     published: '2026-11-01T10:00:00.000Z',
     createdAt: '2026-11-01T10:00:00.000Z',
     ...overrides,
@@ -63,7 +69,7 @@ for (const dialect of DIALECTS) {
 
     it('updates only over the version it read', async () => {
       const current = (await entries.findByPath('/alice/2026/11/hello-2/'))!;
-      const changes = { properties: { content: ['first'] }, postStatus: 'published' as const, published: current.published, updatedAt: '2026-11-02T00:00:00.000Z' };
+      const changes = { properties: { content: ['first'] }, published: current.published, updatedAt: '2026-11-02T00:00:00.000Z' };
       expect(await entries.updateIfVersion(current.id, current.version, changes)).toBe(true);
       // a second writer that read the same version loses and must read again
       expect(await entries.updateIfVersion(current.id, current.version, { ...changes, properties: { content: ['second'] } })).toBe(false);
@@ -78,7 +84,7 @@ for (const dialect of DIALECTS) {
       let calls = 0;
       const result = await entries.modify(id, (current) => {
         calls += 1;
-        return { properties: { ...current.properties, category: [...((current.properties.category as string[] | undefined) ?? []), 'mine'] }, postStatus: 'published', published: current.published, updatedAt: current.updatedAt };
+        return { properties: { ...current.properties, category: [...((current.properties.category as string[] | undefined) ?? []), 'mine'] }, published: current.published, updatedAt: current.updatedAt };
       });
       expect(calls).toBe(1);
       expect(result?.properties.category).toEqual(['mine']);
@@ -90,9 +96,9 @@ for (const dialect of DIALECTS) {
         attempts += 1;
         if (!interfered) {
           interfered = true;
-          await entries.updateIfVersion(id, current.version, { properties: { ...current.properties, category: ['mine', 'theirs'] }, postStatus: 'published', published: current.published, updatedAt: current.updatedAt });
+          await entries.updateIfVersion(id, current.version, { properties: { ...current.properties, category: ['mine', 'theirs'] }, published: current.published, updatedAt: current.updatedAt });
         }
-        return { properties: { ...current.properties, category: [...(current.properties.category as string[]), 'again'] }, postStatus: 'published', published: current.published, updatedAt: current.updatedAt };
+        return { properties: { ...current.properties, category: [...(current.properties.category as string[]), 'again'] }, published: current.published, updatedAt: current.updatedAt };
       });
       expect(attempts).toBe(2);
       const final = (await entries.findById(id))!;
@@ -106,7 +112,7 @@ for (const dialect of DIALECTS) {
       expect(await entries.markDeleted(id, '2026-11-03T00:00:00.000Z')).toBe(false);
       const deleted = (await entries.findByPath('/alice/2026/11/hello/'))!;
       expect(deleted.deletedAt).toBe('2026-11-03T00:00:00.000Z');
-      expect(await entries.modify(id, () => ({ properties: {}, postStatus: 'published', published: deleted.published, updatedAt: deleted.updatedAt }))).toBeNull();
+      expect(await entries.modify(id, () => ({ properties: {}, published: deleted.published, updatedAt: deleted.updatedAt }))).toBeNull();
       expect(await entries.markUndeleted(id, '2026-11-04T00:00:00.000Z')).toBe(true);
       expect(await entries.markUndeleted(id, '2026-11-04T00:00:00.000Z')).toBe(false);
       const back = (await entries.findByPath('/alice/2026/11/hello/'))!;
@@ -130,7 +136,7 @@ for (const dialect of DIALECTS) {
             path: `/alice/2026/10/p${index}/`,
             published: `${day}T12:00:00.000Z`,
             createdAt: `2026-11-01T10:0${index}:00.000Z`,
-            postStatus: index === 4 ? 'draft' : 'published',
+            properties: index === 4 ? { content: [`entry a${index}`], 'post-status': ['draft'] } : { content: [`entry a${index}`] },
           }),
         );
       }
@@ -162,6 +168,136 @@ for (const dialect of DIALECTS) {
       expect(await entries.listPublished('alice-id', { limit: 2, before: { published: tail.published, id: tail.id } })).toEqual([]);
       expect(await entries.countPublished('alice-id')).toBe(4);
       expect((await entries.listPublished('bob-id', { limit: 10 })).map((e) => e.id)).toEqual(['b0']);
+    });
+  });
+}
+
+/** Every spelling of the two properties the rule reads, crossed with deleted or not. */
+const POST_STATUSES: readonly (readonly unknown[] | undefined)[] = [['draft'], [' Draft '], ['DRAFT'], ['published'], [' Published'], ['pending'], [''], [{ value: 'published' }], undefined];
+const VISIBILITIES: readonly (readonly unknown[] | undefined)[] = [['public'], ['unlisted'], ['private'], [' Private'], ['UNLISTED '], ['protected'], ['  '], undefined];
+
+function combinations(): { id: string; properties: MicropubProperties; deleted: boolean }[] {
+  const all: { id: string; properties: MicropubProperties; deleted: boolean }[] = [];
+  for (const [s, status] of POST_STATUSES.entries()) {
+    for (const [v, visibility] of VISIBILITIES.entries()) {
+      for (const deleted of [false, true]) {
+        const properties: MicropubProperties = { content: ['x'] };
+        if (status !== undefined) properties['post-status'] = [...status];
+        if (visibility !== undefined) properties.visibility = [...visibility];
+        all.push({ id: `c-${s}-${v}-${deleted ? 'd' : 'l'}`, properties, deleted });
+      }
+    }
+  }
+  return all;
+}
+
+for (const dialect of DIALECTS) {
+  describe(`the rule for a public entry, in JavaScript and in SQL (${dialect})`, () => {
+    let database: TestDatabase;
+    let entries: EntriesRepository;
+    beforeAll(async () => {
+      database = await openTestDatabase(dialect);
+      entries = createEntriesRepository(database.db);
+    });
+    afterAll(async () => {
+      await database.dispose();
+    });
+
+    it('lists, counts and pages exactly the entries isEntryListed accepts, over every combination', async () => {
+      const all = combinations();
+      for (const [index, combination] of all.entries()) {
+        const published = new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString();
+        await entries.insert(entry({ id: combination.id, userId: 'rule-user', path: `/rule/2026/01/${combination.id}/`, properties: combination.properties, published, createdAt: published }));
+        if (combination.deleted) await entries.markDeleted(combination.id, published);
+      }
+      const expected = all.filter((c) => isEntryListed({ ...audienceOf(c.properties), deletedAt: c.deleted ? 'now' : null })).map((c) => c.id);
+      // the rule as the issue states it: trimmed, lower-cased, published (or nothing) and public (or nothing), live
+      const word = (values: readonly unknown[] | undefined) => (typeof values?.[0] === 'string' ? values[0].trim().toLowerCase() : values?.[0]);
+      const byHand = all.filter((c) => [undefined, '', 'published'].includes(word(c.properties['post-status']) as string) && [undefined, '', 'public'].includes(word(c.properties.visibility) as string) && !c.deleted).map((c) => c.id);
+      expect(expected.sort()).toEqual(byHand.sort());
+      // published: 'published', ' Published', '' and none; public: 'public', '  ' and none
+      expect(expected.length).toBe(4 * 3);
+
+      const listed = await entries.listPublished('rule-user', { limit: 1000 });
+      expect(listed.map((row) => row.id).sort()).toEqual(expected);
+      expect(await entries.countPublished('rule-user')).toBe(expected.length);
+      // paged two at a time, both ways: the same entries, and the cursors are only ever listed ones
+      const paged: string[] = [];
+      let before: { published: string; id: string } | undefined;
+      for (;;) {
+        const page = await entries.listPublished('rule-user', { limit: 2, ...(before === undefined ? {} : { before }) });
+        if (page.length === 0) break;
+        paged.push(...page.map((row) => row.id));
+        before = { published: page.at(-1)!.published, id: page.at(-1)!.id };
+      }
+      expect(paged.sort()).toEqual(expected);
+      const oldest = listed.at(-1)!;
+      expect((await entries.listPublishedAfter('rule-user', { limit: 1000, after: { published: oldest.published, id: oldest.id } })).map((row) => row.id).sort()).toEqual(expected.filter((id) => id !== oldest.id));
+
+      // each stored row: the columns say what the properties say, and the page rule agrees
+      for (const combination of all) {
+        const row = (await entries.findById(combination.id))!;
+        expect([combination.id, row.postStatus, row.visibility]).toEqual([combination.id, postStatusOf(combination.properties), visibilityOf(combination.properties)]);
+        expect([combination.id, isEntryVisible(row)]).toEqual([combination.id, isEntryVisible(audienceOf(combination.properties))]);
+        expect([combination.id, isEntryListed(row)]).toEqual([combination.id, expected.includes(combination.id)]);
+      }
+    });
+
+    it('keeps the columns in step on every write: an update to private, to draft and back', async () => {
+      const id = 'c-step';
+      await entries.insert(entry({ id, userId: 'step-user', path: '/step/2026/01/one/' }));
+      const listedIds = async () => (await entries.listPublished('step-user', { limit: 10 })).map((row) => row.id);
+      expect(await listedIds()).toEqual([id]);
+      const update = async (properties: MicropubProperties) => entries.modify(id, (current) => ({ properties, published: current.published, updatedAt: current.updatedAt }));
+      expect(await update({ content: ['x'], visibility: [' Private '] })).toMatchObject({ visibility: 'private', postStatus: 'published' });
+      expect(await listedIds()).toEqual([]);
+      expect(await entries.countPublished('step-user')).toBe(0);
+      expect(await update({ content: ['x'], 'post-status': ['Draft'] })).toMatchObject({ visibility: 'public', postStatus: 'draft' });
+      expect(await listedIds()).toEqual([]);
+      const current = (await entries.findById(id))!;
+      expect(await entries.updateIfVersion(id, current.version, { properties: { content: ['x'] }, published: current.published, updatedAt: current.updatedAt })).toBe(true);
+      expect(await listedIds()).toEqual([id]);
+      expect(await entries.findById(id)).toMatchObject({ visibility: 'public', postStatus: 'published' });
+    });
+  });
+
+  describe(`migration 0013-entry-visibility (${dialect})`, () => {
+    it('fills visibility and post_status from the properties of existing entries, and goes down again', async () => {
+      const fresh = await freshLocation(dialect);
+      const handle = createDatabase(fresh.location);
+      try {
+        const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
+        expect((await migrator.migrateTo('0012-webmention-sending')).error).toBeUndefined();
+        const all = combinations().filter((c) => !c.deleted);
+        // as the handler of the day stored them: post_status 'draft' only for a trimmed, lower-cased 'draft'
+        const oldStatus = (properties: MicropubProperties) => {
+          const first = properties['post-status']?.find((value): value is string => typeof value === 'string' && value.trim() !== '');
+          return first?.trim().toLowerCase() === 'draft' ? 'draft' : 'published';
+        };
+        for (const [index, c] of all.entries()) {
+          const at = new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString();
+          // the table before this migration, without the column
+          await (handle.db as unknown as Kysely<any>)
+            .insertInto('indieweb_entry')
+            .values({ id: c.id, user_id: 'old-user', url: `${BASE}/old/${c.id}/`, path: `/old/${c.id}/`, type: '["h-entry"]', properties: JSON.stringify(c.properties), post_status: oldStatus(c.properties), published: at, created_at: at, updated_at: at, deleted_at: null, version: 1, slug_series: `/old/${c.id}`, slug_number: 1 })
+            .execute();
+        }
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        const entries = createEntriesRepository(handle.db);
+        for (const c of all) {
+          const row = (await entries.findById(c.id))!;
+          expect([c.id, row.postStatus, row.visibility]).toEqual([c.id, postStatusOf(c.properties), visibilityOf(c.properties)]);
+        }
+        const expected = all.filter((c) => isEntryListed(audienceOf(c.properties))).map((c) => c.id).sort();
+        expect((await entries.listPublished('old-user', { limit: 1000 })).map((row) => row.id).sort()).toEqual(expected);
+        expect(await entries.countPublished('old-user')).toBe(expected.length);
+
+        expect((await migrator.migrateTo('0012-webmention-sending')).error).toBeUndefined();
+        await expect(sql`select visibility from indieweb_entry`.execute(handle.db)).rejects.toThrow();
+      } finally {
+        await handle.close();
+        await fresh.drop();
+      }
     });
   });
 }

@@ -5,9 +5,13 @@
  * it got, one failing first), the job queue drained by hand, the deploy
  * signal and the delay, and the admin's Sent webmentions page.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { DialectName } from '../../src/storage/connect.js';
 import { buildTestApp, signIn } from '../helpers/app.js';
 import { listenOnLoopback } from '../helpers/net.js';
 import { PRIVATE_OK } from '../helpers/webmention.js';
@@ -62,8 +66,8 @@ async function startReceivers() {
 
 type Receivers = Awaited<ReturnType<typeof startReceivers>>;
 
-async function appFor(env: Record<string, string>) {
-  const t = await buildTestApp({ env: { ...PRIVATE_OK, INDIEWEB_MICROPUB_HANDLER: 'database', ...env } });
+async function appFor(env: Record<string, string>, dialect: DialectName = 'sqlite') {
+  const t = await buildTestApp({ dialect, env: { ...PRIVATE_OK, INDIEWEB_MICROPUB_HANDLER: 'database', ...env } });
   const alice = await t.app.indieweb.users!.addUser({ name: 'alice', me: ['https://alice.example/'], password: 'alice password 1' });
   const token = async (scope: string) => (await t.app.indieweb.tokens.issue({ userId: alice.id, clientId: 'https://app.example/', me: 'https://alice.example/', scope, expiresIn: 3600 })).token;
   const micropubToken = await token('create update delete undelete');
@@ -261,3 +265,57 @@ describe('sending on publish: the setting and the outbound guard', () => {
   });
 });
 
+
+describe('sending on publish reads post-status and visibility as the pages do (F14), for every handler that sends', () => {
+  let receivers: Receivers;
+  let contentDir: string;
+  beforeAll(async () => {
+    receivers = await startReceivers();
+    contentDir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-send-files-'));
+  });
+  afterAll(async () => {
+    await receivers.close();
+    rmSync(contentDir, { recursive: true, force: true });
+  });
+
+  /** Entries no one may be told about, as clients spell them. */
+  const HIDDEN: readonly Record<string, unknown[]>[] = [
+    { 'post-status': [' draft'] },
+    { 'post-status': ['Draft '] },
+    { 'post-status': ['DRAFT'] },
+    { 'post-status': ['pending'] },
+    { visibility: [' private'] },
+    { visibility: ['Private'] },
+    { visibility: ['protected'] },
+    { visibility: [' Unlisted'] },
+  ];
+  const HANDLERS: readonly [string, Record<string, string>, DialectName?][] = [
+    ['database', { INDIEWEB_MICROPUB_HANDLER: 'database' }],
+    ['database on PostgreSQL', { INDIEWEB_MICROPUB_HANDLER: 'database' }, 'postgres'],
+    ['memory', { INDIEWEB_MICROPUB_HANDLER: 'memory', INDIEWEB_WEBMENTION_SEND_ON_PUBLISH: 'on' }],
+    ['files', { INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_WEBMENTION_SEND_ON_PUBLISH: 'on', INDIEWEB_FILES_GIT: 'off', INDIEWEB_FILES_SITE_URL: 'http://indiestack.test/sites/{user}' }],
+  ];
+
+  for (const [handler, env, dialect] of HANDLERS) {
+    it(`${handler}: no webmention for a draft, private or unlisted entry in any spelling; a published one, and one published by an update, are sent`, async () => {
+      const app = await appFor({ ...env, ...(handler === 'files' ? { INDIEWEB_FILES_CONTENT_DIR: mkdtempSync(path.join(contentDir, 'site-')) } : {}) }, dialect);
+      try {
+        for (const [index, properties] of HIDDEN.entries()) await app.create({ ...properties, content: [`hidden ${index}`], 'in-reply-to': [receivers.page(`hidden${index}`)] });
+        await app.create({ content: ['shown'], 'post-status': [' Published'], visibility: ['PUBLIC '], 'in-reply-to': [receivers.page('shown')] });
+        await app.t.app.indieweb.jobs.drain();
+        expect(pairs(receivers.take())).toEqual(['shown shown']);
+        expect((await app.sent()).map((row) => row.target)).toEqual([receivers.page('shown')]);
+
+        // a draft published later is announced then
+        const draft = await app.create({ content: ['later'], 'post-status': [' Draft'], 'like-of': [receivers.page('later')] });
+        await app.t.app.indieweb.jobs.drain();
+        expect(receivers.take()).toEqual([]);
+        expect((await app.micropub({ action: 'update', url: draft, replace: { 'post-status': ['published'] } })).statusCode).toBe(204);
+        await app.t.app.indieweb.jobs.drain();
+        expect(pairs(receivers.take())).toEqual(['later later']);
+      } finally {
+        await app.t.close();
+      }
+    });
+  }
+});

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
 import { readParam } from '../../core/params.js';
 import { parseStrictHttpUrl } from '../../core/url.js';
+import { postStatusOf } from '../../core/visibility.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { buttonForm, postForm } from '../../web/ui/csrf-form.js';
 import { errorAlert } from '../../web/ui/messages.js';
@@ -46,7 +47,7 @@ function headline(item: SourceItem): string {
 function postRow(item: SourceItem, csrf: string): SafeHtml {
   const url = firstText(item.properties, 'url');
   const type = postTypeOf(item.type, item.properties);
-  const draft = (item.properties['post-status'] ?? []).includes('draft');
+  const draft = postStatusOf(item.properties) === 'draft';
   const published = firstText(item.properties, 'published');
   const link = linkable(url);
   return html`<tr><td>${link === null ? headline(item) : html`<a href="${link}">${headline(item)}</a>`}</td><td>${POST_TYPE_FORMS[type].label}${draft ? ' (draft)' : ''}</td><td>${published}</td>

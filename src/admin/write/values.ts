@@ -6,6 +6,7 @@
  */
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
 import { parseStrictHttpUrl } from '../../core/url.js';
+import { postStatusOf } from '../../core/visibility.js';
 import { contentText, contentValue, isContentFormat, type ContentFormat } from './content.js';
 import { isPostType, POST_TYPE_FORMS, RSVP_VALUES, URL_FIELDS, type MediaKind, type PostType, type TextField } from './post-types.js';
 
@@ -180,7 +181,8 @@ export function valuesOfEntry(type: PostType, properties: MicropubProperties): W
     categories: (properties.category ?? []).filter((value): value is string => typeof value === 'string'),
     categoryText: '',
     slug: '',
-    draft: (properties['post-status'] ?? []).includes('draft'),
+    // read as the site reads it: ' Draft' shows as a draft, so saving the form never publishes it by surprise
+    draft: postStatusOf(properties) === 'draft',
     syndicateTo: [],
     media,
     newAlt: '',

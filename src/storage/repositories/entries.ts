@@ -1,8 +1,12 @@
 /**
  * Entries of the built-in `database` Micropub handler (table
  * `indieweb_entry`): their microformats type and properties as JSON text,
- * their public URL and its path, draft or published, the published date, and
- * a tombstone (`deleted_at`) instead of removal. Every change bumps
+ * their public URL and its path, draft or published and public, unlisted or
+ * private (both read from the properties by `core/visibility.ts` on every
+ * write, never taken from the caller), the published date, and a tombstone
+ * (`deleted_at`) instead of removal. The listings behind the pages
+ * ({@link EntriesRepository.listPublished} and its kin) hold exactly the
+ * entries `isEntryListed` accepts, filtered in SQL. Every change bumps
  * `version`; {@link EntriesRepository.updateIfVersion} only writes over the
  * version it read, so two instances updating one entry never overwrite each
  * other's change (the caller reads again and retries).
@@ -10,9 +14,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
+import { audienceOf, LISTED, type PostStatus, type Visibility } from '../../core/visibility.js';
 import type { Database, EntryTableRow } from '../schema.js';
 
-export type PostStatus = 'published' | 'draft';
+export type { PostStatus, Visibility } from '../../core/visibility.js';
 
 /** One stored entry. Timestamps are ISO-8601 UTC. */
 export interface EntryRow {
@@ -24,7 +29,10 @@ export interface EntryRow {
   readonly path: string;
   readonly type: string[];
   readonly properties: MicropubProperties;
+  /** What `post-status` says (`core/visibility.ts`). */
   readonly postStatus: PostStatus;
+  /** What `visibility` says (`core/visibility.ts`). */
+  readonly visibility: Visibility;
   readonly published: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -40,8 +48,8 @@ export interface NewEntryRow {
   readonly url: string;
   readonly path: string;
   readonly type: readonly string[];
+  /** Stored as they are; the post status and visibility are read from them. */
   readonly properties: MicropubProperties;
-  readonly postStatus: PostStatus;
   readonly published: string;
   readonly createdAt: string;
   /**
@@ -60,15 +68,14 @@ function seriesOf(path: string): { series: string; number: number } {
   return { series: path.replace(/\/$/, ''), number: 1 };
 }
 
-/** What an update writes; the version is bumped by the repository. */
+/** What an update writes (the post status and visibility are read from the properties); the version is bumped by the repository. */
 export interface EntryChanges {
   readonly properties: MicropubProperties;
-  readonly postStatus: PostStatus;
   readonly published: string;
   readonly updatedAt: string;
 }
 
-/** A position in a published listing: entries strictly older than it come next. */
+/** A position in a listing of listed entries: entries strictly older than it come next. */
 export interface PublishedCursor {
   readonly published: string;
   readonly id: string;
@@ -87,7 +94,9 @@ function toEntry(row: Omit<EntryTableRow, 'slug_series' | 'slug_number'>): Entry
     path: row.path,
     type: JSON.parse(row.type) as string[],
     properties: JSON.parse(row.properties) as MicropubProperties,
-    postStatus: row.post_status === 'draft' ? 'draft' : 'published',
+    // a column value the rule does not know hides the entry, as the rule does
+    postStatus: row.post_status === 'published' ? 'published' : 'draft',
+    visibility: row.visibility === 'public' || row.visibility === 'unlisted' ? row.visibility : 'private',
     published: row.published,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -96,8 +105,17 @@ function toEntry(row: Omit<EntryTableRow, 'slug_series' | 'slug_number'>): Entry
   };
 }
 
+/** The columns the rule reads, as every write stores them: from the properties, never from the caller. */
+function audienceColumns(properties: MicropubProperties): { post_status: PostStatus; visibility: Visibility } {
+  const audience = audienceOf(properties);
+  return { post_status: audience.postStatus, visibility: audience.visibility };
+}
+
 export function createEntriesRepository(db: Kysely<Database>) {
   const live = () => db.selectFrom('indieweb_entry').where('deleted_at', 'is', null);
+  /** A user's listed entries: `isEntryListed` in SQL (published, public, not deleted). */
+  const listed = (userId: string) =>
+    live().where('user_id', '=', userId).where('post_status', '=', LISTED.postStatus).where('visibility', '=', LISTED.visibility);
 
   /**
    * Writes `changes` only if the entry is still at `version` (and live),
@@ -109,7 +127,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
       .updateTable('indieweb_entry')
       .set({
         properties: JSON.stringify(changes.properties),
-        post_status: changes.postStatus,
+        ...audienceColumns(changes.properties),
         published: changes.published,
         updated_at: changes.updatedAt,
         version: sql<number>`version + 1`,
@@ -131,7 +149,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
         path: entry.path,
         type: JSON.stringify(entry.type),
         properties: JSON.stringify(entry.properties),
-        post_status: entry.postStatus,
+        ...audienceColumns(entry.properties),
         published: entry.published,
         created_at: entry.createdAt,
         updated_at: entry.createdAt,
@@ -195,7 +213,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
         const current = toEntry(row);
         const changes = await compute(current);
         if (await updateIfVersion(id, current.version, changes)) {
-          return { ...current, ...changes, version: current.version + 1 };
+          return { ...current, ...changes, ...audienceOf(changes.properties), version: current.version + 1 };
         }
       }
       throw new Error(`entry ${id}: still changed by other writers after ${MAX_UPDATE_ATTEMPTS} attempts`);
@@ -238,9 +256,9 @@ export function createEntriesRepository(db: Kysely<Database>) {
       return Number(row.n);
     },
 
-    /** A user's published entries (no drafts, no deleted), newest first by (published, id); `before` continues after a page. */
+    /** A user's listed entries (published and public: no drafts, no unlisted or private ones, no deleted ones), newest first by (published, id); `before` continues after a page. */
     async listPublished(userId: string, page: { limit: number; before?: PublishedCursor }): Promise<EntryRow[]> {
-      let query = live().selectAll().where('user_id', '=', userId).where('post_status', '=', 'published');
+      let query = listed(userId).selectAll();
       const before = page.before;
       if (before !== undefined) {
         query = query.where((eb) => eb.or([eb('published', '<', before.published), eb.and([eb('published', '=', before.published), eb('id', '<', before.id)])]));
@@ -249,13 +267,11 @@ export function createEntriesRepository(db: Kysely<Database>) {
       return rows.map(toEntry);
     },
 
-    /** The page of published entries just newer than `after` (the page before it), still newest first: a feed's previous page. */
+    /** The page of listed entries just newer than `after` (the page before it), still newest first: a feed's previous page. */
     async listPublishedAfter(userId: string, page: { limit: number; after: PublishedCursor }): Promise<EntryRow[]> {
       const { after } = page;
-      const rows = await live()
+      const rows = await listed(userId)
         .selectAll()
-        .where('user_id', '=', userId)
-        .where('post_status', '=', 'published')
         .where((eb) => eb.or([eb('published', '>', after.published), eb.and([eb('published', '=', after.published), eb('id', '>', after.id)])]))
         .orderBy('published', 'asc')
         .orderBy('id', 'asc')
@@ -266,10 +282,8 @@ export function createEntriesRepository(db: Kysely<Database>) {
 
     /** How many entries {@link listPublished} pages through. */
     async countPublished(userId: string): Promise<number> {
-      const row = await live()
+      const row = await listed(userId)
         .select((eb) => eb.fn.countAll<string | number>().as('n'))
-        .where('user_id', '=', userId)
-        .where('post_status', '=', 'published')
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },

@@ -9,6 +9,7 @@
  */
 import type { MicropubEntry } from '../../contracts/micropub-types.js';
 import { resolveHttpUrl } from '../../core/url.js';
+import { audienceOf, isEntryListed } from '../../core/visibility.js';
 import { hrefs, parseHtml } from '../html.js';
 
 export const TARGET_PROPERTIES = ['in-reply-to', 'like-of', 'repost-of', 'bookmark-of'] as const;
@@ -21,14 +22,13 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 /** A URL in running text: up to whitespace or a character that cannot end one in prose. */
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/gi;
 
-function firstText(values: unknown): string | null {
-  const first = Array.isArray(values) ? values[0] : undefined;
-  return typeof first === 'string' ? first.toLowerCase() : null;
-}
-
-/** Not public: `post-status: draft`, `visibility: private` (or unlisted, which a mention would make known). */
+/**
+ * Whether sending may tell anyone about the entry: only a listed one (`core/visibility.ts`, the rule of
+ * the pages and feeds, for every handler's entries): not a draft, not private, not unlisted (a mention
+ * would make its URL known), `post-status` and `visibility` read trimmed and lower-cased.
+ */
 export function isPublic(entry: Pick<MicropubEntry, 'properties'>): boolean {
-  return firstText(entry.properties['post-status']) !== 'draft' && !['private', 'unlisted'].includes(firstText(entry.properties.visibility) ?? '');
+  return isEntryListed(audienceOf(entry.properties));
 }
 
 /** URLs named by a reply/like/repost/bookmark value: a string, `{value}`, or an embedded item's `url`. */

@@ -1,20 +1,17 @@
 /**
  * What the database handler reads out of an entry's properties besides
- * storing them: whether it is a draft, when it was published, and the words
+ * storing them: whether it is a draft or private (`core/visibility.ts`), when it was published, and the words
  * its URL's slug is made of. Nothing here adds to the properties: they are
  * stored exactly as the client sent them.
  * @module
  */
 import type { MicropubProperties } from '../../../contracts/micropub-types.js';
-import type { PostStatus } from '../../../storage/repositories/entries.js';
+
+/** Draft or published, private or not: the one rule of `core/visibility.ts` (the repository stores what it says on every write). */
+export { postStatusOf, visibilityOf } from '../../../core/visibility.js';
 
 function firstString(values: readonly unknown[] | undefined): string | undefined {
   return values?.find((value): value is string => typeof value === 'string' && value.trim() !== '');
-}
-
-/** `draft` when the first `post-status` says so (case-insensitive), else `published`. */
-export function postStatusOf(properties: MicropubProperties): PostStatus {
-  return firstString(properties['post-status'])?.trim().toLowerCase() === 'draft' ? 'draft' : 'published';
 }
 
 /**

@@ -4,8 +4,9 @@
  * or PostgreSQL), so they survive restarts and every instance sees the same
  * ones. It answers exactly as the in-memory handler does (same post types,
  * queries and update rules from `entry-rules.ts`, properties stored as
- * sent); what differs is the URL (`entry-urls.ts`) and that `post-status:
- * draft` and `published` are also kept in columns for the entry pages.
+ * sent); what differs is the URL (`entry-urls.ts`) and that `published`,
+ * the post status and the visibility are also kept in columns for the entry
+ * pages (the repository reads the last two from the properties).
  *
  * Concurrent updates of one entry (two requests, two instances) never lose a
  * change: each update rereads the entry and writes over the version it read,
@@ -22,7 +23,7 @@ import { matchesFilter } from '../../../core/list-params.js';
 import { isUniqueViolation } from '../../../storage/errors.js';
 import type { EntriesRepository, EntryRow } from '../../../storage/repositories/entries.js';
 import { applyUpdate, BUILT_IN_CONFIG, cloneJson } from '../entry-rules.js';
-import { postStatusOf, publishedOf } from './entry-fields.js';
+import { publishedOf } from './entry-fields.js';
 import { baseSlug, createEntryUrls, numberedSlug } from './entry-urls.js';
 
 export interface DatabaseHandlerOptions {
@@ -111,7 +112,6 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
           path: next.path,
           type: [...entry.type],
           properties: entry.properties,
-          postStatus: postStatusOf(entry.properties),
           published,
           createdAt: now,
           slugSeries,
@@ -142,7 +142,7 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
       const updated = await entries.modify(row.id, (current) => {
         const properties: MicropubProperties = applyUpdate(current.properties, operations);
         // the URL stays where it is; a new valid `published` moves the entry in the listings only
-        return { properties, postStatus: postStatusOf(properties), published: publishedOf(properties) ?? current.published, updatedAt: clock.now().toISOString() };
+        return { properties, published: publishedOf(properties) ?? current.published, updatedAt: clock.now().toISOString() };
       });
       // deleted by another request in the meantime
       if (updated === null) throw new HandlerValueError('no such entry');
