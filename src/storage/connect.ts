@@ -38,6 +38,8 @@ export interface DatabaseHandle {
    * were made 0600 when this handle opened them, for the server to log.
    */
   readonly tightenedFiles?: readonly string[];
+  /** SQLite files readable by others whose mode could not be changed (another owner), with the reason. */
+  readonly looseFiles?: readonly string[];
 }
 
 /**
@@ -91,7 +93,7 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
     });
   }
   // the directory 0700 when it is made, the files 0600 (made so, or tightened): see file-modes.ts
-  const tightenedFiles = location.filename === ':memory:' ? [] : prepareDatabaseFiles(location.filename);
+  const { tightened: tightenedFiles, failed: looseFiles } = location.filename === ':memory:' ? { tightened: [], failed: [] } : prepareDatabaseFiles(location.filename);
   const database = new SqliteDatabase(location.filename);
   database.pragma('journal_mode = WAL');
   database.pragma('foreign_keys = ON');
@@ -101,7 +103,7 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
   let writes = 0;
   const dataVersion = database.prepare('PRAGMA data_version').pluck();
   const changeStamp = () => `${String(dataVersion.get())}:${writes}`;
-  return wrap(new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }), 'sqlite', changeStamp, { tightenedFiles });
+  return wrap(new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }), 'sqlite', changeStamp, { tightenedFiles, looseFiles });
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -190,7 +192,7 @@ function wrap(
   db: Kysely<Database>,
   dialect: DialectName,
   changeStamp: () => string | null,
-  more: { onChangeFeed?: DatabaseHandle['onChangeFeed']; close?: () => Promise<void>; tightenedFiles?: readonly string[] } = {},
+  more: { onChangeFeed?: DatabaseHandle['onChangeFeed']; close?: () => Promise<void>; tightenedFiles?: readonly string[]; looseFiles?: readonly string[] } = {},
 ): DatabaseHandle {
   let closed = false;
   return {
@@ -198,6 +200,7 @@ function wrap(
     dialect,
     changeStamp,
     tightenedFiles: more.tightenedFiles ?? [],
+    looseFiles: more.looseFiles ?? [],
     onChangeFeed: more.onChangeFeed ?? (() => {}),
     async ping() {
       await sql`select 1`.execute(db);

@@ -24,10 +24,12 @@ export function databaseFiles(filename: string): string[] {
  * Makes the database's directory (0700, only the levels that are missing),
  * creates an absent database file 0600, and takes group and other
  * permissions off the database and its companions where present. Returns the
- * files whose mode was changed, for the log. An existing directory is left as
- * it is: it may be the working directory or shared with other files.
+ * files whose mode was changed, for the log, and those that are readable by
+ * others but could not be changed (owned by another user): the database still
+ * opens, as it did before. An existing directory is left as it is: it may be
+ * the working directory or shared with other files.
  */
-export function prepareDatabaseFiles(filename: string): string[] {
+export function prepareDatabaseFiles(filename: string): { tightened: string[]; failed: string[] } {
   mkdirSync(path.dirname(filename), { recursive: true, mode: DATABASE_DIRECTORY_MODE });
   if (!existsSync(filename)) {
     try {
@@ -38,8 +40,9 @@ export function prepareDatabaseFiles(filename: string): string[] {
     }
   }
   // Windows has no group and other bits to take away
-  if (process.platform === 'win32') return [];
+  if (process.platform === 'win32') return { tightened: [], failed: [] };
   const tightened: string[] = [];
+  const failed: string[] = [];
   for (const file of databaseFiles(filename)) {
     let mode: number;
     try {
@@ -48,8 +51,12 @@ export function prepareDatabaseFiles(filename: string): string[] {
       continue;
     }
     if ((mode & 0o077) === 0) continue;
-    chmodSync(file, mode & 0o700);
-    tightened.push(file);
+    try {
+      chmodSync(file, mode & 0o700);
+      tightened.push(file);
+    } catch (error) {
+      failed.push(`${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
   }
-  return tightened;
+  return { tightened, failed };
 }
