@@ -74,12 +74,15 @@ async function webhookSection(deps: WebmentionSettingsPageDeps, userId: string, 
   const form = postForm({
     action: `${ADMIN}${SETTINGS_PATH}webhook`,
     csrf,
-    content: html`<label for="webhook-url">Webhook URL (empty to remove)</label><input id="webhook-url" name="url" type="url" value="${settings?.url ?? ''}"><button type="submit">Save webhook</button>`,
+    content: html`<label for="webhook-url">Webhook URL (empty to remove)</label><span class="hint" id="webhook-url-hint">An <code>https://</code> URL (<code>http://</code> only for this machine: localhost, 127.0.0.1, ::1).</span><input id="webhook-url" name="url" type="url" value="${settings?.url ?? ''}" aria-describedby="webhook-url-hint">
+<label for="webhook-compat"><input type="checkbox" id="webhook-compat" name="webmention_io" value="1" aria-describedby="webhook-compat-hint"${settings?.webmentionIo === true ? html` checked` : ''}> webmention.io-compatible: put the secret in each body too</label><span class="hint" id="webhook-compat-hint">Only for a receiver written for webmention.io, which compares the body's <code>secret</code>: anyone who sees a body then holds the secret. Leave it off for receivers that check the signature.</span>
+<button type="submit">Save webhook</button>`,
   });
   const secret =
     settings === null
       ? ''
-      : html`<p>Secret (in each body's <code>secret</code>, and the key of the <code>X-Indiestack-Signature</code> HMAC-SHA256): <code class="webhook-secret">${settings.secret}</code></p>
+      : html`<p>Each delivery is signed the <a href="https://www.standardwebhooks.com/">Standard Webhooks</a> way: headers <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> (HMAC-SHA256 over <code>id.timestamp.body</code>); verify it with this secret and any Standard Webhooks library, and refuse old timestamps.${settings.webmentionIo ? html` The body carries the secret too (webmention.io-compatible).` : ''}</p>
+<p>Secret: <code class="webhook-secret">${settings.secret}</code></p>
 ${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-secret`, csrf, label: 'Make a new secret' })}${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-test`, csrf, label: 'Send a test' })}`;
   const log =
     deliveries.length === 0
@@ -122,7 +125,7 @@ export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSet
     });
   webhookAction('webhook', (userId, body) => {
     const url = (readParam(body, 'url') ?? '').trim();
-    return deps.webhooks.setUrl(userId, url === '' ? null : url);
+    return deps.webhooks.setUrl(userId, url === '' ? null : url, { webmentionIo: readParam(body, 'webmention_io') === '1' });
   }, 'webhook');
   webhookAction('webhook-secret', (userId) => deps.webhooks.rotateSecret(userId), 'webhook');
   webhookAction('webhook-test', (userId) => deps.webhooks.sendTest(userId), 'sent');

@@ -80,6 +80,10 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     },
   });
   app.server.maxConnections = config.server.maxConnections;
+  const tightened = database.tightenedFiles ?? [];
+  if (tightened.length > 0) app.log.warn({ files: tightened }, 'database files were readable by other users: made 0600 (owner only)');
+  const loose = database.looseFiles ?? [];
+  if (loose.length > 0) app.log.warn({ files: loose }, 'database files are readable by other users and their mode cannot be changed by this user: chmod 600 them');
   // an Expect other than 100-continue: Node's own 417 keeps the connection open with the body unread, which is then parsed
   // as a next request; ours says Connection: close, like every answer sent before the body was read
   app.server.on('checkExpectation', (_request, response) => {

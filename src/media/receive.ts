@@ -3,11 +3,17 @@
  * caller authorised before the first file is read, files stored as they
  * stream in, and everything stored removed again if anything fails.
  *
- * The token may also come as a body field after the files (SPEC.md
- * "Authentication" 1 puts no order on fields). When a file part arrives and
- * no credential has been seen yet, the files are written to a private
- * temporary directory under the same limits, the caller is authorised once
- * the body has ended, and only then are the files sniffed and stored.
+ * What happens to a file part that arrives before any credential is the
+ * caller's choice. The bearer-token surfaces (Micropub, the media endpoint)
+ * refuse it: the request is authorised right there, so a request without a
+ * token is a 401 before a byte of its file is read, let alone written
+ * (issue 28 F11: an anonymous client could make the server write ~45 MiB per
+ * connection). A token field must then come before the files; the header is
+ * checked before the body is read. An HTML form of a signed-in user (the
+ * admin Media page, whose CSRF token a browser may place after the file)
+ * spools instead: the files are written to a private temporary directory
+ * under the same limits, the form is checked once the body has ended, and
+ * only then are the files sniffed and stored.
  * @module
  */
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -52,6 +58,12 @@ export interface ReceiveOptions {
   readonly authenticate: (fields: MultipartFields) => Promise<void>;
   /** Whether the request (its headers, or the fields seen so far) carries a credential at all. */
   readonly hasCredential: (fields: MultipartFields) => boolean;
+  /**
+   * A file part before any credential: `refuse` authorises at once (so no
+   * credential is a 401 and nothing of the file is read); `spool` writes it
+   * aside until the credential comes (only behind a signed-in session).
+   */
+  readonly filesBeforeCredential: 'refuse' | 'spool';
 }
 
 /** Body fields that carry a credential (SPEC.md "Authentication" 1). */
@@ -150,7 +162,7 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
         }
         continue;
       }
-      if (user === null && spoolDir === null && options.hasCredential(fields)) user = await options.authorize(fields);
+      if (user === null && spoolDir === null && (options.hasCredential(fields) || options.filesBeforeCredential === 'refuse')) user = await options.authorize(fields);
       if (user !== null) {
         await store(name, { filename: part.filename, mimetype: part.mimetype, content: part.stream }, user, budget);
         continue;
@@ -189,9 +201,8 @@ export interface ReceiveRequestOptions {
 }
 
 /**
- * Reads a multipart request: authenticates before the first file (or at
- * the end, when the token comes after the files), checks the scope, stores
- * accepted file parts.
+ * Reads a multipart request: authenticates before the first file (a file
+ * before any token is a 401), checks the scope, stores accepted file parts.
  */
 export type ReceiveRequest = (request: FastifyRequest, options: ReceiveRequestOptions) => Promise<ReceivedMultipart & { readonly auth: BearerAuth }>;
 
@@ -225,6 +236,8 @@ export function createReceiveRequest(deps: {
         return authenticated.user;
       },
       hasCredential: (fields) => carriesCredential({ headers: request.headers, body: fields }, { trustProxy }),
+      // an anonymous request never makes the server write its files: no token before the first file is a 401
+      filesBeforeCredential: 'refuse',
     });
     // receiveMultipart authorises before it returns
     return { ...received, auth: auth! };

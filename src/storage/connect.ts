@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type DatabaseConnection, type Dialect } from 'kysely';
 import { createRequire } from 'node:module';
@@ -8,6 +6,7 @@ import { DEFAULT_DATABASE_TIMEOUT_S, type DatabaseLocation } from '../config/con
 import type { Database } from './schema.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { markingFailures } from './tag-failures.js';
+import { prepareDatabaseFiles } from './file-modes.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -34,6 +33,13 @@ export interface DatabaseHandle {
    */
   onChangeFeed(listener: (event: { readonly kind: 'lost'; readonly error: Error | null } | { readonly kind: 'back' }) => void): void;
   close(): Promise<void>;
+  /**
+   * SQLite files (database, `-wal`, `-shm`) that were readable by others and
+   * were made 0600 when this handle opened them, for the server to log.
+   */
+  readonly tightenedFiles?: readonly string[];
+  /** SQLite files readable by others whose mode could not be changed (another owner), with the reason. */
+  readonly looseFiles?: readonly string[];
 }
 
 /**
@@ -86,7 +92,8 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
       },
     });
   }
-  if (location.filename !== ':memory:') mkdirSync(path.dirname(location.filename), { recursive: true });
+  // the directory 0700 when it is made, the files 0600 (made so, or tightened): see file-modes.ts
+  const { tightened: tightenedFiles, failed: looseFiles } = location.filename === ':memory:' ? { tightened: [], failed: [] } : prepareDatabaseFiles(location.filename);
   const database = new SqliteDatabase(location.filename);
   database.pragma('journal_mode = WAL');
   database.pragma('foreign_keys = ON');
@@ -96,7 +103,7 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
   let writes = 0;
   const dataVersion = database.prepare('PRAGMA data_version').pluck();
   const changeStamp = () => `${String(dataVersion.get())}:${writes}`;
-  return wrap(new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }), 'sqlite', changeStamp);
+  return wrap(new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }), 'sqlite', changeStamp, { tightenedFiles, looseFiles });
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -185,13 +192,15 @@ function wrap(
   db: Kysely<Database>,
   dialect: DialectName,
   changeStamp: () => string | null,
-  more: { onChangeFeed?: DatabaseHandle['onChangeFeed']; close?: () => Promise<void> } = {},
+  more: { onChangeFeed?: DatabaseHandle['onChangeFeed']; close?: () => Promise<void>; tightenedFiles?: readonly string[]; looseFiles?: readonly string[] } = {},
 ): DatabaseHandle {
   let closed = false;
   return {
     db,
     dialect,
     changeStamp,
+    tightenedFiles: more.tightenedFiles ?? [],
+    looseFiles: more.looseFiles ?? [],
     onChangeFeed: more.onChangeFeed ?? (() => {}),
     async ping() {
       await sql`select 1`.execute(db);

@@ -123,6 +123,8 @@ export interface WebmentionAccountTable {
   read_token_created_at: string | null;
   webhook_url: string | null;
   webhook_key_id: string | null;
+  /** 1: the webhook body carries its secret, as webmention.io's does (migration 0014). */
+  webhook_webmention_io: ColumnType<number, number | undefined, number>;
   updated_at: string;
 }
 

@@ -3,17 +3,21 @@
  * (only a key id is stored). When one of the account's public mentions is
  * verified, approved, updated or deleted (410, link removed), a delivery is
  * stored and sent by a durable job: a POST of webmention.io's webhook JSON
- * (`secret`, `source`, `target`, `private`, `post` as JF2, or
- * `deleted: true`), signed with HMAC-SHA256 over the body in
- * `X-Indiestack-Signature: sha256=<hex>`. Failures are retried with the job
- * queue's backoff; every attempt is logged for the admin, who can send a
- * delivery again. The URL goes through the outbound guard.
+ * (`source`, `target`, `private`, `post` as JF2, or `deleted: true`), signed
+ * the Standard Webhooks way in headers (webhook-signing.ts: id, timestamp,
+ * HMAC-SHA256 over `id.timestamp.body` under a `whsec_` secret). The body
+ * carries the `secret` too, first, only for a webhook the user marked
+ * webmention.io-compatible (receivers written for webmention.io compare it).
+ * Webhook URLs are https (http only to loopback), checked when saved and
+ * again before each delivery. Failures are retried with the job queue's
+ * backoff; every attempt is logged for the admin, who can send a delivery
+ * again. The URL goes through the outbound guard.
  * @module
  */
-import { createHmac } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { randomId } from '../core/crypto.js';
 import { forClient, InvalidRequestError, NotFoundError } from '../core/errors.js';
+import { webhookHeaders, webhookSecretOf, webhookUrlProblem } from './webhook-signing.js';
 import type { Signer } from '../core/signing.js';
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
@@ -24,13 +28,7 @@ import { toJf2 } from './api/format.js';
 import { RetryLaterError, type JobHandler } from './worker.js';
 
 export const WEBHOOK_JOB = 'webmention.webhook';
-export const SIGNATURE_HEADER = 'x-indiestack-signature';
 export type WebhookEvent = 'verified' | 'approved' | 'updated' | 'deleted' | 'test';
-
-/** `sha256=` and the hex HMAC-SHA256 of the body under the secret: what a receiver recomputes. */
-export function signatureOf(secret: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
 
 export type Webhooks = ReturnType<typeof createWebhooks>;
 
@@ -45,7 +43,9 @@ export function createWebhooks(deps: {
 }) {
   const { accounts, deliveries, jobs, outbound, signer, clock } = deps;
   const now = () => clock.now().toISOString();
-  const secretOf = (userId: string, keyId: string) => signer.sign('webmention-webhook-secret', `${userId}\u0000${keyId}`);
+  // 32 bytes derived from the server secret and the key id (only the id is stored)
+  const keyOf = (userId: string, keyId: string) => Buffer.from(signer.sign('webmention-webhook-secret', `${userId}\u0000${keyId}`), 'base64url');
+  const secretOf = (userId: string, keyId: string) => webhookSecretOf(keyOf(userId, keyId));
 
   async function enqueue(userId: string, url: string, event: WebhookEvent, webmentionId: string | null, payload: Record<string, unknown>): Promise<string> {
     const id = randomId();
@@ -65,14 +65,22 @@ export function createWebhooks(deps: {
         await deliveries.record(delivery.id, { status: 'failed', httpStatus: null, error: 'the webhook was removed', now: now() });
         return;
       }
-      // the secret goes first, as webmention.io sends it; it is never stored with the delivery
-      const body = JSON.stringify({ secret: secretOf(delivery.userId, settings.webhookKeyId), ...(JSON.parse(delivery.body) as Record<string, unknown>) });
+      // saved before http:// was refused: never sent in clear, and no retry can change that
+      const problem = webhookUrlProblem(delivery.url);
+      if (problem !== null) {
+        await deliveries.record(delivery.id, { status: 'failed', httpStatus: null, error: `${problem}: not sent`, now: now() });
+        return;
+      }
+      const payload = JSON.parse(delivery.body) as Record<string, unknown>;
+      // webmention.io-compatible: the secret goes first, as webmention.io sends it; it is never stored with the delivery
+      const body = JSON.stringify(settings.webhookWebmentionIo ? { secret: secretOf(delivery.userId, settings.webhookKeyId), ...payload } : payload);
       let status: number;
       try {
         const response = await outbound.fetch(delivery.url, {
           method: 'POST',
           raw: { contentType: 'application/json', data: body },
-          headers: { accept: '*/*', [SIGNATURE_HEADER]: signatureOf(secretOf(delivery.userId, settings.webhookKeyId), body) },
+          // the delivery id stays the same on every retry; the timestamp is this attempt's
+          headers: { accept: '*/*', ...webhookHeaders(keyOf(delivery.userId, settings.webhookKeyId), delivery.id, clock.now(), body) },
           maxRedirects: 0,
         });
         status = response.status;
@@ -105,31 +113,31 @@ export function createWebhooks(deps: {
       await enqueue(record.ownerId, settings.webhookUrl, event, record.id, event === 'deleted' ? { ...common, deleted: true } : { ...common, post: toJf2(record) });
     },
 
-    /** Sets (or with null, removes) the account's webhook URL; a new secret is made when there was none. */
-    async setUrl(userId: string, url: string | null): Promise<void> {
+    /**
+     * Sets (or with null, removes) the account's webhook URL and whether its
+     * body carries the secret (webmention.io-compatible); a new secret is
+     * made when there was none. 400 for a URL that is not https (or http to
+     * loopback).
+     */
+    async setUrl(userId: string, url: string | null, options: { webmentionIo?: boolean } = {}): Promise<void> {
       if (url !== null) {
-        let parsed: URL;
-        try {
-          parsed = new URL(url);
-        } catch {
-          throw new InvalidRequestError(forClient('the webhook URL is not a URL'));
-        }
-        if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username !== '' || url.length > 2048) throw new InvalidRequestError(forClient('the webhook URL must be an http(s) URL'));
+        const problem = webhookUrlProblem(url);
+        if (problem !== null) throw new InvalidRequestError(forClient(problem));
       }
       const settings = await accounts.get(userId);
-      await accounts.setWebhook(userId, { url, keyId: url === null ? null : (settings?.webhookKeyId ?? randomId(12)) }, now());
+      await accounts.setWebhook(userId, { url, keyId: url === null ? null : (settings?.webhookKeyId ?? randomId(12)), webmentionIo: url !== null && options.webmentionIo === true }, now());
     },
 
     async rotateSecret(userId: string): Promise<void> {
       const settings = await accounts.get(userId);
-      await accounts.setWebhook(userId, { url: settings?.webhookUrl ?? null, keyId: randomId(12) }, now());
+      await accounts.setWebhook(userId, { url: settings?.webhookUrl ?? null, keyId: randomId(12), webmentionIo: settings?.webhookWebmentionIo ?? false }, now());
     },
 
-    /** The account's webhook URL and secret; null when it has none. */
-    async settingsOf(userId: string): Promise<{ url: string; secret: string } | null> {
+    /** The account's webhook URL, secret (`whsec_…`) and whether the body carries it; null when it has none. */
+    async settingsOf(userId: string): Promise<{ url: string; secret: string; webmentionIo: boolean } | null> {
       const settings = await accounts.get(userId);
       if (settings?.webhookUrl == null || settings.webhookKeyId === null) return null;
-      return { url: settings.webhookUrl, secret: secretOf(userId, settings.webhookKeyId) };
+      return { url: settings.webhookUrl, secret: secretOf(userId, settings.webhookKeyId), webmentionIo: settings.webhookWebmentionIo };
     },
 
     /** A test delivery with a sample post. */

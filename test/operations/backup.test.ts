@@ -5,7 +5,9 @@
  * it that accepts the same tokens and serves the same entries, media and
  * webmentions. Then what restore must refuse.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync, readdirSync, renameSync, symlinkSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -271,6 +273,138 @@ describe('indiestack restore refuses', () => {
     expect(second.result.code).toBe(1);
     expect(second.result.stderr).toBe('indiestack: manifest.json is not a valid indiestack backup manifest: a file path is not a plain path inside the backup\n');
     expect(existsSync(second.target)).toBe(false);
+  });
+
+  interface ManifestText {
+    sites: boolean;
+    directories: string[];
+    files: { path: string; bytes: number; sha256: string; mode: number }[];
+  }
+  const MEDIA_FILE = 'media/indieweb/media/abcdefghijklmnopqrstuv.png';
+  const readManifest = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as ManifestText;
+  const writeManifest = (dir: string, manifest: ManifestText) => writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+  const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  /** Lists `relative` in the manifest with the size and checksum of `bytes`, as a crafted backup would. */
+  function listAs(dir: string, relative: string, bytes: Buffer, mode = 0o644): void {
+    const manifest = readManifest(dir);
+    manifest.files = manifest.files.filter((file) => file.path !== relative);
+    manifest.files.push({ path: relative, bytes: bytes.length, sha256: sha256(bytes), mode });
+    writeManifest(dir, manifest);
+  }
+
+  /** A refusal as the operator sees it: exit 1, one line on stderr, and no data directory written. */
+  function expectRefused(outcome: { target: string; result: { code: number | null; stderr: string } }, line: string): void {
+    expect(outcome.result.code).toBe(1);
+    expect(outcome.result.stderr).toBe(`indiestack: ${line}\n`);
+    expect(existsSync(outcome.target)).toBe(false);
+  }
+
+  describe('a crafted backup (issue 28 F16)', () => {
+    it('a symbolic link to a file outside the backup, listed with that file\'s checksum: refused, never followed', async () => {
+      const crafted = copyOfBackup();
+      const outside = path.join(temporaryDir('outside'), 'secret.txt');
+      writeFileSync(outside, 'a file of the operator that must not land in the media directory');
+      rmSync(path.join(crafted, MEDIA_FILE));
+      symlinkSync(outside, path.join(crafted, MEDIA_FILE));
+      listAs(crafted, MEDIA_FILE, readFileSync(outside));
+      expectRefused(await restoreInto(crafted), `${MEDIA_FILE} in the backup is a symbolic link, not a regular file: a restore reads regular files only, and never follows links`);
+    });
+
+    it('a directory of the backup that is a symbolic link to a directory outside: refused', async () => {
+      const crafted = copyOfBackup();
+      const outside = temporaryDir('outside-dir');
+      renameSync(path.join(crafted, 'media', 'indieweb'), path.join(outside, 'indieweb'));
+      symlinkSync(path.join(outside, 'indieweb'), path.join(crafted, 'media', 'indieweb'));
+      expectRefused(await restoreInto(crafted), 'media/indieweb in the backup is a symbolic link, not a regular file: a restore reads regular files only, and never follows links');
+    });
+
+    it('an executable .git/hooks/post-commit for the files handler\'s repository: refused, nothing written', async () => {
+      const crafted = copyOfBackup();
+      const hook = Buffer.from('#!/bin/sh\ntouch "$HOME/pwned"\n');
+      mkdirSync(path.join(crafted, 'sites', '.git', 'hooks'), { recursive: true });
+      writeFileSync(path.join(crafted, 'sites', '.git', 'hooks', 'post-commit'), hook, { mode: 0o755 });
+      const manifest = readManifest(crafted);
+      manifest.sites = true;
+      manifest.directories.push('sites', 'sites/.git', 'sites/.git/hooks');
+      writeManifest(crafted, manifest);
+      listAs(crafted, 'sites/.git/hooks/post-commit', hook, 0o755);
+      expectRefused(
+        await restoreInto(crafted),
+        'the backup holds a git hook (sites/.git/hooks/post-commit): hooks are never restored, since git would run them; take it out of the backup and manifest.json to restore the rest',
+      );
+      // a submodule's hooks, and the name in other case (a case-insensitive disk), too
+      for (const hookPath of ['sites/.git/modules/theme/hooks/pre-commit', 'sites/.GIT/Hooks/post-commit']) {
+        const other = copyOfBackup();
+        mkdirSync(path.join(other, path.dirname(hookPath)), { recursive: true });
+        writeFileSync(path.join(other, hookPath), hook, { mode: 0o755 });
+        listAs(other, hookPath, hook, 0o755);
+        const outcome = await restoreInto(other);
+        expect(outcome.result.code).toBe(1);
+        expect(outcome.result.stderr).toContain(`the backup holds a git hook (${hookPath})`);
+        expect(existsSync(outcome.target)).toBe(false);
+      }
+    });
+
+    it('a named pipe listed as a file: refused at once (never waits for a writer)', async () => {
+      const crafted = copyOfBackup();
+      rmSync(path.join(crafted, MEDIA_FILE));
+      execFileSync('mkfifo', [path.join(crafted, MEDIA_FILE)]);
+      listAs(crafted, MEDIA_FILE, Buffer.alloc(0));
+      expectRefused(await restoreInto(crafted), `${MEDIA_FILE} in the backup is a named pipe, not a regular file: a restore reads regular files only, and never follows links`);
+    });
+
+    it('a device listed as a file (made with mknod where allowed, else a link to /dev/null): refused', async () => {
+      const crafted = copyOfBackup();
+      const entry = path.join(crafted, MEDIA_FILE);
+      rmSync(entry);
+      let device = true;
+      try {
+        execFileSync('mknod', [entry, 'c', '1', '3'], { stdio: 'ignore' });
+        device = statSync(entry).isCharacterDevice();
+      } catch {
+        device = false;
+      }
+      if (!device) {
+        rmSync(entry, { force: true });
+        symlinkSync('/dev/null', entry);
+      }
+      listAs(crafted, MEDIA_FILE, Buffer.alloc(0));
+      expectRefused(await restoreInto(crafted), `${MEDIA_FILE} in the backup is ${device ? 'a device' : 'a symbolic link'}, not a regular file: a restore reads regular files only, and never follows links`);
+    });
+
+    it("a path with '..' and a checksum mismatch: refused (as before)", async () => {
+      const escaping = copyOfBackup();
+      const manifest = readManifest(escaping);
+      manifest.files[0]!.path = 'sites/../../outside';
+      writeManifest(escaping, manifest);
+      expectRefused(await restoreInto(escaping), 'manifest.json is not a valid indiestack backup manifest: a file path is not a plain path inside the backup');
+      const damaged = copyOfBackup();
+      writeFileSync(path.join(damaged, MEDIA_FILE), randomPng(100));
+      expectRefused(await restoreInto(damaged), `${MEDIA_FILE} does not match its checksum in manifest.json: the backup is damaged`);
+    });
+  });
+
+  it('backup leaves git hooks out (with a warning, the *.sample files without one); the backup restores', async () => {
+    const hooks = path.join(cwd, 'data', 'sites', '.git', 'hooks');
+    mkdirSync(hooks, { recursive: true });
+    writeFileSync(path.join(hooks, 'post-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    writeFileSync(path.join(hooks, 'pre-commit.sample'), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(path.join(cwd, 'data', 'sites', '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    chmodSync(path.join(hooks, 'post-commit'), 0o755);
+    try {
+      const out = path.join(temporaryDir('hooks-backup'), 'backup');
+      const backup = await runCli(['backup', out], { cwd });
+      expect(backup.code).toBe(0);
+      expect(backup.stderr).toBe(`indiestack: warning: left out 1 git hook file in ${path.join(cwd, 'data', 'sites')}: hooks are not backed up (a restore would refuse them)\n`);
+      const listed = readManifest(out).files.map((file) => file.path);
+      expect(listed).toContain('sites/.git/HEAD');
+      expect(listed.filter((name) => name.includes('hooks'))).toEqual([]);
+      const { target, result } = await restoreInto(out);
+      expect(result.code).toBe(0);
+      expect(readdirSync(path.join(target, 'sites', '.git', 'hooks'))).toEqual([]);
+    } finally {
+      rmSync(path.join(cwd, 'data', 'sites'), { recursive: true, force: true });
+    }
   });
 
   it('backup exit 1 into a non-empty directory and where there is no database', async () => {

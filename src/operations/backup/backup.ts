@@ -15,7 +15,7 @@ import type { Config } from '../../config/config.js';
 import { BackupError } from '../../core/errors.js';
 import { snapshotSqlite } from '../../storage/snapshot.js';
 import { copyHashed, hashFile, isEmptyOrAbsent, walkTree } from './files.js';
-import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, MANIFEST_FILE, PARTS, type Manifest, type ManifestFile } from './manifest.js';
+import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, isGitHookPath, MANIFEST_FILE, PARTS, type Manifest, type ManifestFile } from './manifest.js';
 
 export interface BackupOptions {
   readonly config: Config;
@@ -68,10 +68,17 @@ export async function createBackup(options: BackupOptions): Promise<BackupSummar
 
     const copyPart = async (part: string, source: string): Promise<number> => {
       let count = 0;
+      let hooks = 0;
       await mkdir(path.join(dir, part));
       directories.push(part);
       for (const entry of await walkTree(source)) {
         const relative = `${part}/${entry.relative}`;
+        // git runs its hooks: a backup never carries them, and a restore refuses them (manifest.ts)
+        if (isGitHookPath(relative)) {
+          // git's own *.sample files never run: left out without a word
+          if (entry.kind !== 'directory' && !entry.relative.endsWith('.sample')) hooks += 1;
+          continue;
+        }
         if (entry.kind === 'directory') {
           await mkdir(path.join(dir, relative), { recursive: true });
           directories.push(relative);
@@ -86,6 +93,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupSummar
           }
         }
       }
+      if (hooks > 0) warn(`left out ${hooks} git hook file${hooks === 1 ? '' : 's'} in ${source}: hooks are not backed up (a restore would refuse them)`);
       return count;
     };
 

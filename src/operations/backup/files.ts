@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,8 +16,13 @@ export interface CopiedFile {
   readonly sha256: string;
 }
 
-/** Copies `from` to the new file `to` (written aside, renamed when whole), hashing what was written. */
-export async function copyHashed(from: string, to: string, mode: number): Promise<CopiedFile> {
+/** A stream of a file by name, or of an open file from its start (the caller closes the handle). */
+function readFrom(from: string | FileHandle) {
+  return typeof from === 'string' ? createReadStream(from) : from.createReadStream({ start: 0, autoClose: false });
+}
+
+/** Copies `from` (a name, or an open file) to the new file `to` (written aside, renamed when whole), hashing what was written. */
+export async function copyHashed(from: string | FileHandle, to: string, mode: number): Promise<CopiedFile> {
   const hash = createHash('sha256');
   let bytes = 0;
   const tap = new Transform({
@@ -29,7 +34,7 @@ export async function copyHashed(from: string, to: string, mode: number): Promis
   });
   const partial = `${to}.${randomId()}.partial`;
   try {
-    await pipeline(createReadStream(from), tap, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
+    await pipeline(readFrom(from), tap, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
     await chmod(partial, mode);
     await rename(partial, to);
   } catch (error) {
@@ -39,11 +44,11 @@ export async function copyHashed(from: string, to: string, mode: number): Promis
   return { bytes, sha256: hash.digest('hex') };
 }
 
-/** The size and SHA-256 of a file. */
-export async function hashFile(file: string): Promise<CopiedFile> {
+/** The size and SHA-256 of a file (a name, or an open file: the caller closes the handle). */
+export async function hashFile(file: string | FileHandle): Promise<CopiedFile> {
   const hash = createHash('sha256');
   let bytes = 0;
-  for await (const chunk of createReadStream(file)) {
+  for await (const chunk of readFrom(file)) {
     hash.update(chunk as Buffer);
     bytes += (chunk as Buffer).length;
   }

@@ -57,6 +57,19 @@ export function isSafeBackupPath(relative: string): boolean {
   return relative === PARTS.database || top === PARTS.media || top === PARTS.sites;
 }
 
+/**
+ * Whether a path lies inside the hooks of a git repository (`.git/hooks/…`,
+ * or a submodule's `.git/modules/x/hooks/…`): git runs what is there as the
+ * user who commits, so a backup never writes such files and a restore refuses
+ * a manifest that lists one. Compared without case (case-insensitive disks).
+ */
+export function isGitHookPath(relative: string): boolean {
+  const segments = relative.toLowerCase().split('/');
+  const repository = segments.indexOf('.git');
+  if (repository === -1) return false;
+  return segments.slice(repository + 1, -1).includes('hooks');
+}
+
 const invalid = (why: string) => new BackupError(`${MANIFEST_FILE} is not a valid indiestack backup manifest: ${why}`);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -85,11 +98,16 @@ export function parseManifest(text: string): Manifest {
   if (database['dialect'] === 'sqlite' ? databaseFile !== PARTS.database : databaseFile !== null) throw invalid('the database file does not match its dialect');
   const directories = value['directories'];
   if (!Array.isArray(directories) || !directories.every((entry) => typeof entry === 'string' && isSafeBackupPath(entry))) throw invalid('a directory path is not a plain path inside the backup');
+  const hookDirectory = (directories as string[]).find(isGitHookPath);
+  if (hookDirectory !== undefined) throw new BackupError(`the backup holds a git hook (${hookDirectory}): hooks are never restored, since git would run them; take it out of the backup and ${MANIFEST_FILE} to restore the rest`);
   const files = value['files'];
   if (!Array.isArray(files)) throw invalid('no list of files');
   const seen = new Set<string>();
   for (const file of files) {
     if (!isRecord(file) || typeof file['path'] !== 'string' || !isSafeBackupPath(file['path'])) throw invalid('a file path is not a plain path inside the backup');
+    if (isGitHookPath(file['path'])) {
+      throw new BackupError(`the backup holds a git hook (${file['path']}): hooks are never restored, since git would run them; take it out of the backup and ${MANIFEST_FILE} to restore the rest`);
+    }
     if (seen.has(file['path'])) throw invalid(`${file['path']} is listed twice`);
     seen.add(file['path']);
     if (typeof file['bytes'] !== 'number' || !Number.isSafeInteger(file['bytes']) || file['bytes'] < 0) throw invalid(`${file['path']} has no size`);

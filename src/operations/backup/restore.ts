@@ -15,6 +15,7 @@ import { MIGRATIONS } from '../../storage/migrations/index.js';
 import { sqliteIntegrityProblem } from '../../storage/snapshot.js';
 import { copyHashed, hashFile, isEmptyOrAbsent } from './files.js';
 import { MANIFEST_FILE, PARTS, parseManifest, type Manifest } from './manifest.js';
+import { openBackupFile } from './source-files.js';
 
 export interface RestoreOptions {
   readonly config: Config;
@@ -44,11 +45,15 @@ export async function verifyBackup(dir: string): Promise<Manifest> {
     throw new BackupError(`the backup's database has a newer schema than this indiestack knows (migration ${newer.join(', ')}); restore it with indiestack ${manifest.indiestack} or newer`);
   }
   for (const file of manifest.files) {
+    // regular files only: a link, pipe or device is refused before a byte is read through it
+    const handle = await openBackupFile(root, file.path);
     let found;
     try {
-      found = await hashFile(path.join(root, file.path));
+      found = await hashFile(handle);
     } catch (error) {
-      throw new BackupError(`${file.path} is missing from the backup (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+      throw new BackupError(`${file.path} cannot be read from the backup (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    } finally {
+      await handle.close();
     }
     if (found.bytes !== file.bytes || found.sha256 !== file.sha256) throw new BackupError(`${file.path} does not match its checksum in ${MANIFEST_FILE}: the backup is damaged`);
   }
@@ -104,9 +109,15 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreSum
     for (const file of manifest.files) {
       const to = destination(file.path);
       await mkdir(path.dirname(to), { recursive: true });
-      const copied = await copyHashed(path.join(root, file.path), to, file.mode);
+      const source = await openBackupFile(root, file.path);
+      let copied;
+      try {
+        copied = await copyHashed(source, to, file.mode);
+      } finally {
+        await source.close();
+      }
       // changed since it was checked: refuse the whole restore
-      if (copied.sha256 !== file.sha256) throw new BackupError(`${file.path} changed while it was restored`);
+      if (copied.sha256 !== file.sha256 || copied.bytes !== file.bytes) throw new BackupError(`${file.path} changed while it was restored`);
     }
     return { manifest, files: manifest.files.length };
   } catch (error) {

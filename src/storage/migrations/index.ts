@@ -12,6 +12,7 @@ import * as m0010 from './0010-passkeys.js';
 import * as m0011 from './0011-auth-change-notify.js';
 import * as m0012 from './0012-webmention-sending.js';
 import * as m0013 from './0013-entry-visibility.js';
+import * as m0014 from './0014-webhook-webmention-io.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -28,4 +29,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0011-auth-change-notify': m0011,
   '0012-webmention-sending': m0012,
   '0013-entry-visibility': m0013,
+  '0014-webhook-webmention-io': m0014,
 });

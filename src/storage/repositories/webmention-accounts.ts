@@ -11,6 +11,8 @@ export interface WebmentionAccountSettings {
   readonly webhookUrl: string | null;
   /** Not a secret: the webhook secret is derived from the server secret and this id. */
   readonly webhookKeyId: string | null;
+  /** Whether the webhook body carries the secret, as webmention.io's does (the headers are signed either way). */
+  readonly webhookWebmentionIo: boolean;
 }
 
 export type WebmentionAccountsRepository = ReturnType<typeof createWebmentionAccountsRepository>;
@@ -23,6 +25,7 @@ function toSettings(row: WebmentionAccountRow): WebmentionAccountSettings {
     readTokenCreatedAt: row.read_token_created_at,
     webhookUrl: row.webhook_url,
     webhookKeyId: row.webhook_key_id,
+    webhookWebmentionIo: Number(row.webhook_webmention_io) === 1,
   };
 }
 
@@ -50,6 +53,7 @@ export function createWebmentionAccountsRepository(db: Kysely<Database>) {
     setReadToken: (userId: string, token: { hash: string; keyId: string }, now: string) =>
       upsert(userId, { read_token_hash: token.hash, read_key_id: token.keyId, read_token_created_at: now }, now),
 
-    setWebhook: (userId: string, webhook: { url: string | null; keyId: string | null }, now: string) => upsert(userId, { webhook_url: webhook.url, webhook_key_id: webhook.keyId }, now),
+    setWebhook: (userId: string, webhook: { url: string | null; keyId: string | null; webmentionIo: boolean }, now: string) =>
+      upsert(userId, { webhook_url: webhook.url, webhook_key_id: webhook.keyId, webhook_webmention_io: webhook.webmentionIo ? 1 : 0 }, now),
   };
 }

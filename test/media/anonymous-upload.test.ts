@@ -1,0 +1,130 @@
+/**
+ * Issue 28 F11: an anonymous multipart upload (no token in the header, and
+ * none among the fields before its file) was written to a spool directory in
+ * full (~45 MiB per connection) before it was refused. Now the file part is
+ * answered 401 before a byte of it is spooled, on the media endpoint and on
+ * Micropub, over real sockets on loopback; the server reads only what came
+ * with the request's first packets, and never makes a spool directory.
+ * A token in a field before the file still works.
+ */
+import { mkdtempSync, watch } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import net, { type Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen, type MediaApp, MEDIA, MICROPUB, randomPng, standaloneMediaApp } from '../helpers/media.js';
+
+const MiB = 1024 * 1024;
+const BOUNDARY = '----anonymous-upload-4b2e';
+const BODY_BYTES = 40 * MiB;
+
+let tmp: string;
+const savedTmp = process.env.TMPDIR;
+let t: MediaApp;
+let port: number;
+/** Bytes the server read from each connection, counted on its own sockets. */
+const serverSockets = new Map<number, Socket>();
+
+beforeAll(async () => {
+  // every spool directory the server could make lands here (os.tmpdir() follows TMPDIR)
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'indiestack-anonymous-'));
+  process.env.TMPDIR = tmp;
+  t = await standaloneMediaApp('local', null);
+  // keyed by the client's port, taken at once: a closed socket no longer knows it
+  t.app.server.on('connection', (socket: Socket) => serverSockets.set(socket.remotePort!, socket));
+  port = await listen(t.app);
+});
+afterAll(async () => {
+  await t.close();
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmp;
+  await rm(tmp, { recursive: true, force: true });
+});
+
+const head = (pathname: string) =>
+  `POST ${pathname} HTTP/1.1\r\nHost: indiestack.test\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${BODY_BYTES}\r\n\r\n`;
+const fieldPart = (name: string, value: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+const fileHead = (name: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
+
+/** Streams a 40 MiB anonymous upload until the server answers or closes; its status, and what the server read of it. */
+function anonymousUpload(pathname: string, fileName: string): Promise<{ status: number | null; text: string; serverRead: number }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let local: number | undefined;
+    let text = '';
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      // the server's end of this connection
+      const server = local === undefined ? undefined : serverSockets.get(local);
+      const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      resolve({ status: match === null ? null : Number(match[1]), text, serverRead: server?.bytesRead ?? -1 });
+    };
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', finish);
+    socket.on('close', finish);
+    socket.on('connect', async () => {
+      local = socket.localPort;
+      socket.write(head(pathname) + fieldPart('h', 'entry') + fileHead(fileName));
+      const chunk = randomPng(MiB);
+      for (let sent = 0; sent < BODY_BYTES - 2 * MiB && !socket.destroyed && text === ''; sent += chunk.length) {
+        if (!socket.write(chunk)) await new Promise((wake) => setTimeout(wake, 5));
+      }
+    });
+  });
+}
+
+describe('anonymous multipart uploads (issue 28 F11)', () => {
+  it('four at once, on the media endpoint and Micropub: each 401 with a Bearer challenge, the server reads a small part of the body, no spool directory is made, nothing is stored', async () => {
+    const made: string[] = [];
+    const watcher = watch(tmp, (_event, name) => {
+      if (typeof name === 'string' && name.startsWith('indiestack-upload-')) made.push(name);
+    });
+    try {
+      const results = await Promise.all([anonymousUpload(MEDIA, 'file'), anonymousUpload(MICROPUB, 'photo'), anonymousUpload(MEDIA, 'file'), anonymousUpload(MICROPUB, 'photo')]);
+      for (const result of results) {
+        expect(result.status).toBe(401);
+        expect(result.text).toContain('authentication error');
+        expect(result.text.toLowerCase()).toContain('www-authenticate: bearer');
+        expect(result.text.toLowerCase()).toContain('connection: close');
+        // before the fix the whole body was read and spooled: 40 MiB each
+        expect(result.serverRead).toBeGreaterThan(0);
+        expect(result.serverRead).toBeLessThan(8 * MiB);
+      }
+    } finally {
+      watcher.close();
+    }
+    expect(made).toEqual([]);
+    expect(await t.rows()).toBe(0);
+    expect(await t.stored()).toEqual([]);
+  });
+
+  it('a token in a field before the file still uploads (201), on both endpoints', async () => {
+    const token = await t.token('media create');
+    const png = randomPng(4096);
+    for (const [pathname, fileName] of [
+      [MEDIA, 'file'],
+      [MICROPUB, 'photo'],
+    ] as const) {
+      const body = Buffer.concat([
+        Buffer.from(fieldPart('access_token', token) + (pathname === MICROPUB ? fieldPart('h', 'entry') : '') + fileHead(fileName)),
+        png,
+        Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+      ]);
+      const answer = await new Promise<string>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('close', () => resolve(text));
+        socket.write(
+          `POST ${pathname} HTTP/1.1\r\nHost: indiestack.test\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${body.length}\r\n\r\n`,
+        );
+        socket.write(body);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+    }
+    expect(await t.rows()).toBe(2);
+  });
+});
