@@ -43,8 +43,6 @@ export function createFormUpload(deps: { pipeline: UploadPipeline; limits: Media
         await check.authorize(fields);
       },
       authorize: check.authorize,
-      // the admin guard has signed the user in before this runs; the form's CSRF token may follow the file
-      filesBeforeCredential: 'spool',
     });
     const [file, ...more] = received.stored;
     if (file === undefined || more.length > 0) {

@@ -3,17 +3,15 @@
  * caller authorised before the first file is read, files stored as they
  * stream in, and everything stored removed again if anything fails.
  *
- * What happens to a file part that arrives before any credential is the
- * caller's choice. The bearer-token surfaces (Micropub, the media endpoint)
- * refuse it: the request is authorised right there, so a request without a
- * token is a 401 before a byte of its file is read, let alone written
- * (issue 28 F11: an anonymous client could make the server write ~45 MiB per
- * connection). A token field must then come before the files; the header is
- * checked before the body is read. An HTML form of a signed-in user (the
- * admin Media page, whose CSRF token a browser may place after the file)
- * spools instead: the files are written to a private temporary directory
- * under the same limits, the form is checked once the body has ended, and
- * only then are the files sniffed and stored.
+ * The token may also come as a body field after the files (SPEC.md
+ * "Authentication" 1 puts no order on fields). When a file part arrives and
+ * no credential has been seen yet, the files are written to a private
+ * temporary directory under the same limits, the caller is authorised once
+ * the body has ended, and only then are the files sniffed and stored.
+ * What such requests may write aside is bounded across the whole process by
+ * a {@link SpoolAllowance} (issue 28 F11): past it, a request that has shown
+ * no token yet is a 401 at once, so a flood of anonymous uploads cannot fill
+ * the disk however many connections it opens.
  * @module
  */
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -25,7 +23,7 @@ import type { FastifyRequest } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
 import type { MediaConfig } from '../config/config.js';
 import type { RequestLimits } from '../core/request-limits.js';
-import { excerpt, forClient, InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
+import { AuthenticationError, excerpt, forClient, InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
 import { carriesCredential, type BearerAuth, type BearerGuard } from '../indieauth/bearer.js';
 import type { MediaRecord } from '../storage/repositories/media.js';
 import { readParts } from './multipart.js';
@@ -58,13 +56,38 @@ export interface ReceiveOptions {
   readonly authenticate: (fields: MultipartFields) => Promise<void>;
   /** Whether the request (its headers, or the fields seen so far) carries a credential at all. */
   readonly hasCredential: (fields: MultipartFields) => boolean;
-  /**
-   * A file part before any credential: `refuse` authorises at once (so no
-   * credential is a 401 and nothing of the file is read); `spool` writes it
-   * aside until the credential comes (only behind a signed-in session).
-   */
-  readonly filesBeforeCredential: 'refuse' | 'spool';
+  /** Bounds what requests without a credential yet may spool, across requests; absent: only the request's own limits (a signed-in form). */
+  readonly anonymousSpool?: SpoolAllowance;
 }
+
+/**
+ * Bytes that requests without a credential yet may have spooled at one time,
+ * shared by every request of one {@link createReceiveRequest}. Bytes are
+ * taken as they are written and given back when the request's spool is
+ * removed.
+ */
+export class SpoolAllowance {
+  #used = 0;
+  readonly capacity: number;
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
+  /** Takes `bytes` when they fit; false (nothing taken) when they do not. */
+  take(bytes: number): boolean {
+    if (this.#used + bytes > this.capacity) return false;
+    this.#used += bytes;
+    return true;
+  }
+  give(bytes: number): void {
+    this.#used = Math.max(0, this.#used - bytes);
+  }
+  get used(): number {
+    return this.#used;
+  }
+}
+
+/** What anonymous spooling may hold in all: 64 MiB, or one request's total limit when that is larger. */
+export const ANONYMOUS_SPOOL_BYTES = 64 * 1024 * 1024;
 
 /** Body fields that carry a credential (SPEC.md "Authentication" 1). */
 const CREDENTIAL_FIELDS: ReadonlySet<string> = new Set(['Authorization', 'access_token']);
@@ -84,7 +107,7 @@ interface SpooledFile {
 const UNLIMITED = { maxUploadBytes: null, maxUploadCount: null, maxUploadTotalBytes: null };
 
 /** Writes a part's bytes to `file`, counting them against the request's limits as they come; the file is closed before this settles. */
-async function spool(content: AsyncIterable<Uint8Array>, file: string, budget: UploadBudget): Promise<void> {
+async function spool(content: AsyncIterable<Uint8Array>, file: string, budget: UploadBudget, allowance: { take(bytes: number): boolean } | null): Promise<void> {
   budget.countFile();
   let size = 0;
   const out = createWriteStream(file, { mode: 0o600 });
@@ -97,6 +120,8 @@ async function spool(content: AsyncIterable<Uint8Array>, file: string, budget: U
         for await (const chunk of chunks) {
           size += chunk.byteLength;
           budget.countBytes(chunk.byteLength, size);
+          // over the process-wide allowance: the same answer as no token at all, before more is written
+          if (allowance !== null && !allowance.take(chunk.byteLength)) throw new AuthenticationError(forClient('no token before the files, and the server holds no more anonymous uploads now'));
           yield chunk;
         }
       },
@@ -130,6 +155,10 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   const stored: MediaRecord[] = [];
   const spooled: SpooledFile[] = [];
   let spoolDir: string | null = null;
+  // what this request took of the shared allowance, given back when its spool is removed
+  let spooledBytes = 0;
+  const shared = options.anonymousSpool ?? null;
+  const allowance = shared === null ? null : { take: (bytes: number) => shared.take(bytes) && ((spooledBytes += bytes), true) };
   let bodyChecked = false;
   let user: HostUser | null = null;
 
@@ -162,7 +191,7 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
         }
         continue;
       }
-      if (user === null && spoolDir === null && (options.hasCredential(fields) || options.filesBeforeCredential === 'refuse')) user = await options.authorize(fields);
+      if (user === null && spoolDir === null && options.hasCredential(fields)) user = await options.authorize(fields);
       if (user !== null) {
         await store(name, { filename: part.filename, mimetype: part.mimetype, content: part.stream }, user, budget);
         continue;
@@ -171,7 +200,7 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
       spoolDir ??= await mkdtemp(path.join(os.tmpdir(), 'indiestack-upload-'));
       const file = path.join(spoolDir, String(spooled.length));
       spooled.push({ name, filename: part.filename, mimetype: part.mimetype, file });
-      await spool(part.stream, file, budget);
+      await spool(part.stream, file, budget, allowance);
     }
     user ??= await options.authorize(fields);
     for (const file of spooled) {
@@ -188,6 +217,7 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
     throw error;
   } finally {
     if (spoolDir !== null) await rm(spoolDir, { recursive: true, force: true });
+    shared?.give(spooledBytes);
   }
   return { fields, files, stored, user };
 }
@@ -201,8 +231,9 @@ export interface ReceiveRequestOptions {
 }
 
 /**
- * Reads a multipart request: authenticates before the first file (a file
- * before any token is a 401), checks the scope, stores accepted file parts.
+ * Reads a multipart request: authenticates before the first file (or at
+ * the end, when the token comes after the files), checks the scope, stores
+ * accepted file parts.
  */
 export type ReceiveRequest = (request: FastifyRequest, options: ReceiveRequestOptions) => Promise<ReceivedMultipart & { readonly auth: BearerAuth }>;
 
@@ -217,6 +248,7 @@ export function createReceiveRequest(deps: {
   trustProxy: boolean;
 }): ReceiveRequest {
   const { pipeline, bearer, trustProxy } = deps;
+  const anonymousSpool = new SpoolAllowance(Math.max(ANONYMOUS_SPOOL_BYTES, deps.limits.maxUploadTotalBytes ?? 0));
   return async (request, receiveOptions) => {
     let auth: BearerAuth | null = null;
     const received = await receiveMultipart(request, {
@@ -236,8 +268,7 @@ export function createReceiveRequest(deps: {
         return authenticated.user;
       },
       hasCredential: (fields) => carriesCredential({ headers: request.headers, body: fields }, { trustProxy }),
-      // an anonymous request never makes the server write its files: no token before the first file is a 401
-      filesBeforeCredential: 'refuse',
+      anonymousSpool,
     });
     // receiveMultipart authorises before it returns
     return { ...received, auth: auth! };
