@@ -7,7 +7,8 @@
  * (`/<[^>]*>/g` on `<<<<…`). A `RegExp` built at run time must be made of
  * literal text and `escapeRegExp(…)` pieces, or be listed below with a reason.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { check } from 'recheck';
@@ -25,6 +26,39 @@ const ALLOWED_DYNAMIC: Readonly<Record<string, string>> = {
 
 /** Stands for an escaped piece of a run-time pattern: any escaped text is a run of literal characters. */
 const ESCAPED_PLACEHOLDER = 'x';
+
+/** String and RegExp methods that run a pattern over their text. */
+const MATCHING_METHODS = new Set(['exec', 'test', 'match', 'matchAll', 'replace', 'replaceAll', 'search', 'split']);
+const SUFFIX_METHODS = new Set(['slice', 'substring', 'substr']);
+
+const isLoop = (node: ts.Node): boolean => ts.isForStatement(node) || ts.isForOfStatement(node) || ts.isForInStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node);
+
+/** The loop of the same function the node is in, if any (a nested function runs in a loop only when called there, which the scan cannot tell). */
+function enclosingLoop(node: ts.Node): ts.Node | undefined {
+  for (let up = node.parent; up !== undefined && !ts.isFunctionLike(up); up = up.parent) if (isLoop(up)) return up;
+  return undefined;
+}
+
+const identifiersIn = (node: ts.Node): string[] => (ts.isIdentifier(node) ? [node.text] : node.getChildren().flatMap(identifiersIn));
+
+/** Names the loop assigns to (`=`, `+=`, `++`, …). */
+function writtenIn(loop: ts.Node): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment && ts.isIdentifier(node.left)) names.add(node.left.text);
+    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && ts.isIdentifier(node.operand)) names.add(node.operand.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(loop);
+  return names;
+}
+
+/** `text.slice(i)` whose start the loop moves: the rest of the same text at each turn. */
+function isMovingSuffix(node: ts.Expression, written: Set<string>): boolean {
+  if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression) || !SUFFIX_METHODS.has(node.expression.name.text)) return false;
+  const start = node.arguments[0];
+  return start !== undefined && identifiersIn(start).some((name) => written.has(name));
+}
 
 interface Found {
   readonly where: string;
@@ -81,7 +115,13 @@ function scan(path: string, found: Found[], problems: Problem[]): void {
       const text = (node as ts.RegularExpressionLiteral).text;
       const slash = text.lastIndexOf('/');
       found.push({ where: at(node), source: text.slice(1, slash), flags: text.slice(slash + 1) });
-    } else if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && isRegExpCallee(node.expression)) {
+    } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MATCHING_METHODS.has(node.expression.name.text) && enclosingLoop(node) !== undefined) {
+      // a pattern run over what is left of the text at each turn of a loop: quadratic, however linear the pattern
+      const written = writtenIn(enclosingLoop(node)!);
+      const subject = [node.expression.expression, ...node.arguments].find((candidate) => isMovingSuffix(candidate, written));
+      if (subject !== undefined) problems.push({ where: at(node), text: node.getText(file), reason: 'a pattern run in a loop over the rest of the text from a moving position: quadratic; use a global or sticky expression and lastIndex, or one pass' });
+    }
+    if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && isRegExpCallee(node.expression)) {
       const [patternArgument, flagsArgument] = node.arguments ?? [];
       const shown = patternArgument === undefined ? '' : patternArgument.getText(file);
       const source = patternArgument === undefined ? '(?:)' : patternText(patternArgument);
@@ -96,10 +136,10 @@ function scan(path: string, found: Found[], problems: Problem[]): void {
   visit(file);
 }
 
-function allRegExps(): { found: Found[]; problems: Problem[] } {
+function allRegExps(paths = sourceFiles(SRC)): { found: Found[]; problems: Problem[] } {
   const found: Found[] = [];
   const problems: Problem[] = [];
-  for (const path of sourceFiles(SRC)) scan(path, found, problems);
+  for (const path of paths) scan(path, found, problems);
   return { found, problems };
 }
 
@@ -116,6 +156,32 @@ describe('regular expressions in src/ (issue 28, class 2)', () => {
     expect(await verdict('<[^>]*>', 'g')).toMatch(/^vulnerable: 2nd degree polynomial/);
     expect(await verdict('[.,;:!?)\\]]+$', '')).toMatch(/^vulnerable: 2nd degree polynomial/);
     expect(await verdict('\\s+', 'g')).toBe('safe');
+  });
+
+  it('flags a pattern run over a moving suffix in a loop, and a RegExp built from unescaped text', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'regex-safety-'));
+    try {
+      const path = join(directory, 'sample.ts');
+      writeFileSync(
+        path,
+        [
+          'export function words(text: string) {',
+          '  let i = 0;',
+          '  while (i < text.length) { const m = /^\\w+/.exec(text.slice(i)); i += m === null ? 1 : m[0].length; }',
+          '  for (const part of text.split(",")) void /\\s+/.test(part.slice(text.length));',
+          '  return new RegExp(`^${text}$`);',
+          '}',
+        ].join('\n'),
+      );
+      const { found, problems } = allRegExps([path]);
+      expect(found.map(({ source }) => source)).toEqual(['^\\w+', '\\s+']);
+      expect(problems.map(({ where, reason }) => `${where.split('/').at(-1)} ${reason.split(':')[0]}`)).toEqual([
+        'sample.ts:3 a pattern run in a loop over the rest of the text from a moving position',
+        'sample.ts:5 a RegExp built at run time from something other than literal text and escapeRegExp(…)',
+      ]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('finds them with the compiler, including run-time ones, and reads escaped pieces', () => {

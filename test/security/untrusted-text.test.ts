@@ -102,12 +102,17 @@ for (const dialect of DIALECTS) {
       await new Promise<void>((resolve) => receiver.close(() => resolve()));
     });
 
-    it('the linked page gets its webmention, the trailing dots (and other sentence ends) left off', async () => {
+    it('the linked pages get their webmentions, sentence ends left off; a link with 200 KB of dots inside is kept whole', async () => {
+      // dots followed by more of the URL: the old trim retried at each of them (F5)
+      const dotted = `${receiverOrigin}/page/dots${'.'.repeat(HOSTILE_LENGTH)}x`;
       await createOverHttp(origin, token, {
-        content: [`See ${receiverOrigin}/page/dots${'.'.repeat(HOSTILE_LENGTH)} and ${receiverOrigin}/page/mixed${'.,;:!?)]'.repeat(HOSTILE_LENGTH / 8)}`],
+        content: [`See ${dotted}. Also ${receiverOrigin}/page/mixed${'.,;:!?)]'.repeat(HOSTILE_LENGTH / 8)} and ${receiverOrigin}/page/plain.`],
       });
       await t.app.indieweb.jobs.drain();
-      expect(received.sort()).toEqual([`${receiverOrigin}/page/dots`, `${receiverOrigin}/page/mixed`]);
+      // the 200 KB target is tried (its page answers 431 to so long a request line) but gets nothing
+      expect(received.sort()).toEqual([`${receiverOrigin}/page/mixed`, `${receiverOrigin}/page/plain`]);
+      const targets = await t.database.db.selectFrom('indieweb_webmention_outgoing').select('target').execute();
+      expect(targets.map((row) => row.target).sort()).toEqual([dotted, `${receiverOrigin}/page/mixed`, `${receiverOrigin}/page/plain`].sort());
     });
   });
 }
