@@ -83,6 +83,8 @@ describe('Micropub: slugs, commit messages, front matter', () => {
     expect(filesSlug(`${'.!'.repeat(N / 2)}x`)).toBe('x');
     expect(sanitizeSegment(`${'.-'.repeat(N / 2)}alice${'-'.repeat(N)}`)).toBe('alice');
     expect(sanitizeSegment(`bob${'.'.repeat(N)}`)).toMatch(/^bob\.{10,}$/);
+    // a hyphen run before the end: `/-+$/` retried at every hyphen of it
+    expect(sanitizeSegment(`alice${'-'.repeat(N)}x`)).toMatch(/^alice-+$/);
     expect(sanitizeSlug(`${'.'.repeat(N)}/a\\b${'/'.repeat(N)}`)).toBe('ab');
     expect(slugSource({ content: [`${' \t'.repeat(N / 2)}one two ${' '.repeat(N)}three`] })).toEqual(['one two three']);
   });
