@@ -12,10 +12,11 @@ import { createWebmentionsRepository } from '../storage/repositories/webmentions
 import { createModerationService, type ModerationService } from '../webmention/moderation-service.js';
 import { withServices, type CliServices } from './context.js';
 import { formatTable, type CliIo } from './io.js';
+import { trimEndOf } from '../core/text.js';
 
 type Run = (work: () => Promise<void | number>) => Promise<void>;
 
-const idOf = (value: string) => value.replace(/\/+$/, '').split('/').at(-1) ?? value;
+const idOf = (value: string) => trimEndOf(value, '/').split('/').at(-1) ?? value;
 
 function withModeration<T>(io: CliIo, work: (moderation: ModerationService, services: CliServices) => Promise<T>): Promise<T> {
   return withServices(io, (services) =>

@@ -5,6 +5,7 @@ import { InvalidRequestError } from '../core/errors.js';
 import { createWebmentionsRepository, WEBMENTION_STATUSES, type WebmentionStatus } from '../storage/repositories/webmentions.js';
 import { withServices } from './context.js';
 import { formatTable, type CliIo } from './io.js';
+import { trimEndOf } from '../core/text.js';
 
 function statusOption(value: string): WebmentionStatus {
   if (!(WEBMENTION_STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${WEBMENTION_STATUSES.join(', ')}`);
@@ -13,7 +14,7 @@ function statusOption(value: string): WebmentionStatus {
 
 /** The id of a webmention: its own, or the last path segment of its status URL. */
 function idOf(value: string): string {
-  return value.replace(/\/+$/, '').split('/').at(-1) ?? value;
+  return trimEndOf(value, '/').split('/').at(-1) ?? value;
 }
 
 /** Registers `webmention list|reprocess|spam`; returns the `webmention` command for the others to add to. */

@@ -10,6 +10,7 @@ import { parseStrictHttpUrl } from '../core/url.js';
 import type { DatabaseLocation } from './config.js';
 import { redactUrl } from './redact.js';
 import type { Parsed, Parser } from './setting.js';
+import { trimEndOf } from '../core/text.js';
 
 export function accept<T>(value: T): Parsed<T> {
   return { ok: true, value };
@@ -143,14 +144,14 @@ export function baseUrl(): Parser<string> {
     parse: (raw) => {
       const url = parseStrictHttpUrl(raw);
       if (url === null || url.search !== '') return reject(`"${raw}" is not an absolute http(s) URL without query, fragment or userinfo`);
-      return accept(`${url.origin}${url.pathname.replace(/\/+$/, '')}`);
+      return accept(`${url.origin}${trimEndOf(url.pathname, '/')}`);
     },
   };
 }
 
 /** An http(s) URL, kept as written without trailing slashes. */
 export function httpUrl(): Parser<string> {
-  return { parse: (raw) => (parseStrictHttpUrl(raw) === null ? reject(`"${raw}" is not an http(s) URL`) : accept(raw.replace(/\/+$/, ''))) };
+  return { parse: (raw) => (parseStrictHttpUrl(raw) === null ? reject(`"${raw}" is not an http(s) URL`) : accept(trimEndOf(raw, '/'))) };
 }
 
 /** `postgres://…`, or SQLite as `sqlite:PATH`, `file:PATH`, a plain path or `:memory:`; problems show the URL without its password. */

@@ -9,6 +9,7 @@ import type { FastifyReply } from 'fastify';
 import { linkTags } from '../profile/template-helpers.js';
 import { escapeHtml } from '../web/html.js';
 import type { EntryTemplates, OwnerView } from './templates.js';
+import { trimEndOf } from '../core/text.js';
 
 /** Where the stylesheet is served; `?v=` carries a hash of its text, so it can be cached for good. */
 export const STYLESHEET_PATH = '/indieweb/entries/style.css';
@@ -38,7 +39,7 @@ export interface PageHead {
 }
 
 export function headMarkup(owner: OwnerView, head: PageHead): string {
-  const base = head.baseUrl.replace(/\/+$/, '');
+  const base = trimEndOf(head.baseUrl, '/');
   return [
     `<link rel="stylesheet" href="${escapeHtml(`${base}${STYLESHEET_PATH}?v=${head.stylesheetVersion}`)}">`,
     `<link rel="alternate" type="application/atom+xml" title="${escapeHtml(`Posts by ${owner.displayName} (Atom)`)}" href="${escapeHtml(owner.atomUrl)}">`,
@@ -60,6 +61,6 @@ export function sendEntryDocument(reply: FastifyReply, status: number, templates
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'strict-origin-when-cross-origin')
     .header('cache-control', 'no-cache')
-    .header('link', `<${baseUrl.replace(/\/+$/, '')}/indieweb/webmention/>; rel="webmention"`)
+    .header('link', `<${trimEndOf(baseUrl, '/')}/indieweb/webmention/>; rel="webmention"`)
     .send(templates.document(view));
 }

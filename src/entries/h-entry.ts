@@ -5,6 +5,7 @@
  * can be shown is rendered with the class that parses back to it.
  * @module
  */
+import { replaceTags } from '../core/text.js';
 import { html, type SafeHtml } from '../web/html.js';
 import type { EntryRow } from './entry-source.js';
 import { displayName, renderAuthor, type Owner } from './h-card.js';
@@ -48,22 +49,45 @@ export function postKind(row: EntryRow): string {
   return 'Note';
 }
 
-/** The plain text of a value (`{ html, value }` gives its value, nested items their name). */
-export function plainText(value: unknown): string | null {
-  if (typeof value === 'string') return value;
+/**
+ * How much of a content or summary value a title reads (characters of its text or HTML): a title
+ * shows 70 characters, so a long post costs no more per view than a short one (issue 28 F1).
+ */
+export const TITLE_SOURCE_LIMIT = 65_536;
+
+/**
+ * The plain text of a value (`{ html, value }` gives its value, nested items their name), tags of
+ * HTML replaced by spaces in one pass (a `/<[^>]*>/g` over `<<<<…` was quadratic, issue 28 F1).
+ * `limit` reads only that many characters of the text or HTML.
+ */
+export function plainText(value: unknown, limit = Infinity): string | null {
+  if (typeof value === 'string') return textStart(value, limit);
   if (typeof value === 'object' && value !== null) {
     const record = value as Record<string, unknown>;
-    if (typeof record.value === 'string') return record.value;
-    if (typeof record.html === 'string') return record.html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    if (typeof record.value === 'string') return textStart(record.value, limit);
+    if (typeof record.html === 'string') return replaceTags(htmlStart(record.html, limit)).replace(/\s+/g, ' ').trim();
   }
   return null;
+}
+
+/** The first `limit` characters of text after its leading white space (all of it without a limit). */
+function textStart(value: string, limit: number): string {
+  return value.length <= limit ? value : value.trimStart().slice(0, limit);
+}
+
+/** The first `limit` characters of HTML, without the tag the cut falls in. */
+function htmlStart(value: string, limit: number): string {
+  if (value.length <= limit) return value;
+  const start = value.slice(0, limit);
+  const open = start.lastIndexOf('<');
+  return open > start.lastIndexOf('>') ? start.slice(0, open) : start;
 }
 
 /** The entry's title for `<title>`, feeds and lists: its name, else the start of its text, else its kind and date. */
 export function entryTitle(row: EntryRow): string {
   const name = plainText(row.properties.name?.[0]);
   if (name !== null && name.trim() !== '') return name.trim();
-  const text = plainText(row.properties.content?.[0]) ?? plainText(row.properties.summary?.[0]);
+  const text = plainText(row.properties.content?.[0], TITLE_SOURCE_LIMIT) ?? plainText(row.properties.summary?.[0], TITLE_SOURCE_LIMIT);
   if (text !== null && text.trim() !== '') {
     const single = text.trim().replace(/\s+/g, ' ');
     return single.length > 70 ? `${single.slice(0, 69)}…` : single;

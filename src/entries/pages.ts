@@ -22,6 +22,7 @@ import { renderFeed, renderPager, renderTombstone } from './home.js';
 import { groupMentions, renderMentions } from './mentions.js';
 import { encodeCursor, homePath, type EntryPath } from './paths.js';
 import type { EntryTemplates, OwnerView } from './templates.js';
+import { trimEndOf } from '../core/text.js';
 
 /** Entries on one page of a home page. */
 export const PAGE_SIZE = 20;
@@ -55,7 +56,7 @@ export type EntryPages = ReturnType<typeof createEntryPages>;
 
 export function createEntryPages(deps: EntryPagesDeps) {
   const { entries, templates } = deps;
-  const base = deps.baseUrl.replace(/\/+$/, '');
+  const base = trimEndOf(deps.baseUrl, '/');
 
   async function ownerNamed(name: string): Promise<{ user: HostUser; view: OwnerView } | null> {
     const user = await deps.findUserByName(name);

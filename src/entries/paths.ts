@@ -7,6 +7,7 @@
  * @module
  */
 import { USER_NAME_PATTERN } from '../accounts/user-service.js';
+import { trimEndOf } from '../core/text.js';
 
 /** A slug segment as sent: unreserved URL characters and percent escapes, never `.` or `..` alone. */
 const SLUG_SEGMENT = /^(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})+$/;
@@ -55,7 +56,7 @@ export interface EntryPath {
 
 /** The path of the base URL, without trailing slash (`''` for a host's root): every page path starts with it. */
 export function basePath(baseUrl: string): string {
-  return new URL(baseUrl).pathname.replace(/\/+$/, '');
+  return trimEndOf(new URL(baseUrl).pathname, '/');
 }
 
 /**

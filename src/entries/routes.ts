@@ -6,6 +6,7 @@
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeRegExp } from '../core/text.js';
 import { sendText } from '../web/reply.js';
 import { sendEntryDocument, STYLESHEET_PATH } from './document.js';
 import { atomFeed } from './atom.js';
@@ -82,7 +83,7 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
   const feedRoute = (file: string, type: string, render: typeof atomFeed) =>
     app.get(`${prefix}/:user/${file}`, async (request, reply) => {
       const path = below(request.url);
-      const user = path === null ? undefined : new RegExp(`^/([^/]+)/${file.replace('.', '\\.')}$`).exec(path)?.[1];
+      const user = path === null ? undefined : new RegExp(`^/([^/]+)/${escapeRegExp(file)}$`).exec(path)?.[1];
       const feed = user === undefined || !isUserSegment(user) ? null : await pages.feed(user);
       if (feed === null) return sendText(reply, 404, NOT_FOUND);
       return reply.code(200).header('content-type', `${type}; charset=utf-8`).header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').send(render(feed.owner, feed.entries));

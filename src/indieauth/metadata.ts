@@ -3,12 +3,13 @@
  * server from `rel="indieauth-metadata"`.
  * @module
  */
+import { trimEndOf } from '../core/text.js';
 
 /** Scopes advertised; `draft` is accepted and kept but, as the spec says, never advertised. */
 export const SCOPES_SUPPORTED = ['create', 'update', 'delete', 'undelete', 'media', 'profile', 'email'] as const;
 
 export function serverMetadata(baseUrl: string) {
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = trimEndOf(baseUrl, '/');
   return {
     issuer: `${base}/`,
     authorization_endpoint: `${base}/indieweb/auth/`,
@@ -31,5 +32,5 @@ export function serverMetadata(baseUrl: string) {
 
 /** Where the metadata document lives. */
 export function metadataUrl(baseUrl: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/.well-known/oauth-authorization-server`;
+  return `${trimEndOf(baseUrl, '/')}/.well-known/oauth-authorization-server`;
 }

@@ -12,6 +12,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Readable } from 'node:stream';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import type { MediaStorageConfig } from '../config/config.js';
+import { trimEndOf } from '../core/text.js';
 
 /** Bucket, region, endpoint, addressing, public URL prefix, credentials and timeout: the `s3` storage settings. */
 export type S3StorageOptions = Omit<Extract<MediaStorageConfig, { kind: 's3' }>, 'kind'>;
@@ -74,7 +75,7 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage & { rea
         if (!removed) throw new Error(`S3 upload of ${key} failed, and removing what may have been stored failed too`, { cause: error });
         throw error;
       }
-      return `${options.publicBaseUrl.replace(/\/+$/, '')}/${key}`;
+      return `${trimEndOf(options.publicBaseUrl, '/')}/${key}`;
     },
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key }));

@@ -19,7 +19,19 @@ const PROPERTY_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 // the error lives in the catalogue; named here too, where hosts and pages have always found it
 export { HCardValidationError, type HCardProblem };
 
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+/** A character an e-mail address here never has (besides a second `@`). */
+const NOT_IN_EMAIL = /[\s<>()[\]\\,;:"]/;
+
+/**
+ * `local@domain.tld`: one `@`, something before it, a dot inside the part after it, none of
+ * {@link NOT_IN_EMAIL}. Read in one pass: the single pattern it replaces backtracked over every dot
+ * of the domain (quadratic, issue 28 class 2).
+ */
+function isEmail(value: string): boolean {
+  const at = value.indexOf('@');
+  if (at <= 0 || value.includes('@', at + 1) || NOT_IN_EMAIL.test(value)) return false;
+  return value.slice(at + 2, -1).includes('.');
+}
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -73,7 +85,7 @@ export function validateHCard(input: unknown): HCard {
       }
       if (name === EMAIL_PROPERTY) {
         const address = text.replace(/^mailto:/i, '');
-        if (!EMAIL.test(address)) {
+        if (!isEmail(address)) {
           problems.push({ field: name, message: `"${text.slice(0, 100)}" is not an e-mail address` });
           continue;
         }

@@ -6,6 +6,7 @@
 import { escapeHtml } from '../web/html.js';
 import type { HCard } from '../storage/repositories/profiles.js';
 import { EMAIL_PROPERTY, URL_PROPERTIES } from './h-card.js';
+import { trimEndOf } from '../core/text.js';
 
 export interface HCardProfile {
   readonly hCard: HCard;
@@ -39,7 +40,7 @@ export function renderHCard(profile: HCardProfile, options: { extraClasses?: rea
 
 /** The endpoint links to paste into the `<head>` of one's homepage. */
 export function linkTags(baseUrl: string): string {
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = trimEndOf(baseUrl, '/');
   return [
     `<link rel="indieauth-metadata" href="${escapeHtml(`${base}/.well-known/oauth-authorization-server`)}">`,
     `<link rel="authorization_endpoint" href="${escapeHtml(`${base}/indieweb/auth/`)}">`,

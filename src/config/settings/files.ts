@@ -19,6 +19,7 @@ import {
 } from '../config.js';
 import { accept, directory, matching, oneOf, reject, splitList, text } from '../parsers.js';
 import { defineSetting, type Parser, type Setting } from '../setting.js';
+import { trimEndOf } from '../../core/text.js';
 
 /** A user directory template over `{user}` and `{id}`, or `.`. */
 function userDir(): Parser<string> {
@@ -37,7 +38,7 @@ function siteUrl(): Parser<string> {
     parse: (raw) => {
       const url = parseStrictHttpUrl(raw.replaceAll('{user}', 'user'));
       if (url === null || url.search !== '' || /[{}]/.test(raw.replaceAll('{user}', ''))) return reject(`"${raw}" is not an absolute http(s) URL without query or fragment ({user} allowed)`);
-      return accept(raw.replace(/\/+$/, ''));
+      return accept(trimEndOf(raw, '/'));
     },
   };
 }

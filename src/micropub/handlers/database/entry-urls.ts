@@ -10,6 +10,7 @@ import type { MicropubProperties } from '../../../contracts/micropub-types.js';
 import { createHash } from 'node:crypto';
 import { sanitizeSlug } from '../files/templates.js';
 import { kindOf, slugSource } from './entry-fields.js';
+import { trimEndOf } from '../../../core/text.js';
 
 /**
  * The URL path segment of a user (not yet percent-encoded): the account name
@@ -41,7 +42,7 @@ export function numberedSlug(base: string, n: number): string {
 
 /** Builds entry URLs under one base URL (no trailing slash; it may have a path of its own). */
 export function createEntryUrls(baseUrl: string) {
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = trimEndOf(baseUrl, '/');
   return {
     /** The month's folder of a user's entries, as a URL path: `/{user}/{yyyy}/{MM}/` (with the base URL's own path in front). */
     monthPath(user: HostUser, published: string): string {

@@ -11,6 +11,7 @@ import { parseDocument, stringify as stringifyYaml } from 'yaml';
 import type { FilesFrontMatterFormat } from '../../../config/config.js';
 import { HandlerValueError } from '../../../contracts/handler-errors.js';
 import type { MicropubProperties } from '../../../contracts/micropub-types.js';
+import { escapeRegExp } from '../../../core/text.js';
 
 /** A post read from or written to a file. */
 export interface PostDocument {
@@ -165,7 +166,7 @@ export function parsePost(raw: string): PostDocument {
     const delimiter = opening[1]!;
     format = DELIMITERS[delimiter]!;
     const after = text.slice(opening[0].length);
-    const closing = new RegExp(`(^|\\r?\\n)${delimiter.replace(/\+/g, '\\+')}[ \\t]*(\\r?\\n|$)`).exec(after);
+    const closing = new RegExp(`(^|\\r?\\n)${escapeRegExp(delimiter)}[ \\t]*(\\r?\\n|$)`).exec(after);
     if (closing === null) throw new FrontMatterError('front matter is not closed');
     front = parseFront(after.slice(0, closing.index), format);
     rest = after.slice(closing.index + closing[0].length);

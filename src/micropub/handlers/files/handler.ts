@@ -53,6 +53,7 @@ import {
   userSegment,
   type TemplateValues,
 } from './templates.js';
+import { trimEndOf } from '../../../core/text.js';
 
 export type { FilesHandlerLog, GitRepositoryStatus };
 
@@ -125,17 +126,17 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
   }
 
   function siteUrlOf(user: HostUser): string {
-    if (options.siteUrl !== undefined && options.siteUrl !== null) return options.siteUrl.replaceAll('{user}', encodeURIComponent(userSegment(user))).replace(/\/+$/, '');
+    if (options.siteUrl !== undefined && options.siteUrl !== null) return trimEndOf(options.siteUrl.replaceAll('{user}', encodeURIComponent(userSegment(user))), '/');
     const me = user.me[0];
     if (me !== undefined) {
       try {
         const url = new URL(me);
-        return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+        return `${url.origin}${trimEndOf(url.pathname, '/')}`;
       } catch {
         // an unparseable profile URL falls back to a site under indiestack's base URL
       }
     }
-    return `${options.baseUrl.replace(/\/+$/, '')}/sites/${encodeURIComponent(userSegment(user))}`;
+    return `${trimEndOf(options.baseUrl, '/')}/sites/${encodeURIComponent(userSegment(user))}`;
   }
 
   /** The account's site; null when it has none yet and `claim` is false. Throws when the directory belongs to another account. */

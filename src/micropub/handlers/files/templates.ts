@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { escapeRegExp, trimEndOf, trimStartOf } from '../../../core/text.js';
 import { DEFAULT_FILES_SECTIONS, type FilesTemplates } from '../../../config/config.js';
 import type { HostUser } from '../../../contracts/accounts.js';
 import type { MicropubProperties } from '../../../contracts/micropub-types.js';
@@ -74,7 +75,8 @@ function truncate(text: string, maxCodePoints: number, maxBytes: number): string
  */
 export function sanitizeSlug(raw: string, maxLength = MAX_SLUG_LENGTH): string {
   const words = raw.normalize('NFKC').toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{M}\p{N}]+/gu, '-');
-  return truncate(words.replace(/^-+|-+$/g, ''), maxLength, MAX_SLUG_BYTES).replace(/-+$/, '');
+  // hyphens trimmed in one pass: `/^-+|-+$/g` is quadratic on a long run of them (issue 28, class 2)
+  return trimEndOf(truncate(trimEndOf(trimStartOf(words, '-'), '-'), maxLength, MAX_SLUG_BYTES), '-');
 }
 
 /** True when the slug is exactly what {@link sanitizeSlug} would produce (so it is safe as a path segment). */
@@ -89,8 +91,8 @@ export function randomSlug(): string {
 
 /** A directory name from an account name or id: letters, marks, digits, `.`, `_`, `-`, never starting with a dot. */
 export function sanitizeSegment(raw: string): string {
-  const cleaned = raw.normalize('NFKC').toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '-').replace(/^[.-]+|-+$/g, '');
-  return truncate(cleaned, MAX_SEGMENT_LENGTH, MAX_SLUG_BYTES);
+  const cleaned = raw.normalize('NFKC').toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '-');
+  return truncate(trimEndOf(trimStartOf(cleaned, '.-'), '-'), MAX_SEGMENT_LENGTH, MAX_SLUG_BYTES);
 }
 
 /** The account's name as a directory name; a hash of the id when the name leaves nothing usable. */
@@ -117,7 +119,6 @@ export function dateValues(published: string | undefined, now: Date): Omit<Templ
 }
 
 const VARIABLE_PATTERNS: Readonly<Record<string, string>> = { yyyy: '(\\d{4})', MM: '(\\d{2})', dd: '(\\d{2})', HH: '(\\d{2})', mm: '(\\d{2})', ss: '(\\d{2})', slug: '([^/]+)' };
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface CompiledTemplate {
   readonly pattern: RegExp;
