@@ -8,6 +8,11 @@
 import type { Clock } from '../core/clock.js';
 import { resolveHttpUrl } from '../core/url.js';
 import type { Outbound } from '../outbound/fetch.js';
+import { parseOffThread } from '../html/pool.js';
+import type { ClientPage } from './client-page.js';
+
+/** The module whose `readClientPage` the parse pool runs. */
+const CLIENT_PAGE_MODULE = new URL('./client-page.js', import.meta.url);
 
 export interface ClientInfo {
   readonly name: string | null;
@@ -48,17 +53,8 @@ export async function readClientInfo(clientId: string, body: string, contentType
     const uris = Array.isArray(document.redirect_uris) ? document.redirect_uris.map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null) : [];
     return { name: text(document.client_name), logo: absolute(document.logo_uri, finalUrl), url: absolute(document.client_uri, finalUrl), redirectUris: uris };
   }
-  const { mf2 } = await import('microformats-parser');
-  // the parser refuses a document whose <body> holds no element (a page of <head> links only): one empty element keeps those readable
-  const parsed = mf2(`${body}<i></i>`, { baseUrl: finalUrl });
-  const app = parsed.items.find((item) => item.type?.some((type) => type === 'h-app' || type === 'h-x-app'));
-  const redirectUris = (parsed.rels.redirect_uri ?? []).map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null);
-  return {
-    name: text(app?.properties.name?.[0])?.trim() ?? null,
-    logo: absolute(app?.properties.logo?.[0], finalUrl),
-    url: absolute(app?.properties.url?.[0], finalUrl),
-    redirectUris,
-  };
+  // parsed in the parse pool, off the event loop (issue 28 F4); a page past its bounds or budget throws, and reads as unreadable
+  return parseOffThread<ClientPage>(CLIENT_PAGE_MODULE, 'readClientPage', [body, finalUrl]);
 }
 
 function ttlOf(cacheControl: string | undefined): number {

@@ -8,6 +8,19 @@ import type { Clock } from '../core/clock.js';
 import { excerpt } from '../core/errors.js';
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import type { WebmentionRecord, WebmentionsRepository } from '../storage/repositories/webmentions.js';
+import { ParseFailure, parseOffThread } from '../html/pool.js';
+import type { SourceReading } from './parse.js';
+
+/** The module whose `readSource` the parse pool runs. */
+const PARSE_MODULE = new URL('./parse.js', import.meta.url);
+
+/** The stored reason for a source page that could not be read: a bound it broke, the budget, or nothing more. */
+function sourceUnreadable(error: unknown): string {
+  if (error instanceof ParseFailure && error.kind === 'refused' && error.causeName === 'SourceTooComplexError') return error.message;
+  if (error instanceof ParseFailure && error.kind === 'over-budget') return 'source page took too long to read';
+  if (error instanceof ParseFailure && error.kind === 'crashed') return 'source page needs too much memory to read';
+  return 'source page could not be parsed';
+}
 
 /** Worth another try later: the source could not be reached, timed out or failed on its side. */
 export class TransientProcessingError extends Error {
@@ -47,14 +60,15 @@ export function createWebmentionProcessor(deps: { webmentions: WebmentionsReposi
       const contentType = Array.isArray(response.headers['content-type']) ? response.headers['content-type'][0] : response.headers['content-type'];
       if (!isHtml(contentType)) return fail(record, contentType === undefined ? 'source is not HTML' : `source is ${excerpt(contentType, 60)}`);
 
-      // the HTML and microformats parsers load on the first mention, not at start
-      const { readSource, SourceTooComplexError } = await import('./parse.js');
-      let reading;
+      // parsed in the parse pool, off the event loop, within its time and memory budget (issue 28 class 1)
+      let reading: SourceReading;
       try {
-        reading = readSource(response.body.toString('utf8'), response.url, record.target);
+        reading = await parseOffThread<SourceReading>(PARSE_MODULE, 'readSource', [response.body.toString('utf8'), response.url, record.target]);
       } catch (error) {
+        // the pool is full: try again later, like a source that is down
+        if (error instanceof ParseFailure && error.kind === 'busy') throw new TransientProcessingError(error.message, { cause: error });
         // a page the parsers cannot read within bounds fails this mention; it is never retried
-        return fail(record, error instanceof SourceTooComplexError ? error.message : 'source page could not be parsed');
+        return fail(record, sourceUnreadable(error));
       }
       if (!reading.linksToTarget) return fail(record, 'source does not link to the target');
       await webmentions.markVerified(record.id, reading.mention, now());

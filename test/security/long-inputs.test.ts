@@ -6,7 +6,7 @@
  * quadratic code ran far past the test timeout on these inputs.
  */
 import { describe, expect, it } from 'vitest';
-import { readCitation } from '../../src/admin/write/cite.js';
+import { readCitation } from '../../src/admin/write/cite-page.js';
 import { redactUrl } from '../../src/config/redact.js';
 import { resolveHttpUrl, parseStrictHttpUrl, profileUrlKey, sameUrlIgnoringSchemeHostCase, withRootPath } from '../../src/core/url.js';
 import type { EntryRow } from '../../src/entries/entry-source.js';
