@@ -8,6 +8,7 @@ import type { Clock } from '../core/clock.js';
 import { excerpt } from '../core/errors.js';
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import type { WebmentionRecord, WebmentionsRepository } from '../storage/repositories/webmentions.js';
+import { capMention } from './cap-mention.js';
 
 /** Worth another try later: the source could not be reached, timed out or failed on its side. */
 export class TransientProcessingError extends Error {
@@ -57,7 +58,8 @@ export function createWebmentionProcessor(deps: { webmentions: WebmentionsReposi
         return fail(record, error instanceof SourceTooComplexError ? error.message : 'source page could not be parsed');
       }
       if (!reading.linksToTarget) return fail(record, 'source does not link to the target');
-      await webmentions.markVerified(record.id, reading.mention, now());
+      // the one door: every stored field capped (cap-mention.ts)
+      await webmentions.markVerified(record.id, capMention(reading.mention), now());
       return { status: 'verified' };
     },
   };
