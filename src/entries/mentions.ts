@@ -1,5 +1,5 @@
 /**
- * The public webmentions of an entry (webmention/service.ts `list`: what a
+ * The public webmentions of an entry (webmention/service.ts `listPublic`: what a
  * visitor may see), under it: replies with their author and content, likes
  * and reposts as a count with faces, bookmarks and other mentions as links.
  * Bounded whatever the entry holds: at most {@link SHOWN_PER_GROUP} of each

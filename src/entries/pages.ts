@@ -44,7 +44,7 @@ export interface EntryPagesDeps {
   /** The active account of this name (exact spelling), or null. */
   readonly findUserByName: (name: string) => Promise<HostUser | null>;
   readonly profiles: Pick<ProfileService, 'get'>;
-  /** The public mentions of a target URL, newest first (webmention/service.ts `list`: what a visitor may see). */
+  /** The public mentions of a target URL, newest first (webmention/service.ts `listPublic`: what a visitor may see). */
   readonly mentions: (target: string) => Promise<readonly WebmentionRecord[]>;
   readonly baseUrl: string;
   readonly templates: EntryTemplates;

@@ -79,7 +79,7 @@ export async function webmentionRoutes(app: FastifyInstance, deps: { service: We
     if (target === undefined || target === '') throw new InvalidRequestError(forClient('target is required'));
     const page = parseListParams(request.query);
     const limit = Math.min(page.limit ?? READ_API_DEFAULT_LIMIT, READ_API_MAX_LIMIT);
-    const { items, total } = await service.list({ target, limit, offset: page.offset });
+    const { items, total } = await service.listPublic({ target, limit, offset: page.offset });
     return reply.send({ type: 'feed', children: items.map(jf2), paging: { limit, offset: page.offset, total } });
   });
 

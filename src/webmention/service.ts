@@ -249,10 +249,21 @@ export function createWebmentionService(deps: {
     },
 
     /** The mentions a visitor may see (public-mention.ts), of a target: the read API and the entry pages. */
-    list: (filter: { /** Implied: public mentions are verified. */ status?: 'verified'; target?: string; limit?: number; offset?: number } = {}) => {
+    listPublic: (filter: { /** Implied: public mentions are verified. */ status?: 'verified'; target?: string; limit?: number; offset?: number } = {}) => {
       const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
       return webmentions.list({
         visible: true,
+        ...(targetKey === undefined ? {} : { targetKey }),
+        ...(filter.limit === undefined ? {} : { limit: filter.limit }),
+        ...(filter.offset === undefined ? {} : { offset: filter.offset }),
+      });
+    },
+
+    /** Every mention (the operator's view, tests), filtered; never for a visitor: see `listPublic`. */
+    list: (filter: { status?: WebmentionStatus; target?: string; limit?: number; offset?: number } = {}) => {
+      const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
+      return webmentions.list({
+        ...(filter.status === undefined ? {} : { status: filter.status }),
         ...(targetKey === undefined ? {} : { targetKey }),
         ...(filter.limit === undefined ? {} : { limit: filter.limit }),
         ...(filter.offset === undefined ? {} : { offset: filter.offset }),
