@@ -15,9 +15,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJobsRepository } from '../../src/storage/repositories/jobs.js';
 import { createWebmentionsRepository } from '../../src/storage/repositories/webmentions.js';
 import { capMention, MENTION_CAPS } from '../../src/webmention/cap-mention.js';
 import { canonicalUrl } from '../../src/webmention/canonical-url.js';
+import { importMentions } from '../../src/webmention/transfer/import.js';
+import { readExport } from '../../src/webmention/transfer/read-export.js';
 import { DIALECTS } from '../helpers/databases.js';
 import { entriesApp, type EntriesTestApp } from '../helpers/entries.js';
 import { HOST } from '../helpers/micropub.js';
@@ -111,6 +114,22 @@ describe.each(DIALECTS)('received webmentions at the door on %s', (dialect) => {
     expect(response.body).toContain(`and 10 more: <a href="http://indiestack.test/indieweb/webmention/?target=${encodeURIComponent(target)}"`);
     const api = await get(origin, `/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(target)}&per-page=1000`, 'application/json');
     expect(api.body.length).toBeLessThan(60 * (MENTION_CAPS.contentHtml + 1_000) + 10_000);
+  });
+
+  it('class 3: the webmention.io import goes through the same door (content capped, published markup dropped)', async () => {
+    const exported = JSON.stringify({
+      type: 'feed',
+      children: [{ type: 'entry', 'wm-id': 900, 'wm-source': 'https://imported.example/reply', 'wm-target': entryUrl, 'wm-property': 'in-reply-to', 'wm-received': '2026-01-02T03:04:05Z', url: 'https://imported.example/reply', published: '<b>long ago</b>', author: { type: 'card', name: 'N'.repeat(5_000), url: 'https://imported.example/', photo: '' }, content: { html: `<p>${'imported words '.repeat(70_000)}</p>`, text: 'imported words '.repeat(70_000) } }],
+    });
+    expect(exported.length).toBeGreaterThan(2_000_000);
+    const counts = await importMentions({ transact: (work) => t.database.db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, t.database.dialect) })), clock: t.clock, ownerOf: async () => null, mentions: readExport(exported).mentions, originName: 'webmention.io' });
+    expect(counts.imported).toBe(1);
+    const [record] = (await createWebmentionsRepository(t.database.db).list({ targetKey: canonicalUrl(entryUrl)! })).items.filter((item) => item.source === 'https://imported.example/reply');
+    expect(record!.contentHtml!.length).toBeLessThanOrEqual(MENTION_CAPS.contentHtml);
+    expect(record!.contentHtml!.endsWith('…')).toBe(true);
+    expect([...record!.contentText!].length).toBeLessThanOrEqual(MENTION_CAPS.contentText);
+    expect([...record!.author.name!].length).toBe(MENTION_CAPS.name);
+    expect(record!.published).toBeNull();
   });
 
   it('F10: a domain on the block list is blocked with a trailing dot, in any case, with www.', async () => {
