@@ -39,8 +39,6 @@ function parseMentionUrl(name: string, value: string | undefined): URL {
   return url;
 }
 
-export { bareHost } from './host.js';
-
 /** The window of the submission rate limits. */
 export const RATE_WINDOW_SECONDS = 60;
 /** What a sender refused for a full pending queue is told to wait: roughly what a worker needs to get through a batch. */
