@@ -210,7 +210,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       return everyone.find((user) => user.name === name) ?? null;
     },
     profiles: profile.service,
-    listMentions: (filter) => webmention.service.list(filter),
+    listMentions: (filter) => webmention.service.listPublic(filter),
     baseUrl: config.baseUrl,
     templates: await loadEntryTemplates(options.entryPages, config, log),
   });

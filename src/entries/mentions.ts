@@ -1,16 +1,23 @@
 /**
- * The verified webmentions of an entry, under it: replies with their
- * author and content (sanitized again with the receiving policy, whatever
- * the database holds), likes and reposts as faces, bookmarks and other
- * mentions as links. Only http(s) URLs of the remote side become links or
- * images.
+ * The public webmentions of an entry (webmention/service.ts `listPublic`: what a
+ * visitor may see), under it: replies with their author and content, likes
+ * and reposts as a count with faces, bookmarks and other mentions as links.
+ * Bounded whatever the entry holds: at most {@link SHOWN_PER_GROUP} of each
+ * group, then "and N more" with a link to the paged read API. Content is
+ * rendered as stored: it was cut and sanitized once, at the door
+ * (webmention/cap-mention.ts); a row stored before the caps that is longer
+ * than a cap is capped here, when rendered. Only http(s) URLs of the remote
+ * side become links or images.
  * @module
  */
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { html, SafeHtml } from '../web/html.js';
-import { sanitizeContent } from '../webmention/parse.js';
+import { capStored } from '../webmention/cap-mention.js';
 import { readableDate, urlLabel } from './properties.js';
 import { httpUrl } from './safe-url.js';
+
+/** Most replies, faces or links shown per group under an entry. */
+export const SHOWN_PER_GROUP = 50;
 
 export interface EntryMentions {
   readonly replies: readonly WebmentionRecord[];
@@ -22,7 +29,8 @@ export interface EntryMentions {
 
 /** Sorts verified mentions into the groups shown under an entry, oldest first within each. */
 export function groupMentions(records: readonly WebmentionRecord[]): EntryMentions {
-  const sorted = [...records].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  // rows from before the caps are capped when shown (cap-mention.ts)
+  const sorted = records.map(capStored).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   const ofType = (...types: string[]) => sorted.filter((record) => types.includes(record.type ?? 'mention'));
   return { replies: ofType('reply', 'rsvp'), likes: ofType('like'), reposts: ofType('repost'), links: sorted.filter((record) => !['reply', 'rsvp', 'like', 'repost'].includes(record.type ?? 'mention')) };
 }
@@ -47,7 +55,7 @@ function renderMentionAuthor(record: WebmentionRecord): SafeHtml {
 
 function renderReply(record: WebmentionRecord): SafeHtml {
   const source = httpUrl(record.source);
-  const content = record.contentHtml !== null && record.contentHtml !== '' ? html`<div class="e-content">${new SafeHtml(sanitizeContent(record.contentHtml))}</div>` : record.contentText !== null ? html`<p class="p-content">${record.contentText}</p>` : '';
+  const content = record.contentHtml !== null && record.contentHtml !== '' ? html`<div class="e-content">${new SafeHtml(record.contentHtml)}</div>` : record.contentText !== null ? html`<p class="p-content">${record.contentText}</p>` : '';
   const when = record.published ?? record.verifiedAt ?? record.createdAt;
   return html`<li class="p-comment h-cite reply">
 <p class="reply-head">${renderMentionAuthor(record)}${source === null ? '' : html` <a class="u-url" href="${source}" rel="nofollow ugc"><time class="dt-published" datetime="${when}">${readableDate(when)}</time></a>`}</p>
@@ -75,15 +83,31 @@ function count(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** The responses section; empty markup when there are none. */
-export function renderMentions(mentions: EntryMentions): SafeHtml {
+/** The first {@link SHOWN_PER_GROUP} of a group, and a line saying how many more there are. */
+function bounded(records: readonly WebmentionRecord[], render: (record: WebmentionRecord) => SafeHtml, more: string | null): { items: SafeHtml[]; rest: SafeHtml | string } {
+  const rest = records.length - SHOWN_PER_GROUP;
+  return {
+    items: records.slice(0, SHOWN_PER_GROUP).map(render),
+    rest: rest <= 0 ? '' : more === null ? html`<p class="more-responses">and ${rest} more</p>` : html`<p class="more-responses">and ${rest} more: <a href="${more}" rel="nofollow">all responses</a></p>`,
+  };
+}
+
+/**
+ * The responses section; empty markup when there are none. `more` is where
+ * all of them can be read page by page (the read API of the entry's URL).
+ */
+export function renderMentions(mentions: EntryMentions, more: string | null = null): SafeHtml {
   const { replies, likes, reposts, links } = mentions;
   if (replies.length + likes.length + reposts.length + links.length === 0) return html``;
+  const likeFaces = bounded(likes, (record) => renderFace(record, 'like'), more);
+  const repostFaces = bounded(reposts, (record) => renderFace(record, 'repost'), more);
+  const replyItems = bounded(replies, renderReply, more);
+  const linkItems = bounded(links, renderLink, more);
   return html`<section class="responses" aria-labelledby="responses-heading">
 <h2 id="responses-heading">Responses</h2>
-${likes.length === 0 ? '' : html`<h3>${count(likes.length, 'like', 'likes')}</h3><ul class="faces">${likes.map((record) => renderFace(record, 'like'))}</ul>`}
-${reposts.length === 0 ? '' : html`<h3>${count(reposts.length, 'repost', 'reposts')}</h3><ul class="faces">${reposts.map((record) => renderFace(record, 'repost'))}</ul>`}
-${replies.length === 0 ? '' : html`<h3>${count(replies.length, 'reply', 'replies')}</h3><ol class="replies">${replies.map(renderReply)}</ol>`}
-${links.length === 0 ? '' : html`<h3>${count(links.length, 'mention', 'mentions')}</h3><ul class="mention-links">${links.map(renderLink)}</ul>`}
+${likes.length === 0 ? '' : html`<h3>${count(likes.length, 'like', 'likes')}</h3><ul class="faces">${likeFaces.items}</ul>${likeFaces.rest}`}
+${reposts.length === 0 ? '' : html`<h3>${count(reposts.length, 'repost', 'reposts')}</h3><ul class="faces">${repostFaces.items}</ul>${repostFaces.rest}`}
+${replies.length === 0 ? '' : html`<h3>${count(replies.length, 'reply', 'replies')}</h3><ol class="replies">${replyItems.items}</ol>${replyItems.rest}`}
+${links.length === 0 ? '' : html`<h3>${count(links.length, 'mention', 'mentions')}</h3><ul class="mention-links">${linkItems.items}</ul>${linkItems.rest}`}
 </section>`;
 }

@@ -26,8 +26,8 @@ import { trimEndOf } from '../core/text.js';
 
 /** Entries on one page of a home page. */
 export const PAGE_SIZE = 20;
-/** Most mentions shown under one entry. */
-export const MAX_MENTIONS = 500;
+/** Most mentions read for one entry page (the newest); mentions.ts shows at most 50 of each kind of them. */
+export const MAX_MENTIONS = 200;
 
 /** A rendered page: what routes send. */
 export interface RenderedPage {
@@ -45,7 +45,7 @@ export interface EntryPagesDeps {
   /** The active account of this name (exact spelling), or null. */
   readonly findUserByName: (name: string) => Promise<HostUser | null>;
   readonly profiles: Pick<ProfileService, 'get'>;
-  /** Verified mentions of a target URL (webmention/service.ts `list`). */
+  /** The public mentions of a target URL, newest first (webmention/service.ts `listPublic`: what a visitor may see). */
   readonly mentions: (target: string) => Promise<readonly WebmentionRecord[]>;
   readonly baseUrl: string;
   readonly templates: EntryTemplates;
@@ -90,7 +90,7 @@ export function createEntryPages(deps: EntryPagesDeps) {
         return { kind: 'page', page: { status: 410, title: 'Deleted post', head: head(row.url), body, owner: owner.view } };
       }
       const mentions = groupMentions(await deps.mentions(row.url));
-      const responses = renderMentions(mentions);
+      const responses = renderMentions(mentions, `${base}/indieweb/webmention/?target=${encodeURIComponent(row.url)}`);
       const article = renderEntryArticle(row, asOwner(owner.view), responses).value;
       const body = templates.entry({ entry: row, owner: owner.view, mentions, parts: { article, responses: responses.value } });
       return { kind: 'page', page: { status: 200, title: `${entryTitle(row)} · ${owner.view.displayName}`, head: head(row.url), body, owner: owner.view } };

@@ -20,12 +20,14 @@ import { createWebhooks, WEBHOOK_JOB, type Webhooks } from './webhooks.js';
 import { mentionsApiRoutes } from './api/routes.js';
 import { createMentionsApi } from './api/service.js';
 import type { Stores } from '../storage/stores.js';
+import { isPublicMention } from '../storage/repositories/public-mention.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { WebmentionEvents, type WebmentionReceivedEvent } from './events.js';
 import { createWebmentionOwnership } from './ownership.js';
 import { createWebmentionProcessor, type WebmentionProcessor } from './process.js';
 import { webmentionRoutes } from './routes.js';
-import { bareHost, createWebmentionService, VERIFY_JOB, type WebmentionService } from './service.js';
+import { bareHost } from './host.js';
+import { createWebmentionService, VERIFY_JOB, type WebmentionService } from './service.js';
 import { createJobWorker, type JobWorker } from './worker.js';
 import type { BearerGuard } from '../indieauth/bearer.js';
 import type { PublishListener } from '../micropub/published.js';
@@ -71,10 +73,10 @@ async function assignMissingOwners(webmention: WebmentionService, log: FastifyBa
 
 /** Which webhook event a processing run makes, for a mention that is public (approved); null for none. */
 function webhookEventOf(before: WebmentionRecord, after: WebmentionRecord): 'verified' | 'updated' | 'deleted' | null {
-  if (after.approval !== 'approved') return null;
-  if (after.status === 'verified') return before.status === 'verified' ? 'updated' : 'verified';
+  // only what a visitor may see (public-mention.ts) is ever announced
+  if (isPublicMention(after)) return isPublicMention(before) ? 'updated' : 'verified';
   // 410 or link removed: a mention that was public is gone
-  if (before.status === 'verified' && after.status === 'failed') return 'deleted';
+  if (isPublicMention(before) && after.status === 'failed') return 'deleted';
   return null;
 }
 

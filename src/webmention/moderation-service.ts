@@ -10,6 +10,7 @@ import { randomId } from '../core/crypto.js';
 import { forClient, InvalidRequestError, NotFoundError } from '../core/errors.js';
 import type { RuleAction, WebmentionRule, WebmentionRulesRepository } from '../storage/repositories/webmention-rules.js';
 import type { WebmentionRecord, WebmentionsRepository } from '../storage/repositories/webmentions.js';
+import { bareHost } from './host.js';
 import { decideModeration, parseRuleValue, type ModerationDecision } from './moderation.js';
 
 export type ModerationService = ReturnType<typeof createModerationService>;
@@ -24,7 +25,6 @@ export function createModerationService(deps: {
 }) {
   const { webmentions, rules, policy, clock } = deps;
   const now = () => clock.now().toISOString();
-  const bare = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
   async function requireMention(id: string): Promise<WebmentionRecord> {
     const record = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? await webmentions.findById(id) : null;
@@ -40,7 +40,7 @@ export function createModerationService(deps: {
   return {
     /** The fate of a new mention from `source` to an account's page. */
     async decide(source: URL, ownerId: string | null): Promise<ModerationDecision> {
-      const host = bare(source.hostname);
+      const host = bareHost(source.hostname);
       return decideModeration({
         source,
         rules: await rules.applyingTo(ownerId),

@@ -10,10 +10,10 @@ import type { WebmentionModeration } from '../config/config.js';
 import { forClient, InvalidRequestError } from '../core/errors.js';
 import type { RuleKind, WebmentionRule } from '../storage/repositories/webmention-rules.js';
 import type { WebmentionApproval } from '../storage/repositories/webmentions.js';
+import { bareHost, bareHostOf } from './host.js';
 
 export type ModerationDecision = { readonly kind: 'blocked'; readonly rule: WebmentionRule } | { readonly kind: 'admit'; readonly approval: WebmentionApproval };
 
-const bare = (host: string) => host.toLowerCase().replace(/^www\./, '');
 
 /** The rule a typed value stands for: a URL (with scheme) is a prefix, anything else a domain. */
 export function parseRuleValue(raw: string): { kind: RuleKind; value: string } {
@@ -28,18 +28,20 @@ export function parseRuleValue(raw: string): { kind: RuleKind; value: string } {
     if (url.hostname === '' || value.length > 2048) throw new InvalidRequestError(forClient(`"${value}" is not a URL`));
     return { kind: 'prefix', value: url.href };
   }
-  const host = bare(value);
-  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(host) || host.length > 253) throw new InvalidRequestError(forClient(`"${value}" is neither a domain nor an http(s) URL`));
+  const host = bareHostOf(value);
+  if (host === null || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(host) || host.length > 253) throw new InvalidRequestError(forClient(`"${value}" is neither a domain nor an http(s) URL`));
   return { kind: 'domain', value: host };
 }
 
 /** Whether a rule covers a source URL. */
 export function ruleMatches(rule: Pick<WebmentionRule, 'kind' | 'value'>, source: URL): boolean {
   if (rule.kind === 'domain') {
-    const host = bare(source.hostname);
+    const host = bareHost(source.hostname);
     return host === rule.value || host.endsWith(`.${rule.value}`);
   }
-  return source.href.startsWith(rule.value) || (source.protocol + '//' + source.host.toLowerCase() + source.pathname + source.search).startsWith(rule.value);
+  // the host as typed in the rule: lower case, without a trailing dot (spam.example./ is spam.example/)
+  const host = source.hostname.toLowerCase().replace(/\.+$/, '') + (source.port === '' ? '' : `:${source.port}`);
+  return source.href.startsWith(rule.value) || (source.protocol + '//' + host + source.pathname + source.search).startsWith(rule.value);
 }
 
 /**

@@ -20,10 +20,10 @@
  */
 import type { HostUser } from '../contracts/accounts.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+import { bareHost as bare } from './host.js';
 
 export type WebmentionOwnership = ReturnType<typeof createWebmentionOwnership>;
 
-const bare = (host: string): string => host.toLowerCase().replace(/^www\./, '');
 
 /** How much of `target` the profile URL `me` covers (its path with a final slash), or -1 when it does not cover it. */
 function profileClaim(target: URL, me: string): number {

@@ -21,6 +21,7 @@ function sourceUnreadable(error: unknown): string {
   if (error instanceof ParseFailure && error.kind === 'crashed') return 'source page needs too much memory to read';
   return 'source page could not be parsed';
 }
+import { capMention } from './cap-mention.js';
 
 /** Worth another try later: the source could not be reached, timed out or failed on its side. */
 export class TransientProcessingError extends Error {
@@ -71,7 +72,8 @@ export function createWebmentionProcessor(deps: { webmentions: WebmentionsReposi
         return fail(record, sourceUnreadable(error));
       }
       if (!reading.linksToTarget) return fail(record, 'source does not link to the target');
-      await webmentions.markVerified(record.id, reading.mention, now());
+      // the one door: every stored field capped (cap-mention.ts)
+      await webmentions.markVerified(record.id, capMention(reading.mention), now());
       return { status: 'verified' };
     },
   };

@@ -14,6 +14,7 @@ import { createErrorHandler } from '../web/error-handler.js';
 import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
+import { capStored } from './cap-mention.js';
 import { failureReason } from './failure.js';
 import type { WebmentionService } from './service.js';
 import { WEBMENTION_ERRORS } from './responses.js';
@@ -31,7 +32,8 @@ const PROPERTY_OF_TYPE: Readonly<Record<string, string>> = {
 };
 
 /** The JSON status view; a failed mention also says why (`reason`, written for the sender). */
-export function statusJson(record: WebmentionRecord) {
+export function statusJson(stored: WebmentionRecord) {
+  const record = capStored(stored);
   const reason = failureReason(record);
   return {
     status: record.status,
@@ -45,8 +47,9 @@ export function statusJson(record: WebmentionRecord) {
   };
 }
 
-/** One verified mention in jf2 shape. */
-function jf2(record: WebmentionRecord) {
+/** One public mention in jf2 shape (a row from before the caps capped: cap-mention.ts). */
+function jf2(stored: WebmentionRecord) {
+  const record = capStored(stored);
   return {
     type: 'entry',
     'wm-id': record.id,
@@ -76,12 +79,12 @@ export async function webmentionRoutes(app: FastifyInstance, deps: { service: We
     if (target === undefined || target === '') throw new InvalidRequestError(forClient('target is required'));
     const page = parseListParams(request.query);
     const limit = Math.min(page.limit ?? READ_API_DEFAULT_LIMIT, READ_API_MAX_LIMIT);
-    const { items, total } = await service.list({ status: 'verified', target, limit, offset: page.offset });
+    const { items, total } = await service.listPublic({ target, limit, offset: page.offset });
     return reply.send({ type: 'feed', children: items.map(jf2), paging: { limit, offset: page.offset, total } });
   });
 
   app.get<{ Params: { id: string } }>('/webmention/:id', async (request, reply) => {
-    const record = await service.get(request.params.id);
+    const record = capStored(await service.get(request.params.id));
     reply.header('cache-control', 'no-store');
     if (prefersJson(request)) return reply.send(statusJson(record));
     const reason = failureReason(record);

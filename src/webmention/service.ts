@@ -14,6 +14,7 @@ import { clientAddressKey } from '../outbound/address-guard.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
 import type { WebmentionApproval, WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
 import { canonicalUrl } from './canonical-url.js';
+import { bareHost } from './host.js';
 import type { WebmentionEvents } from './events.js';
 import type { ModerationDecision } from './moderation.js';
 import type { WebmentionOwnership } from './ownership.js';
@@ -37,8 +38,6 @@ function parseMentionUrl(name: string, value: string | undefined): URL {
   }
   return url;
 }
-
-export const bareHost = (host: string): string => host.toLowerCase().replace(/^www\./, '');
 
 /** The window of the submission rate limits. */
 export const RATE_WINDOW_SECONDS = 60;
@@ -153,7 +152,7 @@ export function createWebmentionService(deps: {
       const targetHost = bareHost(target.hostname);
       if (!(await deps.ownHosts()).has(targetHost)) throw new InvalidRequestError(forClient('target is not on this site'));
       throttle(perSourceHost, bareHost(source.hostname), 'too many webmentions from this source site');
-      if (limits.maxPendingPerHost !== null && (await webmentions.countPending(targetHost)) >= limits.maxPendingPerHost) {
+      if (limits.maxPendingPerHost !== null && (await webmentions.countPending(targetHost, VERIFY_JOB)) >= limits.maxPendingPerHost) {
         throw new TooManyRequestsError(forClient('too many webmentions of this site are waiting to be checked'), PENDING_RETRY_AFTER_SECONDS);
       }
 
@@ -247,6 +246,18 @@ export function createWebmentionService(deps: {
       await webmentions.delete(record.id);
     },
 
+    /** The mentions a visitor may see (public-mention.ts), of a target: the read API and the entry pages. */
+    listPublic: (filter: { /** Implied: public mentions are verified. */ status?: 'verified'; target?: string; limit?: number; offset?: number } = {}) => {
+      const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
+      return webmentions.list({
+        visible: true,
+        ...(targetKey === undefined ? {} : { targetKey }),
+        ...(filter.limit === undefined ? {} : { limit: filter.limit }),
+        ...(filter.offset === undefined ? {} : { offset: filter.offset }),
+      });
+    },
+
+    /** Every mention (the operator's view, tests), filtered; never for a visitor: see `listPublic`. */
     list: (filter: { status?: WebmentionStatus; target?: string; limit?: number; offset?: number } = {}) => {
       const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
       return webmentions.list({

@@ -23,6 +23,7 @@ import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
 import type { WebhookDeliveriesRepository, WebhookDelivery } from '../storage/repositories/webhook-deliveries.js';
 import type { WebmentionAccountsRepository } from '../storage/repositories/webmention-accounts.js';
+import { isPublicMention } from '../storage/repositories/public-mention.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { toJf2 } from './api/format.js';
 import { RetryLaterError, type JobHandler } from './worker.js';
@@ -107,6 +108,8 @@ export function createWebhooks(deps: {
     /** Queues a delivery for a mention's owner, when the owner has a webhook. */
     async notify(record: WebmentionRecord, event: Exclude<WebhookEvent, 'test'>): Promise<void> {
       if (record.ownerId === null) return;
+      // public only (public-mention.ts): a held, rejected, spam, pending or failed mention is never sent; `deleted` tells of one that was public
+      if (event !== 'deleted' && !isPublicMention(record)) return;
       const settings = await accounts.get(record.ownerId);
       if (settings?.webhookUrl == null) return;
       const common = { source: record.source, target: record.target, private: false };

@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSRF_COOKIE } from '../../src/web/csrf-token.js';
 import type { HostUser } from '../../src/contracts/accounts.js';
+import { capMention } from '../../src/webmention/cap-mention.js';
 import { createWebmentionsRepository } from '../../src/storage/repositories/webmentions.js';
 import { CookieJar, signIn } from '../helpers/app.js';
 import {
@@ -430,7 +431,7 @@ describe('admin webmentions', () => {
     const verified = await receive('https://evil.example/post', `${ALICE}/posts/1`);
     await createWebmentionsRepository(t.database.db).markVerified(
       verified,
-      { type: 'reply', author: { name: '<img src=x onerror=alert(1)>', url: null, photo: null }, contentText: '<script>alert(1)</script>', contentHtml: null, published: null },
+      capMention({ type: 'reply', author: { name: '<img src=x onerror=alert(1)>', url: null, photo: null }, contentText: '<script>alert(1)</script>', contentHtml: null, published: null }),
       t.clock.now().toISOString(),
     );
     const unreachable = await receive('http://127.0.0.1:9/post', `${ALICE}/posts/3`);

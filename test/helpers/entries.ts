@@ -12,6 +12,7 @@ import { profileUrlKey } from '../../src/core/url.js';
 import type { DialectName } from '../../src/storage/connect.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
 import { createWebmentionsRepository } from '../../src/storage/repositories/webmentions.js';
+import { capMention } from '../../src/webmention/cap-mention.js';
 import { canonicalUrl } from '../../src/webmention/canonical-url.js';
 import { buildTestApp, type TestApp } from './app.js';
 import { CLIENT_ID } from './indieauth.js';
@@ -77,7 +78,7 @@ export function comparable(value: unknown): unknown {
 export async function seedMention(
   t: Pick<TestApp, 'database' | 'clock'>,
   target: string,
-  mention: { source: string; type: string; author?: { name: string | null; url: string | null; photo: string | null }; contentHtml?: string | null; contentText?: string | null; status?: 'verified' | 'spam' | 'pending' },
+  mention: { source: string; type: string; author?: { name: string | null; url: string | null; photo: string | null }; contentHtml?: string | null; contentText?: string | null; published?: string | null; status?: 'verified' | 'spam' | 'pending' },
 ): Promise<void> {
   const repository = createWebmentionsRepository(t.database.db);
   const now = t.clock.now().toISOString();
@@ -85,7 +86,8 @@ export async function seedMention(
   if (mention.status === 'pending') return;
   await repository.markVerified(
     record.id,
-    { type: mention.type, author: mention.author ?? null, contentHtml: mention.contentHtml ?? null, contentText: mention.contentText ?? null, published: null },
+    // through the one door every writer uses (cap-mention.ts)
+    capMention({ type: mention.type, author: mention.author ?? null, contentHtml: mention.contentHtml ?? null, contentText: mention.contentText ?? null, published: mention.published ?? null }),
     now,
   );
   if (mention.status === 'spam') await repository.markStatus(record.id, 'spam', null, now);

@@ -64,6 +64,8 @@ for (const dialect of DIALECTS) {
       expect(await stored(t)).toEqual({ rows: 6, jobs: 6 });
 
       await createWebmentionsRepository(t.database.db).markStatus(ids[0]!, 'failed', 'checked', t.clock.now().toISOString());
+      // checked for good: the worker finished its job (one still waiting to retry keeps counting, issue 28)
+      await t.database.db.deleteFrom('indieweb_job').where('ref', '=', ids[0]!).execute();
       expect((await submit(t, 'https://real.example/reply', `${SITE}/post/new`)).statusCode).toBe(201);
       expect((await submit(t, 'https://real.example/reply2', `${SITE}/post/new`)).statusCode).toBe(429);
     });

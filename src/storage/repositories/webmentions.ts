@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, WebmentionRow } from '../schema.js';
+import { publicMentionCondition } from './public-mention.js';
 
 export const WEBMENTION_STATUSES = ['pending', 'verified', 'failed', 'spam'] as const;
 export type WebmentionStatus = (typeof WEBMENTION_STATUSES)[number];
@@ -85,6 +86,13 @@ export interface ImportedMention {
   readonly now: string;
 }
 
+declare const cappedBrand: unique symbol;
+/**
+ * Fields from outside, cut to the caps and sanitized (webmention/cap-mention.ts
+ * `capMention`, the one door): the write methods take nothing else.
+ */
+export type Capped<T> = T & { readonly [cappedBrand]: true };
+
 /** What processing learned from the source; absent fields keep their stored values. */
 export interface ParsedMention {
   readonly type: string;
@@ -135,6 +143,8 @@ export interface WebmentionFilter {
   /** Only the mentions of this account. */
   readonly ownerId?: string;
   readonly approval?: WebmentionApproval;
+  /** Only what a visitor may see (public-mention.ts); `status` and `approval` are then ignored. */
+  readonly visible?: boolean;
   readonly limit?: number;
   readonly offset?: number;
 }
@@ -186,10 +196,13 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
     /** Newest first; `total` counts every match, whatever the page. */
     async list(filter: WebmentionFilter = {}): Promise<{ items: WebmentionRecord[]; total: number }> {
       let query = db.selectFrom('indieweb_webmention');
-      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+      if (filter.visible === true) query = query.where(publicMentionCondition);
+      else if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (filter.targetKey !== undefined) query = query.where('target_key', '=', filter.targetKey);
       if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId);
-      if (filter.approval === 'approved') query = query.where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]));
+      if (filter.visible === true) {
+        // the rule above covers approval
+      } else if (filter.approval === 'approved') query = query.where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]));
       else if (filter.approval !== undefined) query = query.where('approval', '=', filter.approval);
       const count = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
       let page = query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc');
@@ -208,13 +221,22 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
     },
 
-    /** Mentions of a target host (without `www.`) still waiting for their first processing. */
-    async countPending(targetHost: string): Promise<number> {
+    /**
+     * Mentions of a target host (bare, host.ts) waiting to be checked: still
+     * pending, or with a check job of kind `checkJob` still queued (a failed
+     * first check waiting to retry, a resubmitted mention waiting for its check).
+     */
+    async countPending(targetHost: string, checkJob: string): Promise<number> {
       const row = await db
         .selectFrom('indieweb_webmention')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .where('target_host', '=', targetHost)
-        .where('status', '=', 'pending')
+        .where((eb) =>
+          eb.or([
+            eb('status', '=', 'pending'),
+            eb.and([eb('status', '!=', 'spam'), eb.exists(eb.selectFrom('indieweb_job').select('indieweb_job.id').where('indieweb_job.kind', '=', checkJob).whereRef('indieweb_job.ref', '=', 'indieweb_webmention.id'))]),
+          ]),
+        )
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
@@ -230,7 +252,7 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
     },
 
     /** Verified: fresh verified_at and the parsed fields. */
-    async markVerified(id: string, parsed: ParsedMention, now: string): Promise<void> {
+    async markVerified(id: string, parsed: Capped<ParsedMention>, now: string): Promise<void> {
       await db
         .updateTable('indieweb_webmention')
         .set({
@@ -263,7 +285,7 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
 
     /** Verified and approved mentions for the public API, in the asked order. */
     async searchPublic(query: PublicMentionQuery): Promise<WebmentionRecord[]> {
-      let select = db.selectFrom('indieweb_webmention').selectAll().where('status', '=', 'verified').where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]));
+      let select = db.selectFrom('indieweb_webmention').selectAll().where(publicMentionCondition);
       if (query.targetKeys !== undefined) select = select.where('target_key', 'in', query.targetKeys.length === 0 ? [''] : [...query.targetKeys]);
       if (query.ownerId !== undefined) select = select.where('owner_id', '=', query.ownerId);
       if (query.targetHost !== undefined) select = select.where('target_host', '=', query.targetHost);
@@ -292,8 +314,7 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       const rows = await db
         .selectFrom('indieweb_webmention')
         .select(['type', 'rsvp', (eb) => eb.fn.countAll<number | string>().as('n')])
-        .where('status', '=', 'verified')
-        .where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]))
+        .where(publicMentionCondition)
         .where('target_key', 'in', [...targetKeys])
         .groupBy(['type', 'rsvp'])
         .execute();
@@ -323,8 +344,7 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
         .selectFrom('indieweb_webmention')
         .select('id')
         .where('owner_id', ownerId === null ? 'is' : '=', ownerId)
-        .where('status', '=', 'verified')
-        .where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]))
+        .where(publicMentionCondition)
         // the host, with or without www., any scheme and port
         .where((eb) => eb.or(['http', 'https'].flatMap((scheme) => [sourceHostPattern.exact, sourceHostPattern.www].flatMap((host) => ['/%', ':%'].map((end) => eb('source', 'like', `${scheme}://${host}${end}`))))))
         .limit(1)
@@ -333,7 +353,7 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
     },
 
     /** Stores a mention received elsewhere, verified and approved, with its own received date; false when the pair is already here. */
-    async insertImported(input: ImportedMention): Promise<boolean> {
+    async insertImported(input: Capped<ImportedMention>): Promise<boolean> {
       const existing = await db.selectFrom('indieweb_webmention').select('id').where('source', '=', input.source).where('target', '=', input.target).executeTakeFirst();
       if (existing !== undefined) return false;
       const wmId = await nextWmId(db);

@@ -5,6 +5,7 @@
  * mention was parsed (or imported), and URLs other than http(s) are left out.
  * @module
  */
+import { capStored } from '../cap-mention.js';
 import type { WebmentionRecord } from '../../storage/repositories/webmentions.js';
 
 /** The stored type → the property named by `wm-property`. */
@@ -47,8 +48,9 @@ function contentOf(record: WebmentionRecord): { html?: string; text?: string } |
   return { ...(html === '' ? {} : { html }), ...(text === '' ? {} : { text }) };
 }
 
-/** One mention as a JF2 entry. */
-export function toJf2(record: WebmentionRecord): Record<string, unknown> {
+/** One mention as a JF2 entry (a row from before the caps capped: cap-mention.ts). */
+export function toJf2(stored: WebmentionRecord): Record<string, unknown> {
+  const record = capStored(stored);
   const property = PROPERTY_OF_TYPE[record.type ?? 'mention'] ?? 'mention-of';
   const content = contentOf(record);
   return {
@@ -74,7 +76,8 @@ export function toJf2Feed(records: readonly WebmentionRecord[]) {
 }
 
 /** One mention in the older `links` shape of `mentions.json`. */
-export function toLink(record: WebmentionRecord): Record<string, unknown> {
+export function toLink(stored: WebmentionRecord): Record<string, unknown> {
+  const record = capStored(stored);
   const author = { name: record.author.name, url: httpUrl(record.author.url), photo: httpUrl(record.author.photo) };
   const hasAuthor = author.name !== null || author.url !== null || author.photo !== null;
   const publishedMs = record.published === null ? Number.NaN : Date.parse(record.published);

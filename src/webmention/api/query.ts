@@ -10,6 +10,7 @@
 import { forClient, InvalidRequestError } from '../../core/errors.js';
 import { API_SORT_KEYS, type ApiSortKey } from '../../storage/repositories/webmentions.js';
 import { canonicalUrl } from '../canonical-url.js';
+import { bareHostOf } from '../host.js';
 import { tokenParam } from './token-param.js';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -101,16 +102,17 @@ function targetKeysOf(values: readonly string[]): string[] {
 
 function domainOf(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  let host = raw.trim().toLowerCase();
-  if (/^https?:\/\//.test(host)) {
+  let host: string | null = raw.trim();
+  if (/^https?:\/\//i.test(host)) {
     try {
       host = new URL(host).hostname;
     } catch {
       throw invalid('domain must be a host name');
     }
   }
-  if (!/^[a-z0-9.-]{1,253}$/.test(host)) throw invalid('domain must be a host name');
-  return host.replace(/^www\./, '');
+  host = bareHostOf(host);
+  if (host === null || !/^[a-z0-9.-]{1,253}$/.test(host)) throw invalid('domain must be a host name');
+  return host;
 }
 
 export function parseApiQuery(query: unknown): ApiQuery {

@@ -10,7 +10,8 @@ import { randomId } from '../../core/crypto.js';
 import type { Clock } from '../../core/clock.js';
 import type { WebmentionTransactor } from '../../storage/stores.js';
 import { canonicalUrl } from '../canonical-url.js';
-import { bareHost } from '../service.js';
+import { capMention } from '../cap-mention.js';
+import { bareHost } from '../host.js';
 import type { ExportedMention } from './read-export.js';
 
 export interface ImportCounts {
@@ -41,7 +42,8 @@ export async function importMentions(deps: {
   const imported = await deps.transact(async ({ webmentions }) => {
     let count = 0;
     for (const mention of kept) {
-      const stored = await webmentions.insertImported({
+      // the one door: every stored field capped (cap-mention.ts)
+      const stored = await webmentions.insertImported(capMention({
         id: randomId(18),
         source: mention.source,
         target: mention.target,
@@ -57,7 +59,7 @@ export async function importMentions(deps: {
         receivedAt: mention.receivedAt,
         origin: mention.originalId === null ? deps.originName : `${deps.originName}:${mention.originalId}`,
         now,
-      });
+      }));
       if (stored) count += 1;
     }
     return count;
