@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { folderOf, importCycles, importsOf, layeringViolations, readImportGraph, type ImportEdge } from './helpers/architecture.js';
@@ -10,7 +11,7 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
   it('is read whole: every folder, and static, type-only, re-exported and dynamic imports', () => {
     const has = (from: string, to: string) => graph.edges.some((edge) => edge.from === from && edge.to === to);
     expect(new Set(graph.files.map(folderOf))).toEqual(
-      new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'contracts', 'core', 'entries', 'indieauth', 'media', 'micropub', 'operations', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
+      new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'contracts', 'core', 'entries', 'html', 'indieauth', 'media', 'micropub', 'operations', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
     );
     expect(has('src/app/plugin.ts', 'src/micropub/feature.ts')).toBe(true);
     expect(has('src/app/context.ts', 'src/webmention/worker.ts')).toBe(true); // import type
@@ -25,6 +26,53 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
 
   it('has no import cycles', () => {
     expect(importCycles(graph.files, graph.edges)).toEqual([]);
+  });
+
+  it('html/ (the parse pool) imports nothing of ours but its own worker', () => {
+    expect(graph.edges.filter((edge) => edge.from.startsWith('src/html/') && !edge.to.startsWith('src/html/'))).toEqual([]);
+  });
+});
+
+/**
+ * Issue 28 class 1: remote HTML is parsed only in the parse pool. The HTML
+ * and microformats parsers are imported only by the modules the pool runs
+ * (and the tree helpers they share); each of those is named by a caller as
+ * `new URL('./x.js', import.meta.url)` and run with parseOffThread. A new
+ * module that parses a page on the event loop fails here.
+ */
+describe('remote HTML is parsed off the event loop (issue 28, class 1)', () => {
+  const PARSERS = new Set(['microformats-parser', 'parse5', 'htmlparser2']);
+  /** Modules that run in the parse pool, or are helpers only those import for parsing. */
+  const POOL_MODULES = new Set([
+    'src/webmention/parse.ts',
+    'src/webmention/author.ts',
+    'src/webmention/html.ts',
+    'src/webmention/discover-page.ts',
+    'src/webmention/send-page.ts',
+    // not a remote page: the content of the owner's own entry, sent with their token, within the body limit, read by parse5 in linear time
+    'src/webmention/publish/targets.ts',
+    'src/indieauth/client-page.ts',
+    'src/admin/write/cite-page.ts',
+    'src/operations/doctor/home-page.ts',
+  ]);
+  const graph = readImportGraph(root);
+
+  it('only the pool modules import an HTML or microformats parser', () => {
+    const importers = graph.files.filter((file) => importsOf(file, readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')).some(({ specifier }) => PARSERS.has(specifier)));
+    expect(importers.filter((file) => !POOL_MODULES.has(file))).toEqual([]);
+  });
+
+  it('outside the pool modules, nothing imports their parsing functions, only types and bounded helpers', () => {
+    const PARSING = /\b(readSource|readClientPage|readCitation|readHomePage|endpointInHtml|parseHtml|parseHtmlDocument|mf2)\b/;
+    const offenders: string[] = [];
+    for (const file of graph.files) {
+      if (POOL_MODULES.has(file)) continue;
+      const text = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+      for (const line of text.split('\n')) {
+        if (line.startsWith('import ') && !line.startsWith('import type') && PARSING.test(line)) offenders.push(`${file}: ${line}`);
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 });
 

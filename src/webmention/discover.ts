@@ -8,8 +8,12 @@
  */
 import LinkHeader from 'http-link-header';
 import { resolveHttpUrl } from '../core/url.js';
-import { attribute, elements, parseHtmlDocument, tokenList } from './html.js';
+import { tokenList } from './html.js';
+import { ParseFailure, parseOffThread } from '../html/pool.js';
 import { OutboundError, type Outbound, type OutboundResponse } from '../outbound/fetch.js';
+
+/** The module whose `endpointInHtml` the parse pool runs. */
+const DISCOVER_PAGE_MODULE = new URL('./discover-page.js', import.meta.url);
 
 export interface DiscoveredEndpoint {
   /** The absolute http(s) endpoint URL, query string kept; null when the target advertises none. */
@@ -103,18 +107,10 @@ export function linksFromHeaders(response: OutboundResponse, rel: string): strin
   return urls;
 }
 
-function endpointFromHtml(response: OutboundResponse): string | null {
+/** The endpoint a target's HTML advertises, read in the parse pool (off the event loop, within its bounds). */
+async function endpointFromHtml(response: OutboundResponse): Promise<string | null> {
   if (!isHtmlResponse(response)) return null;
-  for (const element of elements(parseHtmlDocument(responseText(response)), { templates: false })) {
-    if (element.tagName !== 'link' && element.tagName !== 'a') continue;
-    const rel = attribute(element, 'rel');
-    const href = attribute(element, 'href');
-    if (rel === undefined || href === undefined || !hasRelToken(rel, 'webmention')) continue;
-    // spec: an empty href resolves to the target page itself
-    const endpoint = resolveHttpUrl(href, response.url);
-    if (endpoint !== null) return endpoint;
-  }
-  return null;
+  return parseOffThread<string | null>(DISCOVER_PAGE_MODULE, 'endpointInHtml', [responseText(response), response.url]);
 }
 
 /**
@@ -132,6 +128,15 @@ export async function discoverEndpoint(outbound: Outbound, targetUrl: string): P
   // a large page still counts: its Link header, or the endpoint in its first megabyte
   const response = await outbound.fetch(targetUrl, { method: 'GET', truncate: true });
   if (response.status >= 500) throw new OutboundError(`target answered ${response.status}`, true);
-  const endpoint = linksFromHeaders(response, 'webmention')[0] ?? endpointFromHtml(response);
+  let endpoint = linksFromHeaders(response, 'webmention')[0] ?? null;
+  if (endpoint === null) {
+    try {
+      endpoint = await endpointFromHtml(response);
+    } catch (error) {
+      // a page past the bounds or the budget: the send fails with that reason, as a page that cannot be fetched does
+      if (error instanceof ParseFailure) throw new OutboundError(`target page could not be read: ${error.message}`, error.kind === 'busy');
+      throw error;
+    }
+  }
   return { endpoint, finalUrl: response.url };
 }

@@ -5,6 +5,7 @@
  * WHATWG URL gives it), no trailing dot, no leading `www.`.
  * @module
  */
+import { trimEndOf } from '../core/text.js';
 
 /**
  * The bare form of a host name (`WWW.Spam.Example.` → `spam.example`,
@@ -20,11 +21,11 @@ export function bareHostOf(host: string): string | null {
   } catch {
     return null;
   }
-  const bare = hostname.replace(/\.+$/, '').replace(/^www\./, '');
+  const bare = trimEndOf(hostname, '.').replace(/^www\./, '');
   return bare === '' ? null : bare;
 }
 
 /** The bare host of a URL's (already parsed) host name; the name itself, lower-cased, in the unlikely case it does not parse again. */
 export function bareHost(hostname: string): string {
-  return bareHostOf(hostname) ?? hostname.toLowerCase().replace(/\.+$/, '').replace(/^www\./, '');
+  return bareHostOf(hostname) ?? trimEndOf(hostname.toLowerCase(), '.').replace(/^www\./, '');
 }

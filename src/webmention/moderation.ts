@@ -8,6 +8,7 @@
  */
 import type { WebmentionModeration } from '../config/config.js';
 import { forClient, InvalidRequestError } from '../core/errors.js';
+import { trimEndOf } from '../core/text.js';
 import type { RuleKind, WebmentionRule } from '../storage/repositories/webmention-rules.js';
 import type { WebmentionApproval } from '../storage/repositories/webmentions.js';
 import { bareHost, bareHostOf } from './host.js';
@@ -28,7 +29,8 @@ export function parseRuleValue(raw: string): { kind: RuleKind; value: string } {
     if (url.hostname === '' || value.length > 2048) throw new InvalidRequestError(forClient(`"${value}" is not a URL`));
     return { kind: 'prefix', value: url.href };
   }
-  const host = bareHostOf(value);
+  // a domain has at most 253 characters (254 with a trailing dot): a longer value is refused as typed, before it is read
+  const host = value.length > 254 ? null : bareHostOf(value);
   if (host === null || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(host) || host.length > 253) throw new InvalidRequestError(forClient(`"${value}" is neither a domain nor an http(s) URL`));
   return { kind: 'domain', value: host };
 }
@@ -40,7 +42,7 @@ export function ruleMatches(rule: Pick<WebmentionRule, 'kind' | 'value'>, source
     return host === rule.value || host.endsWith(`.${rule.value}`);
   }
   // the host as typed in the rule: lower case, without a trailing dot (spam.example./ is spam.example/)
-  const host = source.hostname.toLowerCase().replace(/\.+$/, '') + (source.port === '' ? '' : `:${source.port}`);
+  const host = trimEndOf(source.hostname.toLowerCase(), '.') + (source.port === '' ? '' : `:${source.port}`);
   return source.href.startsWith(rule.value) || (source.protocol + '//' + host + source.pathname + source.search).startsWith(rule.value);
 }
 

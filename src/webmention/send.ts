@@ -9,7 +9,10 @@
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import { resolveHttpUrl } from '../core/url.js';
 import { discoverEndpoint, isHtmlResponse, responseText } from './discover.js';
-import { attribute, classList, elements, parseHtmlDocument, type HtmlElement, type HtmlNode } from './html.js';
+import { ParseFailure, parseOffThread } from '../html/pool.js';
+
+/** The module whose `targetsInHtml` the parse pool runs. */
+const SEND_PAGE_MODULE = new URL('./send-page.js', import.meta.url);
 
 export const SEND_STATUSES = ['sent', 'no-endpoint', 'failed'] as const;
 export type SendStatus = (typeof SEND_STATUSES)[number];
@@ -44,16 +47,6 @@ export interface SendWebmentionsOptions {
 }
 
 
-function withoutFragment(value: string): string {
-  const url = new URL(value);
-  url.hash = '';
-  return url.href;
-}
-
-function hasClass(element: HtmlElement, name: string): boolean {
-  return classList(element).includes(name);
-}
-
 function reason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? '';
@@ -71,25 +64,13 @@ export async function findTargets(outbound: Outbound, source: string): Promise<s
   const response = await outbound.fetch(source, { method: 'GET' });
   if (response.status < 200 || response.status > 299) throw new OutboundError(`source answered ${response.status}`, response.status >= 500);
   if (!isHtmlResponse(response)) return [];
-  const document = parseHtmlDocument(responseText(response));
-  let root: HtmlNode = document;
-  for (const element of elements(document, { templates: false })) {
-    if (hasClass(element, 'h-entry')) {
-      root = element;
-      break;
-    }
+  // read in the parse pool, off the event loop, within its bounds (issue 28 class 1)
+  try {
+    return await parseOffThread<string[]>(SEND_PAGE_MODULE, 'targetsInHtml', [responseText(response), response.url, source]);
+  } catch (error) {
+    if (error instanceof ParseFailure) throw new OutboundError(`source page could not be read: ${error.message}`, error.kind === 'busy');
+    throw error;
   }
-  const self = new Set([withoutFragment(source), withoutFragment(response.url)]);
-  const targets = new Set<string>();
-  for (const element of elements(root, { templates: false })) {
-    if (element.tagName !== 'a') continue;
-    const href = attribute(element, 'href');
-    const resolved = href === undefined ? null : resolveHttpUrl(href, response.url);
-    if (resolved === null) continue;
-    const target = withoutFragment(resolved);
-    if (!self.has(target)) targets.add(target);
-  }
-  return [...targets];
 }
 
 /** One attempt's result, and whether trying again later may help (a timeout, a refused connection, a 5xx, 408 or 429). */

@@ -8,12 +8,16 @@
  * Authorization probe carries a random value that is no token.
  * @module
  */
-import { mf2 } from 'microformats-parser';
 import { randomToken } from '../../core/crypto.js';
+import { ParseFailure, parseOffThread } from '../../html/pool.js';
+import type { HomePage } from './home-page.js';
 import type { Outbound, OutboundResponse } from '../../outbound/fetch.js';
 import { advertisedLinks, type AdvertisedLink } from './advertised-links.js';
 import { fail, pass, warn, type CheckResult } from './check.js';
 import { SELF_TEST_PATH, type AuthorizationEcho } from './http.js';
+
+/** The module whose `readHomePage` the parse pool runs. */
+const HOME_PAGE_MODULE = new URL('./home-page.js', import.meta.url);
 
 const PROXY_FIX =
   'pass the header through: nginx `proxy_set_header Authorization $http_authorization;`, Apache `CGIPassAuth On` (or `SetEnvIf Authorization "(.*)" HTTP_AUTHORIZATION=$1`), Caddy passes it unless a `header_up -Authorization` removes it; a proxy that sends X-Forwarded-Authorization instead needs INDIEWEB_TRUST_PROXY=true';
@@ -193,7 +197,16 @@ export async function checkProfile(context: RemoteContext, me: string, linksHint
 
   const type = response.headers['content-type'];
   const isHtml = typeof type !== 'string' || /html/i.test(type);
-  const parsed = isHtml ? mf2(response.body.toString('utf8'), { baseUrl: response.url }) : null;
+  let parsed: HomePage | null = null;
+  if (isHtml) {
+    try {
+      parsed = await parseOffThread<HomePage>(HOME_PAGE_MODULE, 'readHomePage', [response.body.toString('utf8'), response.url]);
+    } catch (error) {
+      if (!(error instanceof ParseFailure)) throw error;
+      checks.push(fail(`profile-links ${me}`, `the page cannot be read: ${error.message}`, 'serve a smaller, simpler homepage: clients give up on it too'));
+      return checks;
+    }
+  }
   const found = Object.fromEntries(REL_NAMES.map((rel) => [rel, advertisedLinks(response, parsed?.rels ?? null, rel)]));
   if (parsed === null && Object.values(found).every((links) => links.length === 0)) {
     checks.push(fail(`profile-links ${me}`, `answers ${type}, not HTML, and sends no Link header: no links can be found`, 'serve the homepage as text/html'));
@@ -204,11 +217,11 @@ export async function checkProfile(context: RemoteContext, me: string, linksHint
     checks.push(warn(`h-card ${me}`, `${me} answers ${type}, not HTML: apps find no h-card, so no name or photo for you`, 'serve an HTML homepage with an h-card'));
     return checks;
   }
-  const card = parsed.items.find((item) => item.type?.includes('h-card'));
-  if (card === undefined) checks.push(warn(`h-card ${me}`, `${me} has no h-card: apps show no name or photo for you`, 'add an h-card to the page (`indiestack profile show NAME`; renderHCard renders one)'));
+  const card = parsed.card;
+  if (card === null) checks.push(warn(`h-card ${me}`, `${me} has no h-card: apps show no name or photo for you`, 'add an h-card to the page (`indiestack profile show NAME`; renderHCard renders one)'));
   else {
-    const name = card.properties['name']?.[0];
-    checks.push(pass(`h-card ${me}`, `h-card found${typeof name === 'string' ? ` (name: ${name.slice(0, 60)})` : ''}`));
+    const name = card.name;
+    checks.push(pass(`h-card ${me}`, `h-card found${name !== null ? ` (name: ${name.slice(0, 60)})` : ''}`));
   }
   return checks;
 }
