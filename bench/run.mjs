@@ -131,6 +131,46 @@ async function processQueuedMentions(server, source, count) {
   return { count, done, verified: statuses.verified, failed: statuses.failed, rate, seconds: rate > 0 ? count / rate : Infinity, peakRss: sampler.stop() };
 }
 
+/** Sequential `GET /healthz` latencies (ms) until `until()` says stop or `count` are taken. */
+async function healthzLatencies(server, { count = Infinity, until = () => false } = {}) {
+  const latencies = [];
+  while (latencies.length < count && !until()) {
+    const started = performance.now();
+    await get(`${server.url}/healthz`);
+    latencies.push(performance.now() - started);
+  }
+  return latencies;
+}
+
+/**
+ * `/healthz` while 20 pathological source pages are parsed (issue 28 class 1): its median idle,
+ * then while the worker verifies 20 queued mentions whose sources take minutes to parse (each
+ * stopped at the parse budget), as a ratio.
+ */
+async function healthzUnderParse(server, source, count) {
+  const idle = await healthzLatencies(server, { count: 200 });
+  await insertQueuedWebmentions(server.dataDir, count, { sourceBase: source.url, target: server.target, kind: 'slow' });
+  const queued = Date.now();
+  let finished = false;
+  const watch = (async () => {
+    for (;;) {
+      const statuses = webmentionStatuses(server.dataDir);
+      if (statuses.verified + statuses.failed >= count || Date.now() - queued > 180_000) break;
+      await sleep(50);
+    }
+    finished = true;
+  })();
+  const busy = await healthzLatencies(server, { until: () => finished });
+  await watch;
+  const statuses = webmentionStatuses(server.dataDir);
+  return { count, failed: statuses.failed, verified: statuses.verified, seconds: (Date.now() - queued) / 1000, idleMedian: median(idle), busyMedian: median(busy), busyMax: Math.max(...busy), samples: busy.length };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)];
+};
+
 /** Entries through the API (the in-memory handler has no other way in). */
 async function createEntries(server, token, count) {
   const started = Date.now();
@@ -350,7 +390,7 @@ async function main() {
 
     // webmention: servers of their own, one per round (the queue a receive run leaves behind is thrown away with them)
     let source;
-    if (wanted('webmention-receive') || wanted('webmention-process')) {
+    if (wanted('webmention-receive') || wanted('webmention-process') || wanted('healthz-under-parse')) {
       source = await startSourceServer();
       servers.push(source);
     }
@@ -412,6 +452,17 @@ async function main() {
         result.otherLoad = other.stop();
         (run.rounds['media-20x10mib'] ??= []).push(result);
         emptyDir(path.join(upload.dataDir, 'media'));
+      }
+      if (wanted('healthz-under-parse')) {
+        const server = await webmentionServer(`healthz-under-parse-${round}`);
+        servers.push(server);
+        log(`round ${round}/${settings.rounds}: healthz-under-parse`);
+        const other = otherLoad(servers.map((s) => s.pid));
+        const result = await healthzUnderParse(server, source, 20);
+        result.otherLoad = other.stop();
+        (run.rounds['healthz-under-parse'] ??= []).push(result);
+        await stop(server);
+        servers.splice(servers.indexOf(server), 1);
       }
       if (wanted('webmention-process')) {
         const server = await webmentionServer(`webmention-process-${round}`);

@@ -1,6 +1,7 @@
 /**
  * The local source server of the webmention workloads: every
- * `GET /post/N?target=URL` answers a small h-entry page that links to URL.
+ * `GET /post/N?target=URL` answers a small h-entry page that links to URL;
+ * `GET /slow/N?target=URL` one that links to URL and takes minutes to parse.
  * Usage: node bench/source-server.mjs PORT
  */
 import http from 'node:http';
@@ -12,6 +13,13 @@ const server = http.createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://localhost');
   if (url.pathname === '/healthz') return void response.end('ok');
   const target = url.searchParams.get('target');
+  if (url.pathname.startsWith('/slow/') && target !== null) {
+    // a page the microformats parser reads in quadratic time: one link with 100,000 distinct rel values (issue 28 class 1)
+    const rels = Array.from({ length: 100_000 }, (_, i) => `r${i}`).join(' ');
+    const slow = `<!doctype html><html><body><article class="h-entry"><a class="u-in-reply-to" href="${escape(target)}">this post</a><a href="/x" rel="${rels}">x</a></article></body></html>`;
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(slow) });
+    return void response.end(slow);
+  }
   if (!url.pathname.startsWith('/post/') || target === null) {
     response.statusCode = 404;
     return void response.end();

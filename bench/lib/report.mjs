@@ -41,7 +41,7 @@ const percent = (ratio) => `${Math.round(ratio * 100)} %`;
 
 function summary(run) {
   const rows = {};
-  for (const [id, rounds] of Object.entries(run.rounds)) if (id !== 'media-20x10mib' && id !== 'webmention-process') rows[id] = aggregate(rounds);
+  for (const [id, rounds] of Object.entries(run.rounds)) if (id !== 'media-20x10mib' && id !== 'webmention-process' && id !== 'healthz-under-parse') rows[id] = aggregate(rounds);
   const mentions = run.rounds['webmention-process'];
   if (mentions !== undefined) {
     rows['webmention-process'] = {
@@ -53,6 +53,20 @@ function summary(run) {
       missing: mentions.reduce((sum, m) => sum + (m.count - m.done), 0),
       peakRss: Math.max(...mentions.map((m) => m.peakRss)),
       otherLoad: mean(mentions.map((m) => m.otherLoad ?? 0)),
+    };
+  }
+  const parsing = run.rounds['healthz-under-parse'];
+  if (parsing !== undefined) {
+    rows['healthz-under-parse'] = {
+      idleMedian: mean(parsing.map((p) => p.idleMedian)),
+      busyMedian: mean(parsing.map((p) => p.busyMedian)),
+      busyMax: Math.max(...parsing.map((p) => p.busyMax)),
+      samples: parsing.reduce((sum, p) => sum + p.samples, 0),
+      count: parsing[0].count,
+      failed: parsing.reduce((sum, p) => sum + p.failed, 0),
+      verified: parsing.reduce((sum, p) => sum + p.verified, 0),
+      seconds: mean(parsing.map((p) => p.seconds)),
+      otherLoad: mean(parsing.map((p) => p.otherLoad ?? 0)),
     };
   }
   const uploads = run.rounds['media-20x10mib'];
@@ -118,6 +132,13 @@ export function evaluateTargets(run) {
     mentions ? `${int(mentions.rate)}/s (${mentions.failed} failed, ${mentions.missing} unfinished)` : 'not run',
     mentions ? mentions.rate >= 200 && mentions.failed === 0 && mentions.missing === 0 : null,
   );
+  const parsing = rows['healthz-under-parse'];
+  const parseRatio = parsing ? parsing.busyMedian / parsing.idleMedian : null;
+  add(
+    '`/healthz` median while 20 pathological pages are parsed ≤ 3× idle (issue 28)',
+    parsing ? `${parseRatio.toFixed(1)}× (${ms(parsing.busyMedian)} vs ${ms(parsing.idleMedian)} ms idle; worst ${ms(parsing.busyMax)} ms)` : 'not run',
+    parsing ? parseRatio <= 3 && parsing.failed === parsing.count * (run.rounds['healthz-under-parse']?.length ?? 1) : null,
+  );
   const c = run.settings.connections;
   for (const [group, what, unit] of [['growth-source', '`q=source` list page', 'entries'], ['growth-token', 'Bearer-token lookup', 'tokens']]) {
     const large = rows[`${group}-large`];
@@ -180,6 +201,12 @@ export function formatReport(run, targets) {
   if (mentions) {
     lines.push(
       `| Webmention: process ${int(mentions.count)} queued mentions | ${int(mentions.rate)} mentions/s | — | — | ${mentions.failed} failed / ${mentions.missing} unfinished | ${mib(mentions.peakRss)} | ${ms(mentions.seconds * 1000)} ms for ${int(mentions.count)} against the local source server; own server per round${loaded(mentions)} |`,
+    );
+  }
+  const parsingRow = rows['healthz-under-parse'];
+  if (parsingRow) {
+    lines.push(
+      `| \`GET /healthz\` while ${parsingRow.count} pathological source pages are parsed | — | ${ms(parsingRow.busyMedian)} | ${ms(parsingRow.busyMax)} (worst) | ${parsingRow.failed} failed as over budget | — | idle median ${ms(parsingRow.idleMedian)} ms; ${int(parsingRow.samples)} sequential requests over ${ms(parsingRow.seconds * 1000)} ms; parse pool off the event loop; own server per round${loaded(parsingRow)} |`,
     );
   }
   const small = run.settings.small;

@@ -92,7 +92,7 @@ export function countRows(dataDir, table) {
  * Queues `count` webmentions (pending record + verification job), the way
  * `POST /webmention/` leaves them, with sources on the local source server.
  */
-export async function insertQueuedWebmentions(dataDir, count, { sourceBase, target }) {
+export async function insertQueuedWebmentions(dataDir, count, { sourceBase, target, kind = 'post' }) {
   const { canonicalUrl } = await import(new URL('../../dist/webmention/canonical-url.js', import.meta.url).href);
   return withDatabase(dataDir, (db) => {
     const now = new Date().toISOString();
@@ -104,7 +104,7 @@ export async function insertQueuedWebmentions(dataDir, count, { sourceBase, targ
     db.transaction(() => {
       for (let i = 0; i < count; i++) {
         const id = randomBytes(18).toString('base64url');
-        mention.run(id, `${sourceBase}/post/${i}?target=${encodeURIComponent(target)}`, target, targetKey, now, now);
+        mention.run(id, `${sourceBase}/${kind}/${i}?target=${encodeURIComponent(target)}`, target, targetKey, now, now);
         job.run(randomBytes(9).toString('base64url'), id, now, now);
       }
     })();
