@@ -40,7 +40,7 @@ export const WEBMENTION_SETTINGS: readonly Setting[] = [
     parser: limit({ min: 1 }),
     default: DEFAULT_WEBMENTION_LIMITS.maxPendingPerHost,
     description:
-      'Webmentions of one target host (`www.` ignored) that may wait for their first check; more are refused with 429 and `Retry-After` (nothing stored), or `none`.',
+      'Webmentions of one target host (`www.` ignored) that may wait to be checked, retries of a failed first check included; more are refused with 429 and `Retry-After` (nothing stored), or `none`.',
   }),
   defineSetting({
     name: 'INDIEWEB_WEBMENTION_RATE_LIMIT',
