@@ -5,12 +5,11 @@
  * @module
  */
 import type { Command } from 'commander';
-import { systemClock } from '../core/clock.js';
 import { InvalidRequestError } from '../core/errors.js';
-import { createWebmentionRulesRepository, type RuleAction } from '../storage/repositories/webmention-rules.js';
-import { createWebmentionsRepository } from '../storage/repositories/webmentions.js';
-import { createModerationService, type ModerationService } from '../webmention/moderation-service.js';
-import { withServices, type CliServices } from './context.js';
+import type { RuleAction } from '../storage/repositories/webmention-rules.js';
+import type { ModerationService } from '../webmention/moderation-service.js';
+import type { CliServices } from './context.js';
+import { withWebmentionFeature } from './webmention-feature.js';
 import { formatTable, type CliIo } from './io.js';
 import { trimEndOf } from '../core/text.js';
 
@@ -18,18 +17,9 @@ type Run = (work: () => Promise<void | number>) => Promise<void>;
 
 const idOf = (value: string) => trimEndOf(value, '/').split('/').at(-1) ?? value;
 
+/** The server's own moderation service (webmention-feature.ts): an approval queues the webhook the admin's would. */
 function withModeration<T>(io: CliIo, work: (moderation: ModerationService, services: CliServices) => Promise<T>): Promise<T> {
-  return withServices(io, (services) =>
-    work(
-      createModerationService({
-        webmentions: createWebmentionsRepository(services.database.db),
-        rules: createWebmentionRulesRepository(services.database.db),
-        policy: services.config.webmentionModeration,
-        clock: systemClock,
-      }),
-      services,
-    ),
-  );
+  return withWebmentionFeature(io, (feature, services) => work(feature.moderation, services));
 }
 
 /** The account a `--user` names (null without one: server-wide). */

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { systemClock } from '../core/clock.js';
 import { InvalidRequestError } from '../core/errors.js';
 import { createWebmentionsRepository, WEBMENTION_STATUSES, type WebmentionStatus } from '../storage/repositories/webmentions.js';
 import { withServices } from './context.js';
+import { withWebmentionFeature } from './webmention-feature.js';
 import { formatTable, type CliIo } from './io.js';
 import { trimEndOf } from '../core/text.js';
 
@@ -50,29 +50,13 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
       run(async () => {
         if ((id === undefined) === (options.allFailed !== true)) throw new InvalidRequestError('give either an id or --all-failed');
         let failures = 0;
-        await withServices(io, async ({ database, config }) => {
-          const webmentions = createWebmentionsRepository(database.db);
-          const { createOutbound } = await import('../outbound/fetch.js');
-          const { createWebmentionProcessor } = await import('../webmention/process.js');
-          const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
-          const processor = createWebmentionProcessor({ webmentions, outbound, clock: systemClock });
-          try {
-            const records = id === undefined ? (await webmentions.list({ status: 'failed' })).items : [await webmentions.findById(idOf(id))];
-            for (const record of records) {
-              if (record === null) throw new InvalidRequestError(`no webmention ${idOf(id ?? '')}`);
-              let outcome;
-              try {
-                outcome = await processor.process(record);
-              } catch (error) {
-                const reason = error instanceof Error ? error.message : String(error);
-                await webmentions.markStatus(record.id, 'failed', reason, systemClock.now().toISOString());
-                outcome = { status: 'failed' as const, reason };
-              }
-              if (outcome.status === 'failed') failures += 1;
-              io.stdout.write(`${record.id}  ${outcome.status}${outcome.status === 'failed' ? `: ${outcome.reason}` : ''}\n`);
-            }
-          } finally {
-            await outbound.close();
+        // the service's own processing (webmention-feature.ts): its failure reasons, its webhooks after processing
+        await withWebmentionFeature(io, async (feature) => {
+          const records = id === undefined ? (await feature.service.list({ status: 'failed' })).items : [await feature.service.get(idOf(id))];
+          for (const record of records) {
+            const outcome = await feature.service.reprocess(record.id);
+            if (outcome.status === 'failed') failures += 1;
+            io.stdout.write(`${record.id}  ${outcome.status}${outcome.status === 'failed' ? `: ${outcome.reason}` : ''}\n`);
           }
         });
         return id !== undefined && failures > 0 ? 1 : 0;
@@ -85,8 +69,7 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
     .argument('<id>', 'webmention id (the last segment of its status URL)')
     .action((id: string) =>
       run(async () => {
-        const found = await withServices(io, ({ database }) => createWebmentionsRepository(database.db).markStatus(idOf(id), 'spam', null, systemClock.now().toISOString()));
-        if (!found) throw new InvalidRequestError(`no webmention ${idOf(id)}`);
+        await withWebmentionFeature(io, (feature) => feature.service.markSpam(idOf(id)));
         io.stdout.write(`marked ${idOf(id)} as spam\n`);
       }),
     );
