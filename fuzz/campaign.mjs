@@ -39,6 +39,8 @@ async function campaign(server, options) {
     worst: { ms: 0, index: null, route: null },
     rss: { start: null, peak: 0, end: null, samples: [] },
     healthChecks: 0,
+    /** Milliseconds of each answered /healthz check, to report the worst and the median. */
+    healthMs: [],
     credentialsLost: null,
     resets: 0,
   };
@@ -101,6 +103,7 @@ async function campaign(server, options) {
   async function checkHealth(label) {
     stats.healthChecks++;
     const answer = await health(server.port, 5_000);
+    if (answer.status === 200) stats.healthMs.push(answer.ms);
     const rss = rssOf(server.pid);
     if (rss !== null) {
       stats.rss.peak = Math.max(stats.rss.peak, rss);

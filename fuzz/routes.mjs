@@ -76,6 +76,12 @@ export const ROUTES = [
   { id: 'admin-account', method: 'GET', path: '/indieweb/admin/account/', auth: 'session' },
   { id: 'admin-password', method: 'POST', path: '/indieweb/admin/account/password', auth: 'csrf', guarded: true, body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['current', 'x'], ['password', 'y'], ['confirm', 'y']] } },
   { id: 'admin-sign-out-everywhere', method: 'POST', path: '/indieweb/admin/account/sign-out-everywhere', auth: 'csrf', guarded: true, body: { type: 'form', fields: [['_csrf', '{{CSRF}}']] } },
+  // issue 28 F6: the fresh-proof step and the sign-out-everywhere confirmation
+  { id: 'admin-confirm-page', method: 'GET', path: '/indieweb/admin/confirm/', auth: 'session', query: [['then', '/indieweb/admin/passkeys/']] },
+  { id: 'admin-confirm', method: 'POST', path: '/indieweb/admin/confirm/', auth: 'csrf', guarded: true, body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['password', 'x'], ['then', '/indieweb/admin/passkeys/']] } },
+  { id: 'admin-confirm-options', method: 'POST', path: '/indieweb/admin/confirm/options', auth: 'csrf', body: { type: 'form', fields: [['_csrf', '{{CSRF}}']] } },
+  { id: 'admin-confirm-passkey', method: 'POST', path: '/indieweb/admin/confirm/passkey', auth: 'csrf', body: { type: 'form', fields: [['_csrf', '{{CSRF}}'], ['response', '{}']] } },
+  { id: 'admin-sign-out-everywhere-page', method: 'GET', path: '/indieweb/admin/account/sign-out-everywhere', auth: 'session' },
   { id: 'webmention-api-jf2', method: 'GET', path: '/indieweb/webmention/api/mentions.jf2', auth: 'none', query: [['target', '{{BASE}}/'], ['per-page', '20'], ['page', '0'], ['sort-dir', 'down'], ['wm-property[]', 'like-of']] },
   { id: 'webmention-api-links', method: 'GET', path: '/indieweb/webmention/api/mentions.json', auth: 'none', query: [['domain', '127.0.0.1'], ['since', '2026-01-01T00:00:00Z'], ['jsonp', 'cb'], ['token', 'not-a-token']] },
   { id: 'webmention-api-count', method: 'GET', path: '/indieweb/webmention/api/count.json', auth: 'none', query: [['target[]', '{{BASE}}/'], ['target[]', '{{ENTRY}}']] },

@@ -6,6 +6,8 @@ export function formatSummary(stats) {
   const seconds = (stats.durationMs / 1000).toFixed(0);
   lines.push('', `fuzz summary (seed ${stats.seed}${stats.skipKnown ? ', --skip-known' : ''}, ${seconds} s)`);
   lines.push(`  requests sent:      ${stats.sent} (${(stats.sent / Math.max(1, stats.durationMs / 1000)).toFixed(0)}/s), health checks ${stats.healthChecks}`);
+  const healthMs = [...(stats.healthMs ?? [])].sort((a, b) => a - b);
+  if (healthMs.length > 0) lines.push(`  /healthz latency:   median ${Math.round(healthMs[Math.floor(healthMs.length / 2)])} ms, worst ${Math.round(healthMs.at(-1))} ms (${healthMs.length} answered checks)`);
   lines.push(`  crashes:            ${stats.crashes}`);
   lines.push(`  unexpected 5xx:     ${stats.unexpected5xx}`);
   lines.push(`  failures:           ${[...stats.signatures.values()].reduce((a, b) => a + b, 0)} in ${stats.signatures.size} kinds`);

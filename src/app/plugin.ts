@@ -211,6 +211,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     },
     profiles: profile.service,
     listMentions: (filter) => webmention.service.listPublic(filter),
+    countMentions: (target) => webmention.service.countPublic(target),
     baseUrl: config.baseUrl,
     templates: await loadEntryTemplates(options.entryPages, config, log),
   });

@@ -30,6 +30,8 @@ export function createEntries(deps: {
   readonly profiles: Pick<ProfileService, 'get'>;
   /** The verified webmentions of a target, as the webmention service lists them. */
   readonly listMentions: (filter: { status: 'verified'; target: string; limit: number }) => Promise<{ items: readonly WebmentionRecord[] }>;
+  /** How many of them there are by type (webmention service `countPublic`); without it the page counts what it read. */
+  readonly countMentions?: (target: string) => Promise<Record<string, number>>;
   readonly baseUrl: string;
   readonly templates: EntryTemplates;
 }): EntriesFeature {
@@ -39,6 +41,7 @@ export function createEntries(deps: {
     findUserByName: deps.findUserByName,
     profiles: deps.profiles,
     mentions: async (target) => (await deps.listMentions({ status: 'verified', target, limit: MAX_MENTIONS })).items,
+    ...(deps.countMentions === undefined ? {} : { countMentions: deps.countMentions }),
     baseUrl: deps.baseUrl,
     templates: deps.templates,
     stylesheetVersion: stylesheetHash(deps.templates.stylesheet),

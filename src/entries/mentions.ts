@@ -25,14 +25,20 @@ export interface EntryMentions {
   readonly reposts: readonly WebmentionRecord[];
   /** Bookmarks and plain mentions. */
   readonly links: readonly WebmentionRecord[];
+  /** How many of each group there are in all, which can be more than were read. */
+  readonly totals: { readonly replies: number; readonly likes: number; readonly reposts: number; readonly links: number };
 }
 
 /** Sorts verified mentions into the groups shown under an entry, oldest first within each. */
-export function groupMentions(records: readonly WebmentionRecord[]): EntryMentions {
+export function groupMentions(records: readonly WebmentionRecord[], counts?: Readonly<Record<string, number>>): EntryMentions {
   // rows from before the caps are capped when shown (cap-mention.ts)
   const sorted = records.map(capStored).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   const ofType = (...types: string[]) => sorted.filter((record) => types.includes(record.type ?? 'mention'));
-  return { replies: ofType('reply', 'rsvp'), likes: ofType('like'), reposts: ofType('repost'), links: sorted.filter((record) => !['reply', 'rsvp', 'like', 'repost'].includes(record.type ?? 'mention')) };
+  const groups = { replies: ofType('reply', 'rsvp'), likes: ofType('like'), reposts: ofType('repost'), links: sorted.filter((record) => !['reply', 'rsvp', 'like', 'repost'].includes(record.type ?? 'mention')) };
+  // the counts of the whole table when given (never fewer than were read), else what was read
+  const of = (read: number, ...types: string[]) => (counts === undefined ? read : Math.max(read, types.reduce((sum, type) => sum + (counts[type] ?? 0), 0)));
+  const linkTotal = counts === undefined ? groups.links.length : Math.max(groups.links.length, Object.entries(counts).reduce((sum, [type, n]) => (['reply', 'rsvp', 'like', 'repost'].includes(type) ? sum : sum + n), 0));
+  return { ...groups, totals: { replies: of(groups.replies.length, 'reply', 'rsvp'), likes: of(groups.likes.length, 'like'), reposts: of(groups.reposts.length, 'repost'), links: linkTotal } };
 }
 
 function authorName(record: WebmentionRecord): string {
@@ -84,8 +90,8 @@ function count(n: number, one: string, many: string): string {
 }
 
 /** The first {@link SHOWN_PER_GROUP} of a group, and a line saying how many more there are. */
-function bounded(records: readonly WebmentionRecord[], render: (record: WebmentionRecord) => SafeHtml, more: string | null): { items: SafeHtml[]; rest: SafeHtml | string } {
-  const rest = records.length - SHOWN_PER_GROUP;
+function bounded(records: readonly WebmentionRecord[], total: number, render: (record: WebmentionRecord) => SafeHtml, more: string | null): { items: SafeHtml[]; rest: SafeHtml | string } {
+  const rest = total - Math.min(records.length, SHOWN_PER_GROUP);
   return {
     items: records.slice(0, SHOWN_PER_GROUP).map(render),
     rest: rest <= 0 ? '' : more === null ? html`<p class="more-responses">and ${rest} more</p>` : html`<p class="more-responses">and ${rest} more: <a href="${more}" rel="nofollow">all responses</a></p>`,
@@ -99,15 +105,16 @@ function bounded(records: readonly WebmentionRecord[], render: (record: Webmenti
 export function renderMentions(mentions: EntryMentions, more: string | null = null): SafeHtml {
   const { replies, likes, reposts, links } = mentions;
   if (replies.length + likes.length + reposts.length + links.length === 0) return html``;
-  const likeFaces = bounded(likes, (record) => renderFace(record, 'like'), more);
-  const repostFaces = bounded(reposts, (record) => renderFace(record, 'repost'), more);
-  const replyItems = bounded(replies, renderReply, more);
-  const linkItems = bounded(links, renderLink, more);
+  const { totals } = mentions;
+  const likeFaces = bounded(likes, totals.likes, (record) => renderFace(record, 'like'), more);
+  const repostFaces = bounded(reposts, totals.reposts, (record) => renderFace(record, 'repost'), more);
+  const replyItems = bounded(replies, totals.replies, renderReply, more);
+  const linkItems = bounded(links, totals.links, renderLink, more);
   return html`<section class="responses" aria-labelledby="responses-heading">
 <h2 id="responses-heading">Responses</h2>
-${likes.length === 0 ? '' : html`<h3>${count(likes.length, 'like', 'likes')}</h3><ul class="faces">${likeFaces.items}</ul>${likeFaces.rest}`}
-${reposts.length === 0 ? '' : html`<h3>${count(reposts.length, 'repost', 'reposts')}</h3><ul class="faces">${repostFaces.items}</ul>${repostFaces.rest}`}
-${replies.length === 0 ? '' : html`<h3>${count(replies.length, 'reply', 'replies')}</h3><ol class="replies">${replyItems.items}</ol>${replyItems.rest}`}
-${links.length === 0 ? '' : html`<h3>${count(links.length, 'mention', 'mentions')}</h3><ul class="mention-links">${linkItems.items}</ul>${linkItems.rest}`}
+${likes.length === 0 ? '' : html`<h3>${count(totals.likes, 'like', 'likes')}</h3><ul class="faces">${likeFaces.items}</ul>${likeFaces.rest}`}
+${reposts.length === 0 ? '' : html`<h3>${count(totals.reposts, 'repost', 'reposts')}</h3><ul class="faces">${repostFaces.items}</ul>${repostFaces.rest}`}
+${replies.length === 0 ? '' : html`<h3>${count(totals.replies, 'reply', 'replies')}</h3><ol class="replies">${replyItems.items}</ol>${replyItems.rest}`}
+${links.length === 0 ? '' : html`<h3>${count(totals.links, 'mention', 'mentions')}</h3><ul class="mention-links">${linkItems.items}</ul>${linkItems.rest}`}
 </section>`;
 }

@@ -47,6 +47,8 @@ export interface EntryPagesDeps {
   readonly profiles: Pick<ProfileService, 'get'>;
   /** The public mentions of a target URL, newest first (webmention/service.ts `listPublic`: what a visitor may see). */
   readonly mentions: (target: string) => Promise<readonly WebmentionRecord[]>;
+  /** How many public mentions of a target there are by type; the headings and "and N more" say these when given (the page reads at most the newest few hundred). */
+  readonly countMentions?: (target: string) => Promise<Record<string, number>>;
   readonly baseUrl: string;
   readonly templates: EntryTemplates;
   readonly stylesheetVersion: string;
@@ -89,7 +91,8 @@ export function createEntryPages(deps: EntryPagesDeps) {
         const body = templates.gone({ owner: owner.view, url: row.url, deletedAt: row.deletedAt, parts: { tombstone } });
         return { kind: 'page', page: { status: 410, title: 'Deleted post', head: head(row.url), body, owner: owner.view } };
       }
-      const mentions = groupMentions(await deps.mentions(row.url));
+      const [records, counts] = await Promise.all([deps.mentions(row.url), deps.countMentions?.(row.url)]);
+      const mentions = groupMentions(records, counts);
       const responses = renderMentions(mentions, `${base}/indieweb/webmention/?target=${encodeURIComponent(row.url)}`);
       const article = renderEntryArticle(row, asOwner(owner.view), responses).value;
       const body = templates.entry({ entry: row, owner: owner.view, mentions, parts: { article, responses: responses.value } });

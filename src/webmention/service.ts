@@ -257,6 +257,14 @@ export function createWebmentionService(deps: {
       });
     },
 
+    /** How many mentions a visitor may see of a target, by type (`reply`, `rsvp`, `like`, `repost`, `bookmark`, `mention`): the entry page's counts. */
+    async countPublic(target: string): Promise<Record<string, number>> {
+      const rows = await webmentions.countPublicByType([canonicalUrl(target) ?? target]);
+      const counts: Record<string, number> = {};
+      for (const row of rows) counts[row.type] = (counts[row.type] ?? 0) + row.count;
+      return counts;
+    },
+
     /** Every mention (the operator's view, tests), filtered; never for a visitor: see `listPublic`. */
     list: (filter: { status?: WebmentionStatus; target?: string; limit?: number; offset?: number } = {}) => {
       const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);

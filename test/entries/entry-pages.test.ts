@@ -260,6 +260,22 @@ describe('entry pages (database handler, standalone)', () => {
       expect(likes.map((like) => (like.properties.author?.[0] as Mf2Item).properties.name?.[0]).sort()).toEqual(['Dan', 'Gus']);
       expect((entry.properties.repost as Mf2Item[]).map((repost) => (repost.properties.author?.[0] as Mf2Item).properties.name?.[0])).toEqual(['Erin']);
     });
+
+    it('counts every public like and reply, beyond the 200 the page reads: 230 likes and 3 replies say so, 50 faces shown and a link to the rest (issue 28 F2)', async () => {
+      const url = await t.create({ name: ['Popular'], content: ['Much liked.'] });
+      for (let i = 0; i < 230; i++) await seedMention(t, url, { source: `https://fan${i}.example/like`, type: 'like', author: { name: `Fan ${i}`, url: `https://fan${i}.example/`, photo: null } });
+      // the replies are the newest: within the 200 the page reads
+      t.clock.advance(60);
+      for (let i = 0; i < 3; i++) await seedMention(t, url, { source: `https://r${i}.example/reply`, type: 'reply', author: { name: `R ${i}`, url: null, photo: null }, contentText: 'hi' });
+      await seedMention(t, url, { source: 'https://held.example/like', type: 'like', status: 'spam' });
+      const body = (await t.get(pathOf(url))).body;
+      expect(body).toContain('<h3>230 likes</h3>');
+      expect(body).toContain('<h3>3 replies</h3>');
+      expect(body).toMatch(/and 180 more: <a href="[^"]*\/indieweb\/webmention\/\?target=/);
+      const entry = only(parsePage(body).items, 'h-entry');
+      expect(entry.properties.like).toHaveLength(50);
+      expect(entry.properties.comment).toHaveLength(3);
+    });
   });
 });
 
