@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Config } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/env.js';
@@ -19,8 +22,10 @@ export interface TestApp {
 /** A standalone server on a fresh database; the job worker is off unless asked for (tests drain jobs themselves). */
 export async function buildTestApp(options: { dialect?: DialectName; env?: Record<string, string>; worker?: boolean } = {}): Promise<TestApp> {
   const database = await openTestDatabase(options.dialect ?? 'sqlite');
+  // a data directory of its own (uploads, the local media store): never the clone's ./data
+  const dataDir = testDataDir();
   const config = loadConfig({
-    env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: database.url, ...options.env },
+    env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: database.url, INDIEWEB_DATA_DIR: dataDir, ...options.env },
   });
   const clock = createManualClock(new Date());
   const { app } = await createServer({ config, database, clock, logger: false, worker: options.worker ?? false });
@@ -33,8 +38,14 @@ export async function buildTestApp(options: { dialect?: DialectName; env?: Recor
     async close() {
       await app.close();
       await database.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh temporary data directory for a test server: tests write only under temporary directories. */
+export function testDataDir(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'indiestack-test-data-'));
 }
 
 /** A minimal cookie jar for multi-step flows through `inject()` or `fetch`. */

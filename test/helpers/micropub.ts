@@ -18,7 +18,8 @@ import { createUsersRepository } from '../../src/storage/repositories/users.js';
 import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';
 import { createDatabaseHandler } from '../../src/micropub/handlers/database/handler.js';
 import { createEntriesRepository } from '../../src/storage/repositories/entries.js';
-import { buildTestApp, TEST_SECRET } from './app.js';
+import { rmSync } from 'node:fs';
+import { buildTestApp, TEST_SECRET, testDataDir } from './app.js';
 import { openTestDatabase, type TestDatabase } from './databases.js';
 import { CLIENT_ID, ME } from './indieauth.js';
 
@@ -119,7 +120,9 @@ export interface MountedAppOptions {
 /** The plugin mounted in a bare Fastify host with the built-in accounts and the given handler. */
 export async function mountedApp(options: MountedAppOptions = {}): Promise<MicropubTestApp> {
   const database: TestDatabase = await openTestDatabase(TEST_DIALECT);
-  const config = loadConfig({ env: { INDIEWEB_BASE_URL: BASE_URL, ...options.env } });
+  // uploads (Micropub photos) go to a data directory of its own, never the clone's ./data
+  const dataDir = testDataDir();
+  const config = loadConfig({ env: { INDIEWEB_BASE_URL: BASE_URL, INDIEWEB_DATA_DIR: dataDir, ...options.env } });
   const clock = createManualClock(new Date());
   const app = Fastify({ routerOptions: { ignoreTrailingSlash: true }, ...(options.log === undefined ? {} : { logger: { level: 'info', stream: options.log } }) });
   await app.register(indieweb, {
@@ -134,6 +137,7 @@ export async function mountedApp(options: MountedAppOptions = {}): Promise<Micro
   return withAlice(app, database, clock, async () => {
     await app.close();
     await database.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 }
 
