@@ -9,10 +9,10 @@
  * The queue is bounded too: past it a task fails at once as `busy`.
  *
  * The pool belongs to the process, like libuv's thread pool: every plugin
- * instance and CLI command shares it; it starts on the first task, its idle
- * workers end after a while and never keep the process alive, and
- * {@link closeParsePool} stops it (the standalone server and the CLI call it
- * on exit).
+ * instance and CLI command shares it; it starts on the first task, and its
+ * idle workers end after 30 s and never keep the process alive, so neither
+ * the server nor the CLI has to close it. {@link closeParsePool} stops it at
+ * once (tests, or a host that wants its threads back).
  * @module
  */
 import os from 'node:os';
