@@ -17,6 +17,7 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
+import { createSemaphore } from '../core/semaphore.js';
 import type { ParseOutcome, ParseTask } from './worker.js';
 
 /** The bounds every parse runs within. */
@@ -64,29 +65,11 @@ const SOURCE_EXEC_ARGV = ['--disable-warning=ExperimentalWarning', '--import', d
 let pool: Piscina | null = null;
 
 /*
- * Tasks wait here, not in piscina's queue, so that a task's time budget
- * starts when a worker takes it: a page waiting behind slow ones is not
- * failed for their time.
+ * Tasks wait their turn here, not in piscina's queue, so that a task's time
+ * budget starts when a worker takes it: a page waiting behind slow ones is
+ * not failed for their time.
  */
-let running = 0;
-const waiting: (() => void)[] = [];
-
-/** A worker's turn: at once when one is free, else in order; null when the queue is full. */
-function turn(): Promise<void> | null {
-  if (running < PARSE_LIMITS.threads) {
-    running += 1;
-    return Promise.resolve();
-  }
-  if (waiting.length >= PARSE_LIMITS.queue) return null;
-  // the turn is handed over by release(): `running` stays as it is
-  return new Promise((resolve) => waiting.push(resolve));
-}
-
-function release(): void {
-  const next = waiting.shift();
-  if (next !== undefined) next();
-  else running -= 1;
-}
+const turns = createSemaphore(PARSE_LIMITS.threads);
 
 function thePool(): Piscina {
   pool ??= new Piscina({
@@ -94,7 +77,6 @@ function thePool(): Piscina {
     minThreads: 0,
     maxThreads: PARSE_LIMITS.threads,
     idleTimeout: 30_000,
-    maxQueue: PARSE_LIMITS.queue,
     resourceLimits: { maxOldGenerationSizeMb: PARSE_LIMITS.heapMb },
     // from source: our hook and nothing of the runner's own flags; built: the worker needs no flags
     execArgv: FROM_SOURCE ? SOURCE_EXEC_ARGV : [],
@@ -112,22 +94,18 @@ function thePool(): Piscina {
 export async function parseOffThread<T>(module: URL, name: string, args: readonly unknown[], options: { budgetMs?: number } = {}): Promise<T> {
   const task: ParseTask = { module: module.href, name, args };
   const budget = options.budgetMs ?? PARSE_LIMITS.budgetMs;
-  const waited = turn();
-  if (waited === null) throw new ParseFailure('busy', 'the server is reading too many pages at once; try again later');
-  await waited;
-  let outcome: ParseOutcome;
-  try {
-    // the budget starts now, when a worker is free for this page
-    outcome = (await thePool().run(task, { signal: AbortSignal.timeout(budget) })) as ParseOutcome;
-  } catch (error) {
-    const reason = (error instanceof Error ? `${error.name} ${error.message}` : String(error)).toLowerCase();
-    if (reason.includes('abort') || reason.includes('timeout')) throw new ParseFailure('over-budget', `the page took longer than ${budget} ms to read`);
-    if (reason.includes('queue')) throw new ParseFailure('busy', 'the server is reading too many pages at once; try again later');
-    // out of memory (ERR_WORKER_OUT_OF_MEMORY) or a worker that died
-    throw new ParseFailure('crashed', 'the page could not be read within the memory a page may use');
-  } finally {
-    release();
-  }
+  if (turns.waiting >= PARSE_LIMITS.queue) throw new ParseFailure('busy', 'the server is reading too many pages at once; try again later');
+  const outcome = await turns.run(async () => {
+    try {
+      // the budget starts now, when a worker is free for this page
+      return (await thePool().run(task, { signal: AbortSignal.timeout(budget) })) as ParseOutcome;
+    } catch (error) {
+      const reason = (error instanceof Error ? `${error.name} ${error.message}` : String(error)).toLowerCase();
+      if (reason.includes('abort') || reason.includes('timeout')) throw new ParseFailure('over-budget', `the page took longer than ${budget} ms to read`);
+      // out of memory (ERR_WORKER_OUT_OF_MEMORY) or a worker that died
+      throw new ParseFailure('crashed', 'the page could not be read within the memory a page may use');
+    }
+  });
   if (!outcome.ok) throw new ParseFailure('refused', outcome.message, outcome.name);
   return outcome.value as T;
 }
@@ -141,5 +119,5 @@ export async function closeParsePool(): Promise<void> {
 
 /** What the pool is doing; for the metrics and tests. */
 export function parsePoolStats(): { threads: number; queued: number } {
-  return { threads: pool === null ? 0 : pool.threads.length, queued: waiting.length };
+  return { threads: pool === null ? 0 : pool.threads.length, queued: turns.waiting };
 }

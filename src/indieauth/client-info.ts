@@ -6,10 +6,10 @@
  * @module
  */
 import type { Clock } from '../core/clock.js';
-import { resolveHttpUrl } from '../core/url.js';
 import type { Outbound } from '../outbound/fetch.js';
 import { parseOffThread } from '../html/pool.js';
 import type { ClientPage } from './client-page.js';
+import { absolute, text } from './client-values.js';
 
 /** The module whose `readClientPage` the parse pool runs. */
 const CLIENT_PAGE_MODULE = new URL('./client-page.js', import.meta.url);
@@ -27,17 +27,6 @@ const MAX_TTL_S = 86_400;
 const MAX_ENTRIES = 500;
 /** A page that could not be read is tried again soon: a cross-host redirect_uri is refused meanwhile. */
 const FAILURE_TTL_S = 30;
-
-function text(value: unknown): string | null {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string') return (value as { value: string }).value;
-  return null;
-}
-
-function absolute(value: unknown, base: string): string | null {
-  const raw = text(value);
-  return raw === null ? null : resolveHttpUrl(raw, base);
-}
 
 /** Reads a fetched client page; null when it says nothing usable about the client. */
 export async function readClientInfo(clientId: string, body: string, contentType: string, finalUrl: string): Promise<ClientInfo | null> {

@@ -5,26 +5,15 @@
  * @module
  */
 import { mf2 } from 'microformats-parser';
-import { resolveHttpUrl } from '../core/url.js';
-import { assertReadableShape } from '../webmention/parse.js';
-import { parseHtml } from '../webmention/html.js';
+import { absolute, text } from './client-values.js';
+import { assertReadableShape } from '../html/shape.js';
+import { parseHtml } from '../html/tree.js';
 
 export interface ClientPage {
   readonly name: string | null;
   readonly logo: string | null;
   readonly url: string | null;
   readonly redirectUris: readonly string[];
-}
-
-function text(value: unknown): string | null {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string') return (value as { value: string }).value;
-  return null;
-}
-
-function absolute(value: unknown, base: string): string | null {
-  const raw = text(value);
-  return raw === null ? null : resolveHttpUrl(raw, base);
 }
 
 /** Reads a client's HTML page; throws SourceTooComplexError for a page past the shape bounds. */

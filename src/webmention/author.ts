@@ -10,7 +10,7 @@
 import { mf2 } from 'microformats-parser';
 import type { WebmentionAuthor } from '../storage/repositories/webmentions.js';
 import { canonicalUrl } from './canonical-url.js';
-import { elementHtmlById, type HtmlNode } from './html.js';
+import { elementHtmlById, type HtmlNode } from '../html/tree.js';
 
 export interface Mf2Item {
   readonly type?: readonly string[];

@@ -6,8 +6,8 @@
  * @module
  */
 import { resolveHttpUrl } from '../core/url.js';
-import { attribute, elements, parseHtmlDocument, tokenList } from './html.js';
-import { assertReadableShape } from './parse.js';
+import { attribute, elements, parseHtmlDocument, tokenList } from '../html/tree.js';
+import { assertReadableShape } from '../html/shape.js';
 
 /** The absolute endpoint, or null; throws SourceTooComplexError for a page past the shape bounds. */
 export function endpointInHtml(html: string, baseUrl: string): string | null {

@@ -8,7 +8,7 @@
  */
 import LinkHeader from 'http-link-header';
 import { resolveHttpUrl } from '../core/url.js';
-import { tokenList } from './html.js';
+import { tokenList } from '../html/tree.js';
 import { ParseFailure, parseOffThread } from '../html/pool.js';
 import { OutboundError, type Outbound, type OutboundResponse } from '../outbound/fetch.js';
 

@@ -7,8 +7,8 @@
  * @module
  */
 import { resolveHttpUrl } from '../core/url.js';
-import { attribute, classList, elements, parseHtmlDocument, type HtmlNode } from './html.js';
-import { assertReadableShape } from './parse.js';
+import { attribute, classList, elements, parseHtmlDocument, type HtmlNode } from '../html/tree.js';
+import { assertReadableShape } from '../html/shape.js';
 
 function withoutFragment(value: string): string {
   const url = new URL(value);

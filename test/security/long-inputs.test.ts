@@ -19,7 +19,7 @@ import { commitMessage, commitSubject } from '../../src/micropub/handlers/files/
 import { sanitizeSegment, sanitizeSlug as filesSlug } from '../../src/micropub/handlers/files/templates.js';
 import { sanitizeSlug } from '../../src/micropub/properties.js';
 import { validateHCard } from '../../src/profile/h-card.js';
-import { tokenList } from '../../src/webmention/html.js';
+import { tokenList } from '../../src/html/tree.js';
 import { parseRuleValue } from '../../src/webmention/moderation.js';
 import { linkTargets } from '../../src/webmention/publish/targets.js';
 

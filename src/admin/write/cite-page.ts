@@ -6,8 +6,8 @@
  */
 import { mf2 } from 'microformats-parser';
 import { extractAuthor, allItems, hasType, textOf, type Mf2Document } from '../../webmention/author.js';
-import { elements, parseHtml } from '../../webmention/html.js';
-import { assertReadableShape } from '../../webmention/parse.js';
+import { elements, parseHtml } from '../../html/tree.js';
+import { assertReadableShape } from '../../html/shape.js';
 
 export interface CitedPage {
   readonly title: string | null;

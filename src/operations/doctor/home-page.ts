@@ -5,8 +5,8 @@
  * @module
  */
 import { mf2 } from 'microformats-parser';
-import { parseHtml } from '../../webmention/html.js';
-import { assertReadableShape } from '../../webmention/parse.js';
+import { parseHtml } from '../../html/tree.js';
+import { assertReadableShape } from '../../html/shape.js';
 
 export interface HomePage {
   readonly rels: Readonly<Record<string, readonly string[]>>;

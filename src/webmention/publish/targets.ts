@@ -11,7 +11,7 @@ import type { MicropubEntry } from '../../contracts/micropub-types.js';
 import { trimEndOf } from '../../core/text.js';
 import { resolveHttpUrl } from '../../core/url.js';
 import { audienceOf, isEntryListed } from '../../core/visibility.js';
-import { hrefs, parseHtml } from '../html.js';
+import { hrefs, parseHtml } from '../../html/tree.js';
 
 export const TARGET_PROPERTIES = ['in-reply-to', 'like-of', 'repost-of', 'bookmark-of'] as const;
 /** More targets than this in one entry are left out (a flood of webmentions from one post helps nobody). */
