@@ -29,16 +29,31 @@ export interface EntryMentions {
   readonly totals: { readonly replies: number; readonly likes: number; readonly reposts: number; readonly links: number };
 }
 
-/** Sorts verified mentions into the groups shown under an entry, oldest first within each. */
+type Group = 'replies' | 'likes' | 'reposts' | 'links';
+
+/** The group a mention type is shown in: bookmarks and plain mentions are links. */
+function groupOf(type: string | null): Group {
+  if (type === 'reply' || type === 'rsvp') return 'replies';
+  if (type === 'like') return 'likes';
+  if (type === 'repost') return 'reposts';
+  return 'links';
+}
+
+/**
+ * Sorts verified mentions into the groups shown under an entry, oldest first
+ * within each. `counts` (public mentions by type, of the whole table) give
+ * the totals; without them the totals are what was read.
+ */
 export function groupMentions(records: readonly WebmentionRecord[], counts?: Readonly<Record<string, number>>): EntryMentions {
   // rows from before the caps are capped when shown (cap-mention.ts)
   const sorted = records.map(capStored).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-  const ofType = (...types: string[]) => sorted.filter((record) => types.includes(record.type ?? 'mention'));
-  const groups = { replies: ofType('reply', 'rsvp'), likes: ofType('like'), reposts: ofType('repost'), links: sorted.filter((record) => !['reply', 'rsvp', 'like', 'repost'].includes(record.type ?? 'mention')) };
-  // the counts of the whole table when given (never fewer than were read), else what was read
-  const of = (read: number, ...types: string[]) => (counts === undefined ? read : Math.max(read, types.reduce((sum, type) => sum + (counts[type] ?? 0), 0)));
-  const linkTotal = counts === undefined ? groups.links.length : Math.max(groups.links.length, Object.entries(counts).reduce((sum, [type, n]) => (['reply', 'rsvp', 'like', 'repost'].includes(type) ? sum : sum + n), 0));
-  return { ...groups, totals: { replies: of(groups.replies.length, 'reply', 'rsvp'), likes: of(groups.likes.length, 'like'), reposts: of(groups.reposts.length, 'repost'), links: linkTotal } };
+  const groups: Record<Group, WebmentionRecord[]> = { replies: [], likes: [], reposts: [], links: [] };
+  for (const record of sorted) groups[groupOf(record.type)].push(record);
+  const counted: Record<Group, number> = { replies: 0, likes: 0, reposts: 0, links: 0 };
+  for (const [type, n] of Object.entries(counts ?? {})) counted[groupOf(type)] += n;
+  // never fewer than were read (a mention may arrive between the two queries)
+  const total = (group: Group) => Math.max(groups[group].length, counted[group]);
+  return { ...groups, totals: { replies: total('replies'), likes: total('likes'), reposts: total('reposts'), links: total('links') } };
 }
 
 function authorName(record: WebmentionRecord): string {

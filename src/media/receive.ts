@@ -81,9 +81,6 @@ export class SpoolAllowance {
   give(bytes: number): void {
     this.#used = Math.max(0, this.#used - bytes);
   }
-  get used(): number {
-    return this.#used;
-  }
 }
 
 /** What anonymous spooling may hold in all: 64 MiB, or one request's total limit when that is larger. */
@@ -158,7 +155,16 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   // what this request took of the shared allowance, given back when its spool is removed
   let spooledBytes = 0;
   const shared = options.anonymousSpool ?? null;
-  const allowance = shared === null ? null : { take: (bytes: number) => shared.take(bytes) && ((spooledBytes += bytes), true) };
+  const allowance =
+    shared === null
+      ? null
+      : {
+          take(bytes: number): boolean {
+            if (!shared.take(bytes)) return false;
+            spooledBytes += bytes;
+            return true;
+          },
+        };
   let bodyChecked = false;
   let user: HostUser | null = null;
 
