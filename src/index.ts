@@ -26,9 +26,9 @@ export { addMetricsRoute, type MetricsRouteOptions } from './operations/metrics/
 export type { Metrics } from './operations/metrics/metrics.js';
 export { renderHCard, linkTags, type HCardProfile } from './profile/template-helpers.js';
 export { validateHCard, HCardValidationError, type HCardProblem } from './profile/h-card.js';
-export { createFilesHandler } from './micropub/handlers/files/handler.js';
-export { createMemoryHandler } from './micropub/handlers/memory.js';
-export { createDatabaseHandler, type DatabaseHandlerOptions } from './micropub/handlers/database/handler.js';
+export { createFilesHandler } from './content/handlers/files/handler.js';
+export { createMemoryHandler } from './content/handlers/memory.js';
+export { createDatabaseHandler, type DatabaseHandlerOptions } from './content/handlers/database/handler.js';
 export { createEntriesRepository, type EntriesRepository, type EntryRow } from './storage/repositories/entries.js';
 export { escapeHtml } from './web/html.js';
 export type { EntryTemplates, DocumentView, EntryPageView, HomePageView, GonePageView, OwnerView } from './entries/templates.js';

@@ -11,10 +11,10 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
   it('is read whole: every folder, and static, type-only, re-exported and dynamic imports', () => {
     const has = (from: string, to: string) => graph.edges.some((edge) => edge.from === from && edge.to === to);
     expect(new Set(graph.files.map(folderOf))).toEqual(
-      new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'contracts', 'core', 'entries', 'html', 'indieauth', 'media', 'micropub', 'operations', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
+      new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'content', 'contracts', 'core', 'entries', 'html', 'indieauth', 'jobs', 'media', 'micropub', 'operations', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
     );
     expect(has('src/app/plugin.ts', 'src/micropub/feature.ts')).toBe(true);
-    expect(has('src/app/context.ts', 'src/webmention/worker.ts')).toBe(true); // import type
+    expect(has('src/app/context.ts', 'src/jobs/worker.ts')).toBe(true); // import type
     expect(has('src/index.ts', 'src/contracts/index.ts')).toBe(true); // export * from
     expect(has('src/cli/main.ts', 'src/app/server.ts')).toBe(true); // await import()
     expect(has('src/media/feature.ts', 'src/media/s3-storage.ts')).toBe(true); // await import()
@@ -93,7 +93,7 @@ describe('the layering rules', () => {
     ["a feature → another feature's responses.ts", edge('src/webmention/routes.ts', 'src/indieauth/responses.ts'), "responses.ts is indieauth/'s own"],
     ["app/ → a feature's routes.ts", edge('src/app/plugin.ts', 'src/micropub/routes.ts'), "routes.ts is micropub/'s own"],
     ['app/ → cli/', edge('src/app/server.ts', 'src/cli/main.ts'), 'nothing outside cli/ imports cli/'],
-    ['runtime code → testing/', edge('src/micropub/handlers/memory.ts', 'src/testing/index.ts'), 'nothing outside testing/ imports testing/'],
+    ['runtime code → testing/', edge('src/content/handlers/memory.ts', 'src/testing/index.ts'), 'nothing outside testing/ imports testing/'],
   ])('refuses %s, naming the import and the rule', (_direction, bad, message) => {
     const [violation, ...rest] = layeringViolations([bad]);
     expect(rest).toEqual([]);

@@ -11,7 +11,7 @@ import type { WebmentionEvents } from '../webmention/events.js';
 import type { ModerationService } from '../webmention/moderation-service.js';
 import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
-import type { JobWorker } from '../webmention/worker.js';
+import type { JobWorker } from '../jobs/worker.js';
 import type { Metrics } from '../operations/metrics/metrics.js';
 
 /**

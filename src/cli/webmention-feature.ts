@@ -15,7 +15,7 @@ import { systemClock } from '../core/clock.js';
 import { createSigner } from '../core/signing.js';
 import { openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
-import { loadContent } from '../micropub/content.js';
+import { loadContent } from '../content/content.js';
 import { createStores } from '../storage/stores.js';
 import { createWebmention, type WebmentionFeature } from '../webmention/feature.js';
 import { withServices, type CliServices } from './context.js';

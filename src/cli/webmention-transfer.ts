@@ -11,7 +11,7 @@ import { toHostUser } from '../accounts/standalone-accounts.js';
 import { systemClock } from '../core/clock.js';
 import { entryHostsOf } from '../core/entry-hosts.js';
 import { InvalidRequestError } from '../core/errors.js';
-import { resolveHandler } from '../micropub/load-handler.js';
+import { resolveHandler } from '../content/load-handler.js';
 import { createStores } from '../storage/stores.js';
 import { createWebmentionOwnership } from '../webmention/ownership.js';
 import { exportMentions } from '../webmention/transfer/export.js';

@@ -10,7 +10,7 @@ import type { Config } from '../config/config.js';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import type { Clock } from '../core/clock.js';
 import type { BearerGuard } from '../indieauth/bearer.js';
-import type { Content } from '../micropub/content.js';
+import type { Content } from '../content/content.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
 import { createLocalStorage, type LocalMediaStorage } from './fs-storage.js';
 import { sweepUploadLeftovers, type SweepResult } from './leftovers.js';

@@ -10,13 +10,13 @@ import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { MediaObject, Page, PageRequest } from '../contracts/micropub-types.js';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import { applyListParams, matchesFilter } from '../core/list-params.js';
+import type { MediaHooks } from '../content/content.js';
 import type { MediaRecord, MediaRepository } from '../storage/repositories/media.js';
 
 export function toMediaObject(record: MediaRecord): MediaObject {
   return { properties: { url: [record.url], name: [record.name], 'media-type': [record.mediaType] } };
 }
 
-export type MediaHooks = Required<Pick<MicropubHandler, 'listMedia' | 'getMedia' | 'deleteMedia'>>;
 
 export function createMediaHooks(deps: { media: MediaRepository; storage: MediaStorage }): MediaHooks {
   const { media, storage } = deps;

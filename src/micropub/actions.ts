@@ -7,7 +7,7 @@ import type { HostUser } from '../contracts/accounts.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { MicropubEntry, MicropubProperties, NewEntry, UpdateOperations } from '../contracts/micropub-types.js';
 import { forClient, HandlerFailureError, InvalidRequestError } from '../core/errors.js';
-import { callHandler } from './call-handler.js';
+import { callHandler } from '../content/call-handler.js';
 import type { MicropubPost } from './parse-request.js';
 import { assertNotServerManaged, assertPropertyMap, assertUrlValues, withSanitizedSlug } from './properties.js';
 

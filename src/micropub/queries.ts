@@ -9,8 +9,8 @@ import type { MicropubConfig } from '../contracts/micropub-types.js';
 import { excerpt, forClient, InvalidRequestError, NotImplementedError } from '../core/errors.js';
 import { applyListParams, parseListParams } from '../core/list-params.js';
 import { readParam } from '../core/params.js';
-import { callHandler } from './call-handler.js';
-import type { UrlPolicyCheck } from './url-policy.js';
+import { callHandler } from '../content/call-handler.js';
+import type { UrlPolicyCheck } from '../content/url-policy.js';
 
 export const DEFAULT_SOURCE_LIMIT = 20;
 

@@ -6,8 +6,8 @@
  * @module
  */
 export { createManualClock } from '../core/clock.js';
-export { createMemoryHandler, type MemoryHandlerOptions } from '../micropub/handlers/memory.js';
-export { applyUpdate, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES } from '../micropub/handlers/entry-rules.js';
+export { createMemoryHandler, type MemoryHandlerOptions } from '../content/handlers/memory.js';
+export { applyUpdate, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES } from '../content/handlers/entry-rules.js';
 export {
   describeMicropubHandlerContract,
   type ContractExpectation,

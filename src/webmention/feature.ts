@@ -11,7 +11,7 @@ import type { Accounts } from '../contracts/accounts.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { Clock } from '../core/clock.js';
 import { entryHostsOf } from '../core/entry-hosts.js';
-import { callHandler } from '../micropub/call-handler.js';
+import { callHandler } from '../content/call-handler.js';
 import type { Signer } from '../core/signing.js';
 import { createOutbound } from '../outbound/fetch.js';
 import { createReadTokens, type ReadTokens } from './api/read-tokens.js';
@@ -28,9 +28,9 @@ import { createWebmentionProcessor, type WebmentionProcessor } from './process.j
 import { webmentionRoutes } from './routes.js';
 import { bareHost } from './host.js';
 import { createWebmentionService, VERIFY_JOB, type WebmentionService } from './service.js';
-import { createJobWorker, type JobWorker } from './worker.js';
+import { createJobWorker, type JobWorker } from '../jobs/worker.js';
 import type { BearerGuard } from '../indieauth/bearer.js';
-import type { PublishListener } from '../micropub/published.js';
+import type { PublishListener } from '../content/published.js';
 import { deployRoutes } from './publish/routes.js';
 import { createPublishSender, SEND_JOB, type PublishSender, type ResolvedSendMode } from './publish/sender.js';
 

@@ -19,7 +19,7 @@ import type { WebmentionEvents } from './events.js';
 import type { ModerationDecision } from './moderation.js';
 import type { WebmentionOwnership } from './ownership.js';
 import { TransientProcessingError, type ProcessOutcome, type WebmentionProcessor } from './process.js';
-import { RetryLaterError, type JobHandler } from './worker.js';
+import { RetryLaterError, type JobHandler } from '../jobs/worker.js';
 
 export const VERIFY_JOB = 'webmention.verify';
 export const MAX_URL_LENGTH = 2048;

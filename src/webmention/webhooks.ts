@@ -26,7 +26,7 @@ import type { WebmentionAccountsRepository } from '../storage/repositories/webme
 import { isPublicMention } from '../storage/repositories/public-mention.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { toJf2 } from './api/format.js';
-import { RetryLaterError, type JobHandler } from './worker.js';
+import { RetryLaterError, type JobHandler } from '../jobs/worker.js';
 
 export const WEBHOOK_JOB = 'webmention.webhook';
 export type WebhookEvent = 'verified' | 'approved' | 'updated' | 'deleted' | 'test';

@@ -19,7 +19,7 @@ export interface ImportEdge {
 }
 
 /** Top-level folders of `src/` that hold a feature (or a layer the features share) and never import the app root. */
-export const FEATURES = ['accounts', 'admin', 'indieauth', 'micropub', 'media', 'webmention', 'profile', 'entries', 'outbound', 'html', 'operations', 'storage', 'config', 'contracts'] as const;
+export const FEATURES = ['accounts', 'admin', 'indieauth', 'micropub', 'media', 'webmention', 'profile', 'entries', 'outbound', 'html', 'operations', 'storage', 'config', 'contracts', 'content', 'jobs'] as const;
 
 /** Module names whose other-feature importers are refused: a feature's HTTP surface is its own. */
 const PRIVATE_MODULES = new Set(['routes.ts', 'responses.ts']);

@@ -7,7 +7,7 @@
  * @see issue 15 finding 2 and deliver 2, fuzz/FINDINGS.md 2 and 6
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';
+import { createMemoryHandler } from '../../src/content/handlers/memory.js';
 import type { HostUser } from '../../src/contracts/accounts.js';
 import { BASE_URL, HOST, INVALID_REQUEST, MICROPUB, micropubGet, postForm, postJson, type MicropubTestApp, standaloneApp } from '../helpers/micropub.js';
 import { multipart } from '../helpers/media.js';

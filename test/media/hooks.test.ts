@@ -10,7 +10,7 @@ import type { HostUser } from '../../src/contracts/accounts.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
 import type { MediaObject, Page, PageRequest } from '../../src/contracts/micropub-types.js';
 import type { UrlPolicyKind } from '../../src/contracts/policies.js';
-import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';
+import { createMemoryHandler } from '../../src/content/handlers/memory.js';
 import {
   BACKENDS,
   BASE_URL,

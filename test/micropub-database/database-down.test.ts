@@ -4,7 +4,7 @@
  * indiestack does, not a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabaseHandler } from '../../src/micropub/handlers/database/handler.js';
+import { createDatabaseHandler } from '../../src/content/handlers/database/handler.js';
 import { createDatabase, type DatabaseHandle } from '../../src/storage/connect.js';
 import { createEntriesRepository } from '../../src/storage/repositories/entries.js';
 import { BASE_URL, micropubGet, mountedApp, postForm, type MicropubTestApp } from '../helpers/micropub.js';

@@ -5,7 +5,7 @@
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabaseHandler, createEntriesRepository, indieweb, loadConfig } from '../../src/index.js';
-import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';
+import { createMemoryHandler } from '../../src/content/handlers/memory.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { CLIENT_ID } from '../helpers/indieauth.js';

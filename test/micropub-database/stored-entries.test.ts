@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostUser } from '../../src/contracts/accounts.js';
 import { createManualClock } from '../../src/core/clock.js';
-import { createDatabaseHandler } from '../../src/micropub/handlers/database/handler.js';
+import { createDatabaseHandler } from '../../src/content/handlers/database/handler.js';
 import { createEntriesRepository, type EntriesRepository } from '../../src/storage/repositories/entries.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';

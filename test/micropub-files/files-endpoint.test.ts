@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { resolveHandler } from '../../src/micropub/load-handler.js';
+import { resolveHandler } from '../../src/content/load-handler.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { addAlice, CLIENT_ID } from '../helpers/indieauth.js';
 import { INVALID_REQUEST, micropubGet, postForm, postJson } from '../helpers/micropub.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { HostUser } from '../../src/contracts/accounts.js';
 import { createManualClock } from '../../src/core/clock.js';
-import { createFilesHandler, type FilesHandlerOptions } from '../../src/micropub/handlers/files/handler.js';
+import { createFilesHandler, type FilesHandlerOptions } from '../../src/content/handlers/files/handler.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'indiestack-files-git-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

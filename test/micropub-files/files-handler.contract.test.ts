@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFilesHandler } from '../../src/micropub/handlers/files/handler.js';
+import { createFilesHandler } from '../../src/content/handlers/files/handler.js';
 import { describeMicropubHandlerContract } from '../../src/testing/micropub-contract.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'indiestack-files-contract-'));

@@ -6,8 +6,8 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MicropubProperties } from '../../src/contracts/micropub-types.js';
 import { createManualClock } from '../../src/core/clock.js';
-import { createFilesHandler } from '../../src/micropub/handlers/files/handler.js';
-import { BUILT_IN_POST_TYPES } from '../../src/micropub/handlers/entry-rules.js';
+import { createFilesHandler } from '../../src/content/handlers/files/handler.js';
+import { BUILT_IN_POST_TYPES } from '../../src/content/handlers/entry-rules.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'indiestack-files-layout-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { HostUser } from '../../src/contracts/accounts.js';
 import { isHandlerValueError } from '../../src/contracts/handler-errors.js';
 import { createManualClock } from '../../src/core/clock.js';
-import { createFilesHandler, type FilesHandlerOptions } from '../../src/micropub/handlers/files/handler.js';
-import { isInside } from '../../src/micropub/handlers/files/site-directory.js';
-import { sanitizeSlug } from '../../src/micropub/handlers/files/templates.js';
+import { createFilesHandler, type FilesHandlerOptions } from '../../src/content/handlers/files/handler.js';
+import { isInside } from '../../src/content/handlers/files/site-directory.js';
+import { sanitizeSlug } from '../../src/content/handlers/files/templates.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'indiestack-files-paths-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

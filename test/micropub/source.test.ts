@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HandlerValueError } from '../../src/contracts/handler-errors.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
-import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';
+import { createMemoryHandler } from '../../src/content/handlers/memory.js';
 import {
   BASE_URL,
   callsOf,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabaseHandler } from '../../src/micropub/handlers/database/handler.js';
+import { createDatabaseHandler } from '../../src/content/handlers/database/handler.js';
 import { createEntriesRepository } from '../../src/storage/repositories/entries.js';
 import { describeMicropubHandlerContract } from '../../src/testing/micropub-contract.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';

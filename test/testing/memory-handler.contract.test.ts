@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryHandler } from '../../src/micropub/handlers/memory.js';
+import { createMemoryHandler } from '../../src/content/handlers/memory.js';
 import { describeMicropubHandlerContract } from '../../src/testing/micropub-contract.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
 import { HandlerValueError } from '../../src/contracts/handler-errors.js';

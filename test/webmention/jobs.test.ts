@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type StandaloneServer } from '../../src/app/server.js';
 import { createJobsRepository, type JobRecord } from '../../src/storage/repositories/jobs.js';
 import { VERIFY_JOB } from '../../src/webmention/service.js';
-import { backoffSeconds, MAX_ATTEMPTS } from '../../src/webmention/worker.js';
+import { backoffSeconds, MAX_ATTEMPTS } from '../../src/jobs/worker.js';
 import { buildTestApp, form, TEST_SECRET, type TestApp } from '../helpers/app.js';
 import { startCli } from '../helpers/cli.js';
 import { DIALECTS, freshLocation } from '../helpers/databases.js';

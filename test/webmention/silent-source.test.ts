@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobsRepository, type JobRecord } from '../../src/storage/repositories/jobs.js';
 import { VERIFY_JOB } from '../../src/webmention/service.js';
-import { backoffSeconds } from '../../src/webmention/worker.js';
+import { backoffSeconds } from '../../src/jobs/worker.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { type FaultyPeer, startFaultyPeer } from '../helpers/faults.js';
 import { eventually } from '../helpers/media.js';

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { parseStrictHttpUrl } from '../../core/url.js';
-import { filesTemplateProblems, filesUserDirProblem } from '../../micropub/handlers/files/template-rules.js';
+import { filesTemplateProblems, filesUserDirProblem } from '../../content/handlers/files/template-rules.js';
 import {
   DEFAULT_FILES_GIT_REMOTE,
   DEFAULT_FILES_PATH_TEMPLATE,

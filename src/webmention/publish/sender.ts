@@ -13,13 +13,13 @@
 import type { WebmentionSendMode } from '../../config/config.js';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { randomId } from '../../core/crypto.js';
-import type { EntryPublished } from '../../micropub/published.js';
+import type { EntryPublished } from '../../content/published.js';
 import type { Outbound } from '../../outbound/fetch.js';
 import type { JobRecord } from '../../storage/repositories/jobs.js';
 import type { OutgoingMention, WebmentionOutgoingRepository } from '../../storage/repositories/webmention-outgoing.js';
 import type { OutgoingTransactor } from '../../storage/stores.js';
 import { attemptWebmention } from '../send.js';
-import { RetryLaterError, type JobHandler } from '../worker.js';
+import { RetryLaterError, type JobHandler } from '../../jobs/worker.js';
 import { linkTargets } from './targets.js';
 
 export const SEND_JOB = 'webmention.send';

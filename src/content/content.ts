@@ -9,9 +9,11 @@ import type { Config } from '../config/config.js';
 import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { UrlPolicy } from '../contracts/policies.js';
-import type { MediaHooks } from '../media/hooks.js';
 import { resolveHandler, type DatabaseHandlerDeps } from './load-handler.js';
 import { createUrlPolicyCheck, type UrlPolicyCheck } from './url-policy.js';
+
+/** The media hooks a built-in handler gains (the media feature implements them over its table). */
+export type MediaHooks = Required<Pick<MicropubHandler, 'listMedia' | 'getMedia' | 'deleteMedia'>>;
 
 export interface Content {
   readonly handler: MicropubHandler;
