@@ -168,7 +168,7 @@ export const DEFAULT_FILES_PATH_TEMPLATE = 'content/{section}/{yyyy}/{MM}/{slug}
 export const DEFAULT_FILES_URL_TEMPLATE = '{site}/{section}/{yyyy}/{MM}/{slug}/';
 export const DEFAULT_FILES_GIT_REMOTE = 'origin';
 
-/** A post type's file path and public URL, both templates (rules: content/handlers/files/template-rules.ts). */
+/** A post type's file path and public URL, both templates (rules: config/files-template-rules.ts). */
 export interface FilesTemplates {
   /** Relative to the account's site directory, e.g. `content/{section}/{yyyy}/{MM}/{slug}.md`. */
   readonly path: string;

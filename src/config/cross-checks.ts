@@ -3,7 +3,7 @@
  * the row after whose problems its own are reported.
  * @module
  */
-import { filesTemplateProblems } from '../content/handlers/files/template-rules.js';
+import { filesTemplateProblems } from './files-template-rules.js';
 import type { Config } from './config.js';
 
 export interface CrossCheck {

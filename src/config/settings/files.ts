@@ -1,12 +1,12 @@
 /**
  * Rows of the settings table: the built-in `files` Micropub handler (site
  * directories, public URLs, front matter, templates, git). The template
- * rules themselves live beside the handler, in template-rules.ts.
+ * rules themselves live in ../files-template-rules.ts (the handler uses them too).
  * @module
  */
 import path from 'node:path';
 import { parseStrictHttpUrl } from '../../core/url.js';
-import { filesTemplateProblems, filesUserDirProblem } from '../../content/handlers/files/template-rules.js';
+import { filesTemplateProblems, filesUserDirProblem } from '../files-template-rules.js';
 import {
   DEFAULT_FILES_GIT_REMOTE,
   DEFAULT_FILES_PATH_TEMPLATE,

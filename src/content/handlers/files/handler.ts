@@ -13,7 +13,7 @@
  *
  * This module maps Micropub onto the parts beside it: `site-directory.ts`
  * (ownership, containment, atomic writes, trash), `site-posts.ts` (URL ↔
- * file), `templates.ts` and `template-rules.ts` (post types, slugs, paths and
+ * file), `templates.ts` and `config/files-template-rules.ts` (post types, slugs, paths and
  * URLs), `front-matter.ts` (properties ↔ file text) and `git.ts`.
  * @see docs/publishing-static-sites.md
  * @module

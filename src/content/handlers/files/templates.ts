@@ -12,7 +12,7 @@ import { DEFAULT_FILES_SECTIONS, type FilesTemplates } from '../../../config/con
 import type { HostUser } from '../../../contracts/accounts.js';
 import type { MicropubProperties } from '../../../contracts/micropub-types.js';
 import { isInside } from './site-directory.js';
-import { filesTemplateProblems, filesUserDirProblem, splitFilesTemplate } from './template-rules.js';
+import { filesTemplateProblems, filesUserDirProblem, splitFilesTemplate } from '../../../config/files-template-rules.js';
 
 /** The post types the files handler knows: the built-in list, each with its default `{section}`. */
 export const FILES_POST_TYPES: readonly string[] = Object.freeze(Object.keys(DEFAULT_FILES_SECTIONS));

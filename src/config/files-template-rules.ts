@@ -6,7 +6,7 @@
  * Pure: no file system, no settings reader.
  * @module
  */
-import type { FilesTemplates } from '../../../config/config.js';
+import type { FilesTemplates } from './config.js';
 
 /** Variables a files-handler path template may use; a URL template may also use `{site}`. */
 export const FILES_TEMPLATE_VARIABLES = ['yyyy', 'MM', 'dd', 'HH', 'mm', 'ss', 'slug', 'section', 'type'] as const;
