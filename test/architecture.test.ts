@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { folderOf, importCycles, importsOf, layeringViolations, readImportGraph, type ImportEdge } from './helpers/architecture.js';
+import { FEATURE_PAIRS, folderOf, importCycles, importsOf, layeringViolations, readImportGraph, type ImportEdge } from './helpers/architecture.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,6 +26,11 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
 
   it('has no import cycles', () => {
     expect(importCycles(graph.files, graph.edges)).toEqual([]);
+  });
+
+  it('declares only feature pairs that are in use (the list stays the truth)', () => {
+    const used = new Set(graph.edges.map((edge) => `${folderOf(edge.from)} -> ${folderOf(edge.to)}`));
+    expect(Object.keys(FEATURE_PAIRS).filter((pair) => !used.has(pair))).toEqual([]);
   });
 
   it('html/ (the parse pool, the parse tree and its bounds) imports nothing of ours but core/', () => {
@@ -93,6 +98,12 @@ describe('the layering rules', () => {
     ["a feature → another feature's responses.ts", edge('src/webmention/routes.ts', 'src/indieauth/responses.ts'), "responses.ts is indieauth/'s own"],
     ["app/ → a feature's routes.ts", edge('src/app/plugin.ts', 'src/micropub/routes.ts'), "routes.ts is micropub/'s own"],
     ['app/ → cli/', edge('src/app/server.ts', 'src/cli/main.ts'), 'nothing outside cli/ imports cli/'],
+    ['config/ → content/', edge('src/config/cross-checks.ts', 'src/content/handlers/files/templates.ts'), 'config/ is a platform layer: it imports only core/, contracts/'],
+    ['content/ → a feature', edge('src/content/content.ts', 'src/media/hooks.ts'), 'content/ is a platform layer: it imports only storage/, config/, core/, contracts/'],
+    ['jobs/ → a feature', edge('src/jobs/worker.ts', 'src/webmention/service.ts'), 'jobs/ is a platform layer'],
+    ['storage/ → outbound/', edge('src/storage/connect.ts', 'src/outbound/fetch.ts'), 'storage/ is a platform layer'],
+    ['html/ → storage/', edge('src/html/pool.ts', 'src/storage/connect.ts'), 'html/ is a platform layer: it imports only core/'],
+    ['an undeclared feature pair', edge('src/media/library.ts', 'src/webmention/service.ts'), 'media/ -> webmention/ is no declared feature pair'],
     ['runtime code → testing/', edge('src/content/handlers/memory.ts', 'src/testing/index.ts'), 'nothing outside testing/ imports testing/'],
   ])('refuses %s, naming the import and the rule', (_direction, bad, message) => {
     const [violation, ...rest] = layeringViolations([bad]);
@@ -110,6 +121,10 @@ describe('the layering rules', () => {
     ['src/app/plugin.ts', 'src/webmention/feature.ts'],
     ['src/index.ts', 'src/app/plugin.ts'],
     ['src/cli/main.ts', 'src/app/server.ts'],
+    ['src/micropub/actions.ts', 'src/content/call-handler.ts'],
+    ['src/webmention/service.ts', 'src/jobs/worker.ts'],
+    ['src/micropub/routes.ts', 'src/media/library.ts'],
+    ['src/content/content.ts', 'src/storage/connect.ts'],
   ])('allows %s → %s', (from, to) => {
     expect(layeringViolations([edge(from, to)])).toEqual([]);
   });

@@ -18,8 +18,55 @@ export interface ImportEdge {
   readonly line: number;
 }
 
-/** Top-level folders of `src/` that hold a feature (or a layer the features share) and never import the app root. */
-export const FEATURES = ['accounts', 'admin', 'indieauth', 'micropub', 'media', 'webmention', 'profile', 'entries', 'outbound', 'html', 'operations', 'storage', 'config', 'contracts', 'content', 'jobs'] as const;
+/**
+ * The platform layers below the features, each with the folders it may
+ * import (besides itself). Bottom first: a layer imports only layers above it
+ * in this list.
+ */
+export const PLATFORM_LAYERS: Readonly<Record<string, readonly string[]>> = {
+  contracts: [],
+  core: ['contracts'],
+  web: ['core'],
+  html: ['core'],
+  config: ['core', 'contracts'],
+  storage: ['config', 'core', 'contracts'],
+  outbound: ['config', 'core', 'contracts'],
+  jobs: ['storage', 'config', 'core', 'contracts'],
+  content: ['storage', 'config', 'core', 'contracts'],
+};
+
+/** The features: each may import any platform layer, and another feature only as {@link FEATURE_PAIRS} declares. */
+export const FEATURE_FOLDERS = ['accounts', 'indieauth', 'profile', 'micropub', 'media', 'webmention', 'entries', 'operations', 'admin'] as const;
+
+/**
+ * Feature → feature imports, each a reviewed decision with its reason. A new
+ * pair fails the architecture test until it is added here (and to
+ * docs/architecture.md) on purpose.
+ */
+export const FEATURE_PAIRS: Readonly<Record<string, string>> = {
+  'accounts -> profile': 'the sign-in pages render with the profile template helpers',
+  'profile -> accounts': 'the public profile looks its user up in the user service',
+  'profile -> indieauth': 'the profile page advertises the IndieAuth metadata endpoint',
+  'indieauth -> profile': 'the consent page and the token answer carry the h-card profile',
+  'micropub -> indieauth': 'the bearer guard',
+  'micropub -> media': 'the media endpoint shares the Micropub scope and its upload pipeline',
+  'media -> indieauth': 'the bearer guard',
+  'webmention -> indieauth': 'the bearer guard of the deploy signal',
+  'entries -> accounts': 'entry pages are found by the user name',
+  'entries -> profile': 'the h-card of the entry home',
+  'entries -> webmention': 'the mentions shown under an entry',
+  'operations -> webmention': 'the doctor reads advertised endpoints as senders discover them',
+  'admin -> accounts': 'the signed-in session and the account pages',
+  'admin -> indieauth': 'the apps page and the Write area\'s short-lived tokens',
+  'admin -> profile': 'the profile page',
+  'admin -> media': 'the media page',
+  'admin -> webmention': 'the webmention pages',
+  'admin -> entries': 'the Write preview renders content as entry pages do',
+  'admin -> operations': 'Check my setup runs the doctor',
+};
+
+/** Top-level folders that never import the app root: the features and the platform layers. */
+export const FEATURES = [...FEATURE_FOLDERS, ...Object.keys(PLATFORM_LAYERS)] as const;
 
 /** Module names whose other-feature importers are refused: a feature's HTTP surface is its own. */
 const PRIVATE_MODULES = new Set(['routes.ts', 'responses.ts']);
@@ -87,6 +134,11 @@ function brokenRule(edge: ImportEdge): string | null {
   if (from === 'web' && to !== 'core') return 'web/ imports only core/';
   if (to === 'app' && (FEATURES as readonly string[]).includes(from)) return `a feature (${from}/) never imports the app root`;
   if (to === 'cli' || to === 'testing') return `nothing outside ${to}/ imports ${to}/`;
+  const platform = PLATFORM_LAYERS[from];
+  if (platform !== undefined && !platform.includes(to)) return `${from}/ is a platform layer: it imports only ${platform.map((folder) => `${folder}/`).join(', ') || 'itself'}`;
+  if ((FEATURE_FOLDERS as readonly string[]).includes(from) && (FEATURE_FOLDERS as readonly string[]).includes(to) && FEATURE_PAIRS[`${from} -> ${to}`] === undefined) {
+    return `${from}/ -> ${to}/ is no declared feature pair (FEATURE_PAIRS in test/helpers/architecture.ts): a new pair is a reviewed decision`;
+  }
   if (PRIVATE_MODULES.has(path.posix.basename(edge.to))) return `${path.posix.basename(edge.to)} is ${to}/'s own: other folders get its routes from ${to}/feature.ts and shared answers from the kit (web/) or the module they belong to`;
   return null;
 }
