@@ -44,6 +44,7 @@ import { defaultErrorHandler } from '../web/error-handler.js';
 import { stylesheetRoute } from '../web/ui/stylesheet.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import { createWebmention } from '../webmention/feature.js';
+import { createJobWorker } from '../jobs/worker.js';
 import { handlerKindOf } from '../content/load-handler.js';
 import { resolveSendMode } from '../webmention/publish/sender.js';
 import './augment.js';
@@ -156,15 +157,17 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     log,
   });
   const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content, meter });
+  // one job worker; features register their job kinds with it
+  const jobs = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, log });
   const webmention = createWebmention({
     config,
+    jobs,
     clock,
     stores,
     accounts: accounts.accounts,
     handler: content.handler,
     signer,
     onWebmentionReceived: options.onWebmentionReceived,
-    runWorker: options.worker !== false,
     sendOnPublish: resolveSendMode(config.webmentionSendOnPublish, handlerKindOf(config, options.handler)),
     bearer: indieauth.bearer,
     log,
@@ -217,7 +220,10 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
   });
 
   // register: lifecycle, the public decorator, the routes
-  app.addHook('onReady', async () => webmention.start());
+  app.addHook('onReady', async () => {
+    if (options.worker !== false) jobs.start();
+    await webmention.start();
+  });
   // uploads cut off by a kill left partial files and spool directories: removed in the background once old enough
   app.addHook('onReady', async () => {
     media
@@ -228,6 +234,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       .catch((error: unknown) => log.warn({ err: error }, 'could not sweep upload leftovers'));
   });
   app.addHook('onClose', async () => {
+    await jobs.stop();
     await webmention.close();
     await indieauth.close();
     await writeOutbound.close();
@@ -246,7 +253,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
     events: webmention.events,
-    jobs: webmention.jobs,
+    jobs,
     indieauth: { bearer: indieauth.bearer },
     media: { repository: media.repository },
     metrics,

@@ -17,6 +17,7 @@ import { openMediaStorage } from '../media/feature.js';
 import { createMediaHooks } from '../media/hooks.js';
 import { loadContent } from '../content/content.js';
 import { createStores } from '../storage/stores.js';
+import { createJobWorker } from '../jobs/worker.js';
 import { createWebmention, type WebmentionFeature } from '../webmention/feature.js';
 import { withServices, type CliServices } from './context.js';
 import type { CliIo } from './io.js';
@@ -45,7 +46,8 @@ export function withWebmentionFeature<T>(io: CliIo, work: (feature: WebmentionFe
       accounts: createStandaloneAccounts({ users: stores.users, signer, clock: systemClock, baseUrl: config.baseUrl }),
       handler: content.handler,
       onWebmentionReceived: undefined,
-      runWorker: false,
+      // never started here: jobs it queues are run by a server's worker
+      jobs: createJobWorker({ jobs: stores.jobs, clock: systemClock, leaseSeconds: config.jobLeaseSeconds, log }),
       log,
     });
     try {

@@ -1,7 +1,9 @@
 /**
  * Background jobs from the database: claimed under a lease (so a crashed
  * worker's job is picked up again when the lease runs out), retried with
- * backoff on transient failures, and safe with several instances.
+ * backoff on transient failures, and safe with several instances. The
+ * worker knows no job kind: the core makes one worker and each feature
+ * registers its kinds (`register(kind, handler)`) before it starts.
  * @module
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -35,12 +37,12 @@ export function createJobWorker(deps: {
   jobs: JobsRepository;
   clock: Clock;
   leaseSeconds: number;
-  handlers: Readonly<Record<string, JobHandler>>;
   log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
   concurrency?: number;
   pollMs?: number;
 }) {
-  const { jobs, clock, leaseSeconds, handlers, log } = deps;
+  const { jobs, clock, leaseSeconds, log } = deps;
+  const handlers = new Map<string, JobHandler>();
   const concurrency = deps.concurrency ?? 4;
   const pollMs = deps.pollMs ?? 1000;
   let running = false;
@@ -50,7 +52,7 @@ export function createJobWorker(deps: {
   let idleFailures = 0;
 
   async function execute(job: JobRecord): Promise<void> {
-    const handler = handlers[job.kind];
+    const handler = handlers.get(job.kind);
     if (handler === undefined) {
       log.error({ kind: job.kind }, 'job of unknown kind dropped');
       await jobs.complete(job);
@@ -135,6 +137,15 @@ export function createJobWorker(deps: {
   }
 
   return {
+    /** Adds a job kind (a feature's, once, before the worker starts); a kind registered twice is a wiring mistake. */
+    register(kind: string, handler: JobHandler): void {
+      if (handlers.has(kind)) throw new Error(`job kind "${kind}" is registered twice`);
+      handlers.set(kind, handler);
+    },
+    /** The registered job kinds, in the order they were registered. */
+    kinds(): readonly string[] {
+      return [...handlers.keys()];
+    },
     runOnce,
     /** Runs due jobs until none is left (CLI, tests). */
     async drain(): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * The webmention feature: the receiving endpoint and status pages, the
- * service behind them, the background worker that verifies mentions, and
- * the `webmention_received` events.
+ * service behind them, the job kinds it registers with the core's worker
+ * (verification, webhook delivery, sending), and the `webmention_received` events.
  * @module
  */
 import { NO_METER, type Meter } from '../core/meter.js';
@@ -28,7 +28,7 @@ import { createWebmentionProcessor, type WebmentionProcessor } from './process.j
 import { webmentionRoutes } from './routes.js';
 import { bareHost } from './host.js';
 import { createWebmentionService, VERIFY_JOB, type WebmentionService } from './service.js';
-import { createJobWorker, type JobWorker } from '../jobs/worker.js';
+import type { JobWorker } from '../jobs/worker.js';
 import type { BearerGuard } from '../indieauth/bearer.js';
 import type { PublishListener } from '../content/published.js';
 import { deployRoutes } from './publish/routes.js';
@@ -38,8 +38,6 @@ export interface WebmentionFeature {
   readonly service: WebmentionService;
   /** Typed events; `webmention_received` fires for every accepted submission. */
   readonly events: WebmentionEvents;
-  /** The background job worker (webmention verification). */
-  readonly jobs: JobWorker;
   /** The per-account read tokens of the webmention.io-compatible API. */
   readonly readTokens: ReadTokens;
   /** Approve, reject, block and allow lists. */
@@ -53,9 +51,9 @@ export interface WebmentionFeature {
   /** What the Micropub feature calls after each create and action; undefined when sending on publish is off. */
   readonly onPublished: PublishListener | undefined;
   readonly routes: (app: FastifyInstance) => Promise<void>;
-  /** Once the server is ready: starts the worker (unless it runs elsewhere), then gives old mentions their owners in the background. */
+  /** Once the server is ready: gives old mentions their owners in the background (the core starts the worker). */
   start(): Promise<void>;
-  /** On close: lets the owner batch in progress finish, stops the worker, closes the outbound client. */
+  /** On close: lets the owner batch in progress finish, closes the outbound client (the core stops the worker first). */
   close(): Promise<void>;
 }
 
@@ -98,7 +96,7 @@ function meteredProcessor(processor: WebmentionProcessor, meter: Meter): Webment
 }
 
 export function createWebmention(deps: {
-  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'jobLeaseSeconds' | 'webmentionModeration' | 'webmentionSendDelay'>;
+  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'webmentionModeration' | 'webmentionSendDelay'>;
   clock: Clock;
   stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions' | 'webmentionAccounts' | 'webmentionRules' | 'webhookDeliveries' | 'webmentionOutgoing' | 'transactOutgoing'>;
   /** Derives the API read tokens (and webhook secrets) from the server secret. */
@@ -107,8 +105,8 @@ export function createWebmention(deps: {
   /** The content handler: whose entry a mentioned URL is. */
   handler: MicropubHandler;
   onWebmentionReceived: ((event: WebmentionReceivedEvent) => void) | undefined;
-  /** Run the verification worker in this process. */
-  runWorker: boolean;
+  /** The core's job worker: the feature registers its kinds (verification, webhook delivery, sending) and wakes it when it queues. */
+  jobs: Pick<JobWorker, 'register' | 'wake'>;
   /** Sending on publish, `auto` already resolved for the handler (publish/sender.ts). @defaultValue 'off' */
   sendOnPublish?: ResolvedSendMode;
   /** Authenticates the deploy signal; without it the deploy route is not served. */
@@ -117,7 +115,7 @@ export function createWebmention(deps: {
   /** @defaultValue counts nothing */
   meter?: Meter;
 }): WebmentionFeature {
-  const { config, clock, stores, accounts, handler, log } = deps;
+  const { config, clock, stores, accounts, handler, log, jobs } = deps;
   const meter = deps.meter ?? NO_METER;
   const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, onOutcome: meter.outboundFetch });
   const events = new WebmentionEvents();
@@ -130,7 +128,6 @@ export function createWebmention(deps: {
     isEntryOf: async (url, user) => (await callHandler('get_entry', () => handler.getEntry(url, user))) !== null,
     onLookupError: (error) => log.warn({ err: error }, 'webmention owner: the handler lookup failed'),
   });
-  let worker: JobWorker | null = null;
   const webhooks = createWebhooks({
     accounts: stores.webmentionAccounts,
     deliveries: stores.webhookDeliveries,
@@ -138,7 +135,7 @@ export function createWebmention(deps: {
     outbound,
     signer: deps.signer,
     clock,
-    onEnqueued: () => worker?.wake(),
+    onEnqueued: () => jobs.wake(),
   });
   const moderation = createModerationService({
     webmentions: stores.webmentions,
@@ -162,7 +159,7 @@ export function createWebmention(deps: {
     ownership,
     limits: config.webmentionLimits,
     transact: stores.transactWebmentions,
-    onEnqueued: () => worker?.wake(),
+    onEnqueued: () => jobs.wake(),
     onListenerError: (error) => log.error({ err: error }, 'webmention_received listener failed'),
     moderate: (source, ownerId) => moderation.decide(source, ownerId),
     onProcessed: async (before, after) => {
@@ -179,16 +176,11 @@ export function createWebmention(deps: {
     clock,
     mode: sendMode === 'deploy' ? 'deploy' : 'on',
     delaySeconds: config.webmentionSendDelay,
-    onEnqueued: () => worker?.wake(),
+    onEnqueued: () => jobs.wake(),
   });
-  worker = createJobWorker({
-    jobs: stores.jobs,
-    clock,
-    leaseSeconds: config.jobLeaseSeconds,
-    handlers: { [VERIFY_JOB]: service.verifyJob, [WEBHOOK_JOB]: webhooks.job, [SEND_JOB]: publishing.job },
-    log,
-  });
-  const jobs = worker;
+  jobs.register(VERIFY_JOB, service.verifyJob);
+  jobs.register(WEBHOOK_JOB, webhooks.job);
+  jobs.register(SEND_JOB, publishing.job);
   const readTokens = createReadTokens({ accounts: stores.webmentionAccounts, signer: deps.signer, clock });
   const api = createMentionsApi({ webmentions: stores.webmentions, readTokens, findUser: (id) => accounts.findUser(id) });
 
@@ -197,7 +189,6 @@ export function createWebmention(deps: {
   return {
     service,
     events,
-    jobs,
     readTokens,
     moderation,
     webhooks,
@@ -218,7 +209,6 @@ export function createWebmention(deps: {
       await app.register(async (scope) => mentionsApiRoutes(scope, { api }));
     },
     async start() {
-      if (deps.runWorker) jobs.start();
       // mentions received before owners were recorded get theirs once, in the background
       assigning = assignMissingOwners(service, log, () => closing).catch((error: unknown) => log.error({ err: error }, 'webmention owners could not be assigned'));
     },
@@ -226,7 +216,6 @@ export function createWebmention(deps: {
       // the batch in progress finishes before the database may close
       closing = true;
       await assigning;
-      await jobs.stop();
       await outbound.close();
     },
   };
