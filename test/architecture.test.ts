@@ -13,7 +13,7 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
     expect(new Set(graph.files.map(folderOf))).toEqual(
       new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'content', 'contracts', 'core', 'entries', 'html', 'indieauth', 'jobs', 'media', 'micropub', 'operations', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
     );
-    expect(has('src/app/plugin.ts', 'src/micropub/feature.ts')).toBe(true);
+    expect(has('src/app/http-features.ts', 'src/micropub/feature.ts')).toBe(true);
     expect(has('src/app/context.ts', 'src/jobs/worker.ts')).toBe(true); // import type
     expect(has('src/index.ts', 'src/contracts/index.ts')).toBe(true); // export * from
     expect(has('src/cli/main.ts', 'src/app/server.ts')).toBe(true); // await import()

@@ -9,16 +9,11 @@ import type { Accounts } from '../contracts/accounts.js';
 import type { Clock } from '../core/clock.js';
 import type { Signer } from '../core/signing.js';
 import { createFailureThrottle, type FailureThrottle } from '../core/throttle.js';
-import type { PasskeysRepository } from '../storage/repositories/passkeys.js';
-import type { UsersRepository } from '../storage/repositories/users.js';
-import type { WebauthnChallengesRepository } from '../storage/repositories/webauthn-challenges.js';
 import type { Csrf } from '../web/csrf.js';
 import { createSessionProofs, type SessionProofs } from './fresh-proof.js';
-import { createPasskeyService, type PasskeyService } from './passkeys/service.js';
-import { createPasswordHasher } from './passwords.js';
+import type { PasskeyService } from './passkeys/service.js';
 import { accountRoutes } from './routes.js';
-import { createStandaloneAccounts } from './standalone-accounts.js';
-import { createUserService, type UserService } from './user-service.js';
+import type { UserService } from './user-service.js';
 
 export interface AccountsFeature {
   /** Who is signed in, and who owns a token: the host's accounts, else our own. */
@@ -36,23 +31,19 @@ export interface AccountsFeature {
 }
 
 export function createAccounts(deps: {
-  /** The host's accounts (plugin mode); undefined for our own. */
-  host: Accounts | undefined;
-  repository: UsersRepository;
-  /** Passkeys and the challenges of ceremonies in progress (the built-in accounts only). */
-  passkeyStores: { passkeys: PasskeysRepository; challenges: WebauthnChallengesRepository };
-  config: Pick<Config, 'baseUrl' | 'maxConcurrentHashes' | 'signInThrottle'>;
+  /** The core's: the accounts in use, and the built-in users and passkeys (null with the host's accounts). */
+  accounts: Accounts;
+  users: UserService | null;
+  passkeys: PasskeyService | null;
+  config: Pick<Config, 'baseUrl' | 'signInThrottle'>;
   signer: Signer;
   clock: Clock;
   csrf: Csrf;
   secureCookies: boolean;
 }): AccountsFeature {
-  const { host, repository, config, signer, clock, csrf, secureCookies } = deps;
+  const { accounts, users, passkeys, config, signer, clock, csrf, secureCookies } = deps;
   const { baseUrl } = config;
-  const users = host === undefined ? createUserService({ users: repository, clock, passwords: createPasswordHasher({ maxConcurrent: config.maxConcurrentHashes }) }) : null;
-  const passkeys = host === undefined ? createPasskeyService({ ...deps.passkeyStores, users: repository, clock, baseUrl, signer }) : null;
-  const accounts = host ?? createStandaloneAccounts({ users: repository, signer, clock, baseUrl });
-  const proofs = host === undefined ? createSessionProofs({ signer, clock, secureCookies }) : null;
+  const proofs = users !== null ? createSessionProofs({ signer, clock, secureCookies }) : null;
   const signInThrottle = createFailureThrottle({ freeFailures: config.signInThrottle.freeFailures, maxDelaySeconds: config.signInThrottle.maxDelay, clock });
   return {
     accounts,

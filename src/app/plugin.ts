@@ -1,7 +1,7 @@
 /**
- * The mountable Fastify plugin, and the composition root: storage, then the
- * features (each built by its factory from explicit dependencies), then
- * registration. The outer function is wrapped with fastify-plugin so the
+ * The mountable Fastify plugin, the HTTP door: it creates the core
+ * (`core.ts`: every service once), adds the features only HTTP has
+ * (`http-features.ts`), and registers their route scopes. The outer function is wrapped with fastify-plugin so the
  * `indieweb` decorator is visible to the host; routes, parsers and error
  * handlers live in an encapsulated child under `/indieweb` and never leak
  * into the host application.
@@ -9,45 +9,25 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { createAccounts } from '../accounts/feature.js';
-import { createAdmin } from '../admin/feature.js';
-import { CITE_MAX_BYTES } from '../admin/write/cite.js';
-import { createEntries } from '../entries/feature.js';
-import { loadEntryTemplates, type EntryPagesOption } from '../entries/load-templates.js';
+import type { EntryPagesOption } from '../entries/load-templates.js';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/env.js';
-import { resolveSecret } from '../config/secret.js';
 import type { Accounts } from '../contracts/accounts.js';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { ClientIdValidator, UrlPolicy } from '../contracts/policies.js';
-import { systemClock, type Clock } from '../core/clock.js';
-import { NO_METER } from '../core/meter.js';
-import { createSigner } from '../core/signing.js';
-import { createMetrics } from '../operations/metrics/metrics.js';
+import type { Clock } from '../core/clock.js';
 import { addRequestMetrics } from '../operations/metrics/http.js';
 import { selfTestRoutes } from '../operations/doctor/http.js';
-import { createDoctorService } from '../operations/doctor/service.js';
-import { createIndieAuth } from '../indieauth/feature.js';
-import { createMedia, openMediaStorage } from '../media/feature.js';
-import { createMediaHooks } from '../media/hooks.js';
-import { loadContent } from '../content/content.js';
-import { createMicropub } from '../micropub/feature.js';
-import { createOutbound } from '../outbound/fetch.js';
-import { createProfile } from '../profile/feature.js';
 import type { DatabaseHandle } from '../storage/connect.js';
-import { createStores } from '../storage/stores.js';
 import { deferJsonErrors, registerBodyParsers } from '../web/body-parsers.js';
 import { closeUnreadBodies } from '../web/client-errors.js';
-import { createCsrf } from '../web/csrf.js';
 import { defaultErrorHandler } from '../web/error-handler.js';
 import { stylesheetRoute } from '../web/ui/stylesheet.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
-import { createWebmention } from '../webmention/feature.js';
-import { createJobWorker } from '../jobs/worker.js';
-import { handlerKindOf } from '../content/load-handler.js';
-import { resolveSendMode } from '../webmention/publish/sender.js';
 import './augment.js';
+import { createCore } from './core.js';
+import { createHttpFeatures } from './http-features.js';
 import type { IndieWebContext } from './context.js';
 
 export interface IndieWebPluginOptions {
@@ -115,115 +95,28 @@ export interface IndieWebPluginOptions {
 
 async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptions): Promise<void> {
   const config = options.config ?? loadConfig({ env: {} });
-  const clock = options.clock ?? systemClock;
-  const signer = createSigner(options.secret ?? resolveSecret(config.secret, config.dataDir));
-  const secureCookies = config.baseUrl.startsWith('https:');
-  const { database } = options;
   const log = app.log;
-
-  // storage
-  const stores = createStores(database);
-  // metrics: only when a scraper may read them (INDIEWEB_METRICS_TOKEN)
-  const metrics =
-    config.metricsToken === null
-      ? null
-      : createMetrics({ webmentions: stores.webmentions, jobs: stores.jobs, clock, onCollectError: (error) => log.warn({ err: error }, 'metrics: a gauge could not be read') });
-  const meter = metrics?.meter ?? NO_METER;
-
-  // features
-  const csrf = createCsrf({ signer, clock, secureCookies });
-  const accounts = createAccounts({ host: options.accounts, repository: stores.users, passkeyStores: { passkeys: stores.passkeys, challenges: stores.webauthnChallenges }, config, signer, clock, csrf, secureCookies });
-  const profile = createProfile({ repository: stores.profiles, clock, users: accounts.users, baseUrl: config.baseUrl });
-  const indieauth = await createIndieAuth({
+  // the core: every service once (core.ts); then the features only HTTP has (http-features.ts)
+  const core = await createCore({
     config,
-    clock,
-    stores,
-    database,
-    accounts: accounts.accounts,
-    ownAccounts: options.accounts === undefined,
-    profiles: profile.service,
-    csrf,
+    database: options.database,
+    clock: options.clock,
+    log,
+    door: 'server',
+    secret: options.secret,
+    accounts: options.accounts,
     clientIdValidator: options.clientIdValidator,
-    log,
-    meter,
-  });
-  const mediaStorage = options.storage ?? (await openMediaStorage(config));
-  const content = await loadContent({
-    config,
     handler: options.handler,
+    storage: options.storage,
     urlPolicy: options.urlPolicy,
-    mediaHooks: createMediaHooks({ media: stores.media, storage: mediaStorage }),
-    database: { entries: stores.entries, clock },
-    log,
-  });
-  const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer: indieauth.bearer, content, meter });
-  // one job worker; features register their job kinds with it
-  const jobs = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, log });
-  const webmention = createWebmention({
-    config,
-    jobs,
-    clock,
-    stores,
-    accounts: accounts.accounts,
-    handler: content.handler,
-    signer,
     onWebmentionReceived: options.onWebmentionReceived,
-    sendOnPublish: resolveSendMode(config.webmentionSendOnPublish, handlerKindOf(config, options.handler)),
-    bearer: indieauth.bearer,
-    log,
-    meter,
+    worker: options.worker !== false,
   });
-  // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH)
-  const micropub = createMicropub({ config, content, bearer: indieauth.bearer, media, meter, ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }) });
-  webmention.events.on('webmention_received', () => meter.webmentionReceived());
-  // the admin's Write area looks at the pages a post cites (title, author)
-  const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
-  // the admin's "Check my setup" (a secret passed to the plugin counts as set)
-  const doctor = createDoctorService({ config: { ...config, secret: options.secret ?? config.secret }, database, jobs: stores.jobs, storage: mediaStorage, clock, meter });
-  const admin = createAdmin({
-    accounts: accounts.accounts,
-    users: accounts.users,
-    passkeys: accounts.passkeys,
-    proofs: accounts.proofs,
-    signInThrottle: accounts.signInThrottle,
-    csrf,
-    baseUrl: config.baseUrl,
-    tokens: indieauth.tokens,
-    clientInfo: indieauth.clientInfo,
-    profiles: profile.service,
-    webmentions: webmention.service,
-    webmentionTokens: webmention.readTokens,
-    webmentionModeration: webmention.moderation,
-    webhooks: webmention.webhooks,
-    webmentionSending: { sender: webmention.publishing, mode: webmention.sendMode },
-    media: media.library,
-    mediaUpload: media.formUpload,
-    mediaLimits: config.media,
-    uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
-    outbound: writeOutbound,
-    doctor,
-  });
-
-  const entries = createEntries({
-    enabled: options.entryPages !== undefined && options.entryPages !== false,
-    entries: stores.entries,
-    findUserByName: async (name) => {
-      if (accounts.users !== null) return accounts.users.findByName(name);
-      const everyone = (await options.accounts?.listUsers?.()) ?? [];
-      return everyone.find((user) => user.name === name) ?? null;
-    },
-    profiles: profile.service,
-    listMentions: (filter) => webmention.service.listPublic(filter),
-    countMentions: (target) => webmention.service.countPublic(target),
-    baseUrl: config.baseUrl,
-    templates: await loadEntryTemplates(options.entryPages, config, log),
-  });
+  const { accounts, profile, indieauth, media, micropub, webmention, admin, entries, close } = await createHttpFeatures(core, { hostAccounts: options.accounts, entryPages: options.entryPages });
+  const { metrics } = core;
 
   // register: lifecycle, the public decorator, the routes
-  app.addHook('onReady', async () => {
-    if (options.worker !== false) jobs.start();
-    await webmention.start();
-  });
+  app.addHook('onReady', async () => core.start());
   // uploads cut off by a kill left partial files and spool directories: removed in the background once old enough
   app.addHook('onReady', async () => {
     media
@@ -234,27 +127,24 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       .catch((error: unknown) => log.warn({ err: error }, 'could not sweep upload leftovers'));
   });
   app.addHook('onClose', async () => {
-    await jobs.stop();
-    await webmention.close();
-    await indieauth.close();
-    await writeOutbound.close();
-    await doctor.close();
+    await core.close();
+    await close();
   });
 
   const decorator: IndieWebContext = Object.freeze({
     config,
-    accounts: accounts.accounts,
-    users: accounts.users,
+    accounts: core.accounts,
+    users: core.users,
     passkeys: accounts.passkeys,
-    tokens: indieauth.tokens,
-    profiles: profile.service,
+    tokens: core.tokens,
+    profiles: core.profiles,
     webmention: webmention.service,
     webmentionTokens: webmention.readTokens,
     webmentionModeration: webmention.moderation,
     webhooks: webmention.webhooks,
     events: webmention.events,
-    jobs,
-    indieauth: { bearer: indieauth.bearer },
+    jobs: core.jobs,
+    indieauth: { bearer: (await core.access()).bearer },
     media: { repository: media.repository },
     metrics,
   });

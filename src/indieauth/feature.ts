@@ -1,30 +1,27 @@
 /**
  * The IndieAuth feature: the authorization and token endpoints with their
- * services, the token service, the client policy, and the bearer guard the
- * resource endpoints (Micropub, media) depend on.
+ * services, over the token service, the client policy and the bearer guard
+ * the core made (app/core.ts).
  * @module
  */
 import { NO_METER, type Meter } from '../core/meter.js';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
-import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
 import type { Accounts } from '../contracts/accounts.js';
-import type { ClientIdValidator } from '../contracts/policies.js';
 import type { Clock } from '../core/clock.js';
 import { createFailureThrottle } from '../core/throttle.js';
 import { createOutbound } from '../outbound/fetch.js';
 import type { ProfileService } from '../profile/service.js';
-import type { DatabaseHandle } from '../storage/connect.js';
 import type { Stores } from '../storage/stores.js';
 import type { Csrf } from '../web/csrf.js';
 import { createAuthorizationService } from './authorize.js';
-import { createBearerGuard, type BearerGuard } from './bearer.js';
+import type { BearerGuard } from './bearer.js';
 import { createClientInfoFetcher, type ClientInfoFetcher } from './client-info.js';
-import { createClientPolicy } from './client-policy.js';
+import type { ClientPolicy } from './client-policy.js';
 import { createExchangeService } from './exchange.js';
 import { serverMetadata } from './metadata.js';
 import { indieauthRoutes } from './routes.js';
-import { createTokenService, type TokenService } from './token-service.js';
+import type { TokenService } from './token-service.js';
 
 export interface IndieAuthFeature {
   readonly tokens: TokenService;
@@ -42,56 +39,23 @@ export interface IndieAuthFeature {
   close(): Promise<void>;
 }
 
-async function resolveValidator(given: ClientIdValidator | undefined, specifier: string | null, log: FastifyBaseLogger): Promise<LoadedCallable<ClientIdValidator> | null> {
-  if (given !== undefined) return { ok: true, fn: given };
-  if (specifier === null) return null;
-  const loaded = await loadCallable<ClientIdValidator>(specifier, process.cwd());
-  // spec: a validator that cannot be imported fails closed on every request; boot goes on
-  if (!loaded.ok) log.warn({ err: loaded.error, specifier }, 'client_id validator cannot be loaded; every client is refused');
-  return loaded;
-}
-
-export async function createIndieAuth(deps: {
+export function createIndieAuth(deps: {
   config: Config;
   clock: Clock;
-  stores: Pick<Stores, 'tokens' | 'refreshTokens' | 'authCodes' | 'transact'>;
-  /** For the token service's memory of validated tokens (the database's change stamp). */
-  database: DatabaseHandle;
+  stores: Pick<Stores, 'refreshTokens' | 'authCodes' | 'transact'>;
   accounts: Accounts;
-  /** True when the accounts live in our own database (not the host's). */
-  ownAccounts: boolean;
   profiles: ProfileService;
+  /** The core's: the token service, the client policy and the bearer guard. */
+  tokens: TokenService;
+  clientPolicy: ClientPolicy;
+  bearer: BearerGuard;
   csrf: Csrf;
-  /** Overrides `config.clientIdValidator` (plugin mode). */
-  clientIdValidator: ClientIdValidator | undefined;
-  log: FastifyBaseLogger;
   /** @defaultValue counts nothing */
   meter?: Meter;
-}): Promise<IndieAuthFeature> {
-  const { config, clock, stores, database, accounts, log } = deps;
+}): IndieAuthFeature {
+  const { config, clock, stores, accounts, tokens, clientPolicy, bearer } = deps;
   const findUser = (id: string) => accounts.findUser(id);
-  const clientPolicy = createClientPolicy({
-    allowedClientIds: config.allowedClientIds,
-    validator: await resolveValidator(deps.clientIdValidator, config.clientIdValidator, log),
-    onValidatorError: (error) => log.warn({ err: error }, 'client_id validator failed; client refused'),
-  });
-  const tokens = createTokenService({
-    tokens: stores.tokens,
-    refreshTokens: stores.refreshTokens,
-    transact: stores.transact,
-    findUser,
-    clock,
-    // a host's accounts can change where our database does not see it: nothing is remembered then
-    ...(deps.ownAccounts ? { changeStamp: () => database.changeStamp() } : {}),
-  });
-  if (deps.ownAccounts) {
-    database.onChangeFeed((event) => {
-      if (event.kind === 'lost') log.warn({ err: event.error ?? undefined }, 'token memory: lost the database connection that hears of revocations; every token is looked up until it is back');
-      else log.info('token memory: hearing of revocations again');
-    });
-  }
   const meter = deps.meter ?? NO_METER;
-  const bearer = createBearerGuard({ tokens, clientPolicy, trustProxy: config.trustProxy, meter });
   // client pages are fetched while a person waits on the consent screen: a tighter cap
   const clientOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: 3_000, maxBytes: 256 * 1024, onOutcome: meter.outboundFetch });
   const metadata = serverMetadata(config.baseUrl);

@@ -5,10 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { UserService } from '../accounts/user-service.js';
-import type { Clock } from '../core/clock.js';
-import type { ProfilesRepository } from '../storage/repositories/profiles.js';
 import { profileRoutes } from './routes.js';
-import { createProfileService, type ProfileService } from './service.js';
+import type { ProfileService } from './service.js';
 
 export interface ProfileFeature {
   readonly service: ProfileService;
@@ -16,9 +14,8 @@ export interface ProfileFeature {
   readonly routes: (app: FastifyInstance) => Promise<void>;
 }
 
-export function createProfile(deps: { repository: ProfilesRepository; clock: Clock; users: UserService | null; baseUrl: string }): ProfileFeature {
-  const { users, baseUrl } = deps;
-  const service = createProfileService({ profiles: deps.repository, clock: deps.clock });
+export function createProfile(deps: { service: ProfileService; users: UserService | null; baseUrl: string }): ProfileFeature {
+  const { users, baseUrl, service } = deps;
   return {
     service,
     routes: async (app) => {

@@ -1,0 +1,95 @@
+/**
+ * The features only the HTTP door has, made from the core's services: the
+ * sign-in pages, the IndieAuth endpoints, the public profile, Micropub and
+ * media, the admin (given the part of the core it needs) and the entry
+ * pages. Each is a factory's `{ routes, … }`; the plugin registers them.
+ * @module
+ */
+import { createAccounts } from '../accounts/feature.js';
+import { createAdmin } from '../admin/feature.js';
+import { CITE_MAX_BYTES } from '../admin/write/cite.js';
+import type { Accounts } from '../contracts/accounts.js';
+import { createEntries } from '../entries/feature.js';
+import { loadEntryTemplates, type EntryPagesOption } from '../entries/load-templates.js';
+import { createIndieAuth } from '../indieauth/feature.js';
+import { createMedia } from '../media/feature.js';
+import { createMicropub } from '../micropub/feature.js';
+import { createOutbound } from '../outbound/fetch.js';
+import { createProfile } from '../profile/feature.js';
+import { createCsrf } from '../web/csrf.js';
+import type { Core } from './core.js';
+
+export type HttpFeatures = Awaited<ReturnType<typeof createHttpFeatures>>;
+
+export async function createHttpFeatures(core: Core, options: { hostAccounts: Accounts | undefined; entryPages: EntryPagesOption | undefined }) {
+  const { config, clock, signer, stores, meter, log } = core;
+  const secureCookies = config.baseUrl.startsWith('https:');
+  // the core's parts, bottom first
+  const passkeys = await core.passkeys();
+  const { clientPolicy, bearer } = await core.access();
+  const { content, mediaStorage } = await core.content();
+  const webmention = await core.webmention();
+  const doctor = await core.doctor();
+
+  const csrf = createCsrf({ signer, clock, secureCookies });
+  const accounts = createAccounts({ accounts: core.accounts, users: core.users, passkeys, config, signer, clock, csrf, secureCookies });
+  const profile = createProfile({ service: core.profiles, users: core.users, baseUrl: config.baseUrl });
+  const indieauth = createIndieAuth({ config, clock, stores, accounts: core.accounts, profiles: core.profiles, tokens: core.tokens, clientPolicy, bearer, csrf, meter });
+  const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer, content, meter });
+  // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH)
+  const micropub = createMicropub({ config, content, bearer, media, meter, ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }) });
+  // the admin's Write area looks at the pages a post cites (title, author)
+  const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
+  const admin = createAdmin({
+    accounts: core.accounts,
+    users: core.users,
+    passkeys,
+    proofs: accounts.proofs,
+    signInThrottle: accounts.signInThrottle,
+    csrf,
+    baseUrl: config.baseUrl,
+    tokens: core.tokens,
+    clientInfo: indieauth.clientInfo,
+    profiles: core.profiles,
+    webmentions: webmention.service,
+    webmentionTokens: webmention.readTokens,
+    webmentionModeration: webmention.moderation,
+    webhooks: webmention.webhooks,
+    webmentionSending: { sender: webmention.publishing, mode: webmention.sendMode },
+    media: media.library,
+    mediaUpload: media.formUpload,
+    mediaLimits: config.media,
+    uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
+    outbound: writeOutbound,
+    doctor,
+  });
+  const entries = createEntries({
+    enabled: options.entryPages !== undefined && options.entryPages !== false,
+    entries: stores.entries,
+    findUserByName: async (name) => {
+      if (core.users !== null) return core.users.findByName(name);
+      const everyone = (await options.hostAccounts?.listUsers?.()) ?? [];
+      return everyone.find((user) => user.name === name) ?? null;
+    },
+    profiles: core.profiles,
+    listMentions: (filter) => webmention.service.listPublic(filter),
+    countMentions: (target) => webmention.service.countPublic(target),
+    baseUrl: config.baseUrl,
+    templates: await loadEntryTemplates(options.entryPages, config, log),
+  });
+
+  return {
+    accounts,
+    profile,
+    indieauth,
+    media,
+    micropub,
+    webmention,
+    admin,
+    entries,
+    async close(): Promise<void> {
+      await indieauth.close();
+      await writeOutbound.close();
+    },
+  };
+}
