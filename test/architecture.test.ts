@@ -105,6 +105,8 @@ describe('the layering rules', () => {
     ['html/ → storage/', edge('src/html/pool.ts', 'src/storage/connect.ts'), 'html/ is a platform layer: it imports only core/'],
     ['an undeclared feature pair', edge('src/media/library.ts', 'src/webmention/service.ts'), 'media/ -> webmention/ is no declared feature pair'],
     ['runtime code → testing/', edge('src/content/handlers/memory.ts', 'src/testing/index.ts'), 'nothing outside testing/ imports testing/'],
+    ['cli/ → a repository', edge('src/cli/tokens.ts', 'src/storage/repositories/tokens.ts'), 'cli/ runs its commands inside the core'],
+    ['cli/ → a repository, a type only', edge('src/cli/webmention-moderation.ts', 'src/storage/repositories/webmention-rules.ts'), 'it imports nothing under storage/repositories/'],
   ])('refuses %s, naming the import and the rule', (_direction, bad, message) => {
     const [violation, ...rest] = layeringViolations([bad]);
     expect(rest).toEqual([]);
@@ -125,6 +127,9 @@ describe('the layering rules', () => {
     ['src/webmention/service.ts', 'src/jobs/worker.ts'],
     ['src/micropub/routes.ts', 'src/media/library.ts'],
     ['src/content/content.ts', 'src/storage/connect.ts'],
+    ['src/cli/backup.ts', 'src/storage/repositories/jobs.ts'],
+    ['src/cli/with-core.ts', 'src/storage/open.ts'],
+    ['src/cli/with-core.ts', 'src/app/core.ts'],
   ])('allows %s → %s', (from, to) => {
     expect(layeringViolations([edge(from, to)])).toEqual([]);
   });

@@ -103,6 +103,8 @@ export interface Core {
   passkeys(): Promise<PasskeyService | null>;
   /** The client policy and the bearer guard of the resource endpoints. */
   access(): Promise<AccessPart>;
+  /** Where uploads go: `options.storage`, else the one `config.media.storage` names. */
+  mediaStorage(): Promise<MediaStorage>;
   /** The content handler, its URL policy and media hooks; the media storage. */
   content(): Promise<ContentPart>;
   /** The webmention services: receiving and processing, moderation (an approval notifies webhooks), webhooks, sending; its job kinds registered. */
@@ -147,7 +149,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const { config, database, log, door } = options;
   const clock = options.clock ?? systemClock;
   const server = door === 'server';
-  const signer = lazySigner(() => options.secret ?? resolveSecret(config.secret, config.dataDir));
+  const secret = () => options.secret ?? resolveSecret(config.secret, config.dataDir);
+  // the server settles its secret at start (made in the data directory if need be); a command only when it signs
+  const signer = server ? createSigner(secret()) : lazySigner(secret);
 
   // storage
   const stores = createStores(database);
@@ -202,19 +206,20 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     return createPasskeyService({ passkeys: stores.passkeys, challenges: stores.webauthnChallenges, users: stores.users, clock, baseUrl: config.baseUrl, signer });
   });
 
-  // content: the handler, its URL policy and media hooks
+  // content: where uploads go; the handler, its URL policy and media hooks
+  const mediaStorage = part(async () => options.storage ?? (await import('../media/feature.js')).openMediaStorage(config));
   const content = part(async (): Promise<ContentPart> => {
-    const [{ openMediaStorage }, { createMediaHooks }, { loadContent }] = await Promise.all([import('../media/feature.js'), import('../media/hooks.js'), import('../content/content.js')]);
-    const mediaStorage = options.storage ?? (await openMediaStorage(config));
+    const [{ createMediaHooks }, { loadContent }] = await Promise.all([import('../media/hooks.js'), import('../content/content.js')]);
+    const storage = await mediaStorage.get();
     const loaded = await loadContent({
       config,
       handler: options.handler,
       urlPolicy: options.urlPolicy,
-      mediaHooks: createMediaHooks({ media: stores.media, storage: mediaStorage }),
+      mediaHooks: createMediaHooks({ media: stores.media, storage }),
       database: { entries: stores.entries, clock },
       log,
     });
-    return { content: loaded, mediaStorage };
+    return { content: loaded, mediaStorage: storage };
   });
 
   // webmention: receiving and processing, moderation (an approval notifies webhooks), webhooks, sending on publish
@@ -247,8 +252,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   // operations: "Check my setup" (a secret given to the core counts as set)
   const doctor = part(async () => {
     const { createDoctorService } = await import('../operations/doctor/service.js');
-    const { mediaStorage } = await content.get();
-    return createDoctorService({ config: { ...config, secret: options.secret ?? config.secret }, database, jobs: stores.jobs, storage: mediaStorage, clock, meter });
+    return createDoctorService({ config: { ...config, secret: options.secret ?? config.secret }, database, jobs: stores.jobs, storage: await mediaStorage.get(), clock, meter });
   });
 
   return {
@@ -267,6 +271,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     profiles,
     passkeys: passkeys.get,
     access: access.get,
+    mediaStorage: mediaStorage.get,
     content: content.get,
     webmention: webmention.get,
     doctor: doctor.get,

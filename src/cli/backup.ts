@@ -1,9 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { systemClock } from '../core/clock.js';
-import { createBackup } from '../operations/backup/backup.js';
-import { restoreBackup } from '../operations/backup/restore.js';
-import { openDatabase } from '../storage/open.js';
 import { configFrom } from './context.js';
 import type { CliIo } from './io.js';
 import { packageVersion } from './version.js';
@@ -17,6 +14,7 @@ export function registerBackupCommands(program: Command, io: CliIo, run: (work: 
       run(async () => {
         const config = configFrom(io);
         const target = path.resolve(io.cwd, dir);
+        const { createBackup } = await import('../operations/backup/backup.js');
         const summary = await createBackup({
           config,
           dir: target,
@@ -42,9 +40,13 @@ export function registerBackupCommands(program: Command, io: CliIo, run: (work: 
       run(async () => {
         const config = configFrom(io);
         const source = path.resolve(io.cwd, dir);
+        const { restoreBackup } = await import('../operations/backup/restore.js');
         const summary = await restoreBackup({ config, dir: source });
         // a backup of an older version: its schema is brought up to date now, not at the first request
-        if (summary.manifest.database.file !== null) await (await openDatabase(config)).close();
+        if (summary.manifest.database.file !== null) {
+          const { openDatabase } = await import('../storage/open.js');
+          await (await openDatabase(config)).close();
+        }
         io.stdout.write(`restored ${summary.files} files from ${source} (written by indiestack ${summary.manifest.indiestack} at ${summary.manifest.createdAt}) into ${config.dataDir}\n`);
       }),
     );

@@ -1,14 +1,7 @@
 import type { Command } from 'commander';
-import { systemClock } from '../core/clock.js';
 import { NotFoundError } from '../core/errors.js';
-import { openMediaStorage } from '../media/feature.js';
-import { formatCheck, hasFailure } from '../operations/doctor/check.js';
-import { runDoctor } from '../operations/doctor/doctor.js';
-import { linksCommandHint } from '../operations/doctor/remote-checks.js';
-import { createOutbound } from '../outbound/fetch.js';
-import { createJobsRepository } from '../storage/repositories/jobs.js';
-import { withServices } from './context.js';
 import type { CliIo } from './io.js';
+import { withCore } from './with-core.js';
 
 export function registerDoctorCommand(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
   program
@@ -18,7 +11,13 @@ export function registerDoctorCommand(program: Command, io: CliIo, run: (work: (
     .option('--json', 'print the checks as JSON')
     .action((name: string | undefined, options: { json?: boolean }) =>
       run(async () => {
-        const checks = await withServices(io, async ({ config, database, users }) => {
+        const [{ formatCheck, hasFailure }, { runDoctor }, { linksCommandHint }, { createOutbound }] = await Promise.all([
+          import('../operations/doctor/check.js'),
+          import('../operations/doctor/doctor.js'),
+          import('../operations/doctor/remote-checks.js'),
+          import('../outbound/fetch.js'),
+        ]);
+        const checks = await withCore(io, async ({ config, database, users, stores, clock, mediaStorage }) => {
           const accounts = name === undefined ? (await users.list()).filter((user) => user.isActive) : [await users.findByName(name)];
           if (accounts[0] === null) throw new NotFoundError(`no user named "${name}"`);
           const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000 });
@@ -28,9 +27,9 @@ export function registerDoctorCommand(program: Command, io: CliIo, run: (work: (
                 config,
                 outbound,
                 database,
-                jobs: createJobsRepository(database.db, database.dialect),
-                storage: await openMediaStorage(config),
-                now: () => systemClock.now(),
+                jobs: stores.jobs,
+                storage: await mediaStorage(),
+                now: () => clock.now(),
               },
               accounts.flatMap((user) => (user === null ? [] : [{ profileUrls: user.me, links: linksCommandHint(`indiestack links ${user.name} --base-url ${config.baseUrl}`) }])),
             );

@@ -7,7 +7,6 @@ import { Command, CommanderError } from 'commander';
 import type { ConfigOverrides } from '../config/config.js';
 import { SETTINGS, unknownSettingNames } from '../config/settings.js';
 import { isIndieWebError, ConfigError } from '../core/errors.js';
-import { DatabaseUnavailableError, openDatabase } from '../storage/open.js';
 import { configFrom } from './context.js';
 import { processIo, type CliIo } from './io.js';
 import { registerTokenCommands } from './tokens.js';
@@ -28,6 +27,12 @@ export const EXIT_FAILURE = 1;
 /** The server could not listen where it was told to; the message says why and what to change. */
 class ListenError extends Error {}
 export const EXIT_CONFIG = 2;
+
+/** Whether the database could not be used (its module loads only now, on the way out of a failed command). */
+async function isDatabaseUnavailable(error: unknown): Promise<boolean> {
+  const { DatabaseUnavailableError } = await import('../storage/open.js');
+  return error instanceof DatabaseUnavailableError;
+}
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
 export async function main(argv: readonly string[], given: CliIo = processIo): Promise<number> {
@@ -57,7 +62,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
       if (typeof code === 'number') exitCode = code;
     } catch (error) {
       if (error instanceof ConfigError) fail(EXIT_CONFIG, error.problems);
-      else if (isIndieWebError(error) || error instanceof DatabaseUnavailableError || error instanceof ListenError) fail(EXIT_FAILURE, [error.message]);
+      else if (isIndieWebError(error) || error instanceof ListenError || (await isDatabaseUnavailable(error))) fail(EXIT_FAILURE, [(error as Error).message]);
       else fail(EXIT_FAILURE, [`unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
     }
   };
@@ -152,6 +157,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
     .action(() =>
       run(async () => {
         const config = configFrom(io);
+        const { openDatabase } = await import('../storage/open.js');
         const database = await openDatabase(config);
         await database.close();
         io.stdout.write(`database is up to date (${database.dialect})\n`);

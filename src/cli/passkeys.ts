@@ -5,28 +5,19 @@
  * @module
  */
 import type { Command } from 'commander';
-import { createPasskeyService } from '../accounts/passkeys/service.js';
-import { systemClock } from '../core/clock.js';
 import { InvalidRequestError, NotFoundError } from '../core/errors.js';
-import { createPasskeysRepository } from '../storage/repositories/passkeys.js';
-import { createUsersRepository } from '../storage/repositories/users.js';
-import { createWebauthnChallengesRepository } from '../storage/repositories/webauthn-challenges.js';
-import { withServices, type CliServices } from './context.js';
 import { formatTable, type CliIo } from './io.js';
+import { withCore, type CommandCore } from './with-core.js';
 
-function passkeyServiceOf(services: CliServices) {
-  const { db } = services.database;
-  return createPasskeyService({
-    passkeys: createPasskeysRepository(db),
-    challenges: createWebauthnChallengesRepository(db),
-    users: createUsersRepository(db),
-    clock: systemClock,
-    baseUrl: services.config.baseUrl,
-  });
+/** The core's passkey service (the built-in accounts: always there in a command). */
+async function passkeyServiceOf(core: CommandCore) {
+  const service = await core.passkeys();
+  if (service === null) throw new Error('no built-in accounts');
+  return service;
 }
 
-async function requireUser(services: CliServices, name: string) {
-  const user = await services.users.findByName(name);
+async function requireUser(core: CommandCore, name: string) {
+  const user = await core.users.findByName(name);
   if (user === null) throw new NotFoundError(`no user named "${name}"`);
   return user;
 }
@@ -38,9 +29,9 @@ export function registerPasskeyCommands(user: Command, io: CliIo, run: (work: ()
     .argument('<name>', 'user name')
     .action((name: string) =>
       run(async () => {
-        const { passwordless, passkeys } = await withServices(io, async (services) => {
-          const record = await requireUser(services, name);
-          return { passwordless: record.passwordless, passkeys: await passkeyServiceOf(services).list(record.id) };
+        const { passwordless, passkeys } = await withCore(io, async (core) => {
+          const record = await requireUser(core, name);
+          return { passwordless: record.passwordless, passkeys: await (await passkeyServiceOf(core)).list(record.id) };
         });
         io.stdout.write(
           formatTable(
@@ -59,9 +50,9 @@ export function registerPasskeyCommands(user: Command, io: CliIo, run: (work: ()
     .argument('<id>', 'passkey ID, as `user passkeys` lists it')
     .action((name: string, id: string) =>
       run(async () => {
-        await withServices(io, async (services) => {
-          const record = await requireUser(services, name);
-          if (!(await passkeyServiceOf(services).remove(record.id, id))) throw new NotFoundError(`user ${name} has no passkey with ID "${id}"`);
+        await withCore(io, async (core) => {
+          const record = await requireUser(core, name);
+          if (!(await (await passkeyServiceOf(core)).remove(record.id, id))) throw new NotFoundError(`user ${name} has no passkey with ID "${id}"`);
         });
         io.stdout.write(`removed passkey ${id} of ${name}\n`);
       }),
@@ -75,7 +66,7 @@ export function registerPasskeyCommands(user: Command, io: CliIo, run: (work: ()
     .action((name: string, mode: string) =>
       run(async () => {
         if (mode !== 'on' && mode !== 'off') throw new InvalidRequestError(`"${mode}" is neither on nor off`);
-        await withServices(io, async (services) => passkeyServiceOf(services).setPasswordless((await requireUser(services, name)).id, mode === 'on'));
+        await withCore(io, async (core) => (await passkeyServiceOf(core)).setPasswordless((await requireUser(core, name)).id, mode === 'on'));
         io.stdout.write(`password sign-in of ${name} is ${mode === 'on' ? 'off: only passkeys sign in' : 'on'}\n`);
       }),
     );

@@ -1,14 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { toHostUser } from '../accounts/standalone-accounts.js';
-import { systemClock } from '../core/clock.js';
-import { InvalidRequestError, NotFoundError } from '../core/errors.js';
-import { HCardValidationError } from '../profile/h-card.js';
-import { createProfileService } from '../profile/service.js';
-import { linkTags } from '../profile/template-helpers.js';
-import { createProfilesRepository } from '../storage/repositories/profiles.js';
-import { configFrom, withServices } from './context.js';
+import { HCardValidationError, InvalidRequestError, NotFoundError } from '../core/errors.js';
+import { configFrom } from './context.js';
 import type { CliIo } from './io.js';
+import { withCore, type CommandCore } from './with-core.js';
+
+/** The account a name gives, as the profile service takes it. */
+async function accountNamed(core: CommandCore, name: string) {
+  const user = await core.users.findByName(name);
+  const account = user === null ? null : await core.accounts.findUser(user.id);
+  if (account === null) throw new NotFoundError(`no user named "${name}"`);
+  return account;
+}
 
 export function registerProfileCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
   program
@@ -17,9 +20,10 @@ export function registerProfileCommands(program: Command, io: CliIo, run: (work:
     .argument('<name>', 'user name')
     .action((name: string) =>
       run(async () => {
-        await withServices(io, async ({ users }) => {
+        await withCore(io, async ({ users }) => {
           if ((await users.findByName(name)) === null) throw new NotFoundError(`no user named "${name}"`);
         });
+        const { linkTags } = await import('../profile/template-helpers.js');
         // the base URL of --base-url or INDIEWEB_BASE_URL: the one `serve` must be given too
         const { baseUrl } = configFrom(io);
         if (!('INDIEWEB_BASE_URL' in io.env) && io.overrides?.baseUrl === undefined) {
@@ -37,11 +41,7 @@ export function registerProfileCommands(program: Command, io: CliIo, run: (work:
     .argument('<name>', 'user name')
     .action((name: string) =>
       run(async () => {
-        const card = await withServices(io, async ({ users, database }) => {
-          const user = await users.findByName(name);
-          if (user === null) throw new NotFoundError(`no user named "${name}"`);
-          return (await createProfileService({ profiles: createProfilesRepository(database.db), clock: systemClock }).get(toHostUser(user))).hCard;
-        });
+        const card = await withCore(io, async (core) => (await core.profiles.get(await accountNamed(core, name))).hCard);
         io.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
       }),
     );
@@ -65,11 +65,10 @@ export function registerProfileCommands(program: Command, io: CliIo, run: (work:
         } catch {
           throw new InvalidRequestError(`${options.json} is not valid JSON`);
         }
-        await withServices(io, async ({ users, database }) => {
-          const user = await users.findByName(name);
-          if (user === null) throw new NotFoundError(`no user named "${name}"`);
+        await withCore(io, async (core) => {
+          const account = await accountNamed(core, name);
           try {
-            await createProfileService({ profiles: createProfilesRepository(database.db), clock: systemClock }).update(toHostUser(user), parsed);
+            await core.profiles.update(account, parsed);
           } catch (error) {
             // one line: every problem, joined
             if (error instanceof HCardValidationError) throw new InvalidRequestError(`invalid h-card: ${error.message}`);

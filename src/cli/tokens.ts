@@ -3,7 +3,7 @@ import { MAX_LIFETIME_S } from '../config/config.js';
 import { InvalidRequestError, NotFoundError } from '../core/errors.js';
 import { profileUrlKey } from '../core/url.js';
 import { scopeNames } from '../core/scope.js';
-import { withServices } from './context.js';
+import { withCore } from './with-core.js';
 import { didYouMean } from './suggest.js';
 import { formatTable, type CliIo } from './io.js';
 
@@ -35,7 +35,7 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
         for (const name of scopeNames(options.scope)) {
           if (!KNOWN_SCOPES.has(name)) io.stderr.write(`indiestack: warning: "${name}" is not a scope indiestack knows${didYouMean(name, KNOWN_SCOPES)}; it is stored as given\n`);
         }
-        const issued = await withServices(io, async ({ users, tokens, config }) => {
+        const issued = await withCore(io, async ({ users, tokens, config }) => {
           const owner = await users.findByName(options.user);
           if (owner === null) throw new NotFoundError(`no user named "${options.user}"`);
           let me = owner.me[0] ?? '';
@@ -64,7 +64,7 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
     .option('--grants', 'one line per grant (an authorization: its access and refresh tokens), only those still alive')
     .action((options: { user?: string; grants?: boolean }) =>
       run(async () => {
-        const { rows, grants, names } = await withServices(io, async ({ users, tokens }) => {
+        const { rows, grants, names } = await withCore(io, async ({ users, tokens }) => {
           const all = await users.list();
           let userId: string | undefined;
           if (options.user !== undefined) {
@@ -105,7 +105,7 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
     .argument('<id>', 'token id or grant id')
     .action((id: string) =>
       run(async () => {
-        await withServices(io, ({ tokens }) => tokens.revoke(id));
+        await withCore(io, ({ tokens }) => tokens.revoke(id));
         io.stdout.write(`revoked token ${id}\n`);
       }),
     );

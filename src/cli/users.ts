@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { MIN_PASSWORD_LENGTH } from '../accounts/user-service.js';
 import { InvalidRequestError } from '../core/errors.js';
-import { withServices } from './context.js';
+import { withCore } from './with-core.js';
 import { formatTable, isInteractive, promptHidden, readAll, type CliIo } from './io.js';
 import { registerPasskeyCommands } from './passkeys.js';
 
@@ -13,6 +12,7 @@ async function readPassword(io: CliIo, fromStdin: boolean): Promise<string> {
   }
   if (!isInteractive(io)) throw new InvalidRequestError('no password given: pass --password-stdin or run in a terminal');
   const password = await promptHidden(io, 'Password: ');
+  const { MIN_PASSWORD_LENGTH } = await import('../accounts/user-service.js');
   // said before the second prompt, not after both
   if ([...password].length < MIN_PASSWORD_LENGTH) throw new InvalidRequestError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
   const again = await promptHidden(io, 'Password (again): ');
@@ -32,7 +32,7 @@ export function registerUserCommands(program: Command, io: CliIo, run: (work: ()
     .action((name: string, options: { me: string[]; passwordStdin?: boolean }) =>
       run(async () => {
         const password = await readPassword(io, options.passwordStdin === true);
-        const created = await withServices(io, ({ users }) => users.addUser({ name, me: options.me, password }), { create: true });
+        const created = await withCore(io, ({ users }) => users.addUser({ name, me: options.me, password }), { create: true });
         io.stdout.write(`added user ${created.name} (${created.me.join(', ')})\n`);
       }),
     );
@@ -42,7 +42,7 @@ export function registerUserCommands(program: Command, io: CliIo, run: (work: ()
     .description('list the accounts')
     .action(() =>
       run(async () => {
-        const all = await withServices(io, ({ users }) => users.list());
+        const all = await withCore(io, ({ users }) => users.list());
         io.stdout.write(formatTable(['NAME', 'STATUS', 'PROFILE URLS'], all.map((u) => [u.name, u.isActive ? 'active' : 'disabled', u.me.join(' ')])));
       }),
     );
@@ -54,7 +54,7 @@ export function registerUserCommands(program: Command, io: CliIo, run: (work: ()
       .argument('<name>', 'user name')
       .action((name: string) =>
         run(async () => {
-          await withServices(io, async ({ users, tokens }) => {
+          await withCore(io, async ({ users, tokens }) => {
             const record = await users.setActive(name, active);
             // disabling ends the account's sessions and every grant for good: enabling it again revives neither
             if (!active) await tokens.revokeGrants(record.id, {});
@@ -72,7 +72,7 @@ export function registerUserCommands(program: Command, io: CliIo, run: (work: ()
     .action((name: string, options: { passwordStdin?: boolean }) =>
       run(async () => {
         const password = await readPassword(io, options.passwordStdin === true);
-        await withServices(io, ({ users }) => users.setPassword(name, password));
+        await withCore(io, ({ users }) => users.setPassword(name, password));
         io.stdout.write(`changed the password of ${name}\n`);
       }),
     );

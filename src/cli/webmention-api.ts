@@ -4,13 +4,8 @@
  * @module
  */
 import type { Command } from 'commander';
-import { systemClock } from '../core/clock.js';
 import { InvalidRequestError } from '../core/errors.js';
-import { createSigner } from '../core/signing.js';
-import { resolveSecret } from '../config/secret.js';
-import { createWebmentionAccountsRepository } from '../storage/repositories/webmention-accounts.js';
-import { createReadTokens } from '../webmention/api/read-tokens.js';
-import { withServices } from './context.js';
+import { withCore } from './with-core.js';
 import type { CliIo } from './io.js';
 
 type Run = (work: () => Promise<void | number>) => Promise<void>;
@@ -23,15 +18,11 @@ export function registerWebmentionApiCommands(webmention: Command, io: CliIo, ru
     .option('--rotate', 'make a new token; the old one stops working at once')
     .action((options: { user: string; rotate?: boolean }) =>
       run(async () => {
-        const token = await withServices(io, async ({ database, config, users }) => {
-          const user = await users.findByName(options.user);
+        const token = await withCore(io, async (core) => {
+          const user = await core.users.findByName(options.user);
           if (user === null) throw new InvalidRequestError(`no user named "${options.user}"`);
           // the token is derived from the server secret: the CLI needs the same INDIEWEB_SECRET (or data directory) as serve
-          const tokens = createReadTokens({
-            accounts: createWebmentionAccountsRepository(database.db),
-            signer: createSigner(resolveSecret(config.secret, config.dataDir)),
-            clock: systemClock,
-          });
+          const tokens = (await core.webmention()).readTokens;
           if (options.rotate === true) {
             const made = await tokens.rotate(user.id);
             io.stderr.write(`indiestack: new webmention API token for ${user.name}; the old one no longer works\n`);

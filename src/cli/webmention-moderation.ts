@@ -6,10 +6,8 @@
  */
 import type { Command } from 'commander';
 import { InvalidRequestError } from '../core/errors.js';
-import type { RuleAction } from '../storage/repositories/webmention-rules.js';
 import type { ModerationService } from '../webmention/moderation-service.js';
-import type { CliServices } from './context.js';
-import { withWebmentionFeature } from './webmention-feature.js';
+import { withCore, type CommandCore } from './with-core.js';
 import { formatTable, type CliIo } from './io.js';
 import { trimEndOf } from '../core/text.js';
 
@@ -17,15 +15,15 @@ type Run = (work: () => Promise<void | number>) => Promise<void>;
 
 const idOf = (value: string) => trimEndOf(value, '/').split('/').at(-1) ?? value;
 
-/** The server's own moderation service (webmention-feature.ts): an approval queues the webhook the admin's would. */
-function withModeration<T>(io: CliIo, work: (moderation: ModerationService, services: CliServices) => Promise<T>): Promise<T> {
-  return withWebmentionFeature(io, (feature, services) => work(feature.moderation, services));
+/** The core's moderation service, the server's own: an approval queues the webhook the admin's would. */
+function withModeration<T>(io: CliIo, work: (moderation: ModerationService, core: CommandCore) => Promise<T>): Promise<T> {
+  return withCore(io, async (core) => work((await core.webmention()).moderation, core));
 }
 
 /** The account a `--user` names (null without one: server-wide). */
-async function scopeOf(services: CliServices, name: string | undefined): Promise<string | null> {
+async function scopeOf(core: CommandCore, name: string | undefined): Promise<string | null> {
   if (name === undefined) return null;
-  const user = await services.users.findByName(name);
+  const user = await core.users.findByName(name);
   if (user === null) throw new InvalidRequestError(`no user named "${name}"`);
   return user.id;
 }
@@ -54,7 +52,7 @@ export function registerWebmentionModerationCommands(webmention: Command, io: Cl
       }),
     );
 
-  for (const action of ['block', 'allow'] as const satisfies readonly RuleAction[]) {
+  for (const action of ['block', 'allow'] as const) {
     webmention
       .command(action)
       .description(

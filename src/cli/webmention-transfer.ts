@@ -7,24 +7,17 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { toHostUser } from '../accounts/standalone-accounts.js';
-import { systemClock } from '../core/clock.js';
 import { entryHostsOf } from '../core/entry-hosts.js';
 import { InvalidRequestError } from '../core/errors.js';
-import { resolveHandler } from '../content/load-handler.js';
-import { createStores } from '../storage/stores.js';
-import { createWebmentionOwnership } from '../webmention/ownership.js';
-import { exportMentions } from '../webmention/transfer/export.js';
-import { importMentions } from '../webmention/transfer/import.js';
-import { ExportFormatError, readExport, type ExportFile } from '../webmention/transfer/read-export.js';
-import { withServices, type CliServices } from './context.js';
+import type { ExportFile } from '../webmention/transfer/read-export.js';
 import { readAll, type CliIo } from './io.js';
+import { withCore, type CommandCore } from './with-core.js';
 
 type Run = (work: () => Promise<void | number>) => Promise<void>;
 
-async function userIdOf(services: CliServices, name: string | undefined): Promise<string | null> {
+async function userIdOf(core: CommandCore, name: string | undefined): Promise<string | null> {
   if (name === undefined) return null;
-  const user = await services.users.findByName(name);
+  const user = await core.users.findByName(name);
   if (user === null) throw new InvalidRequestError(`no user named "${name}"`);
   return user.id;
 }
@@ -38,6 +31,7 @@ async function readExportFile(io: CliIo, file: string): Promise<ExportFile> {
     const code = (error as { code?: string }).code;
     throw new InvalidRequestError(`cannot read ${file}${code === undefined ? '' : ` (${code})`}`);
   }
+  const { ExportFormatError, readExport } = await import('../webmention/transfer/read-export.js');
   try {
     return readExport(text);
   } catch (error) {
@@ -56,21 +50,21 @@ export function registerWebmentionTransferCommands(webmention: Command, io: CliI
     .action((file: string, options: { user?: string; origin: string }) =>
       run(async () => {
         const exported = await readExportFile(io, file);
-        const counts = await withServices(io, async (services) => {
-          const stores = createStores(services.database);
-          const fixedOwner = await userIdOf(services, options.user);
+        const counts = await withCore(io, async (core) => {
+          const [{ createWebmentionOwnership }, { importMentions }] = await Promise.all([import('../webmention/ownership.js'), import('../webmention/transfer/import.js')]);
+          const fixedOwner = await userIdOf(core, options.user);
           let ownerOf: (target: string) => Promise<string | null> = async () => fixedOwner;
           if (fixedOwner === null) {
             // the same rule as for mentions received by the server: the entry's owner, a profile URL prefix, the only account
-            const { handler } = await resolveHandler(services.config, undefined, io.cwd, undefined, { entries: stores.entries, clock: systemClock });
+            const { handler } = (await core.content()).content;
             const ownership = createWebmentionOwnership({
-              listUsers: async () => (await stores.users.list()).map(toHostUser),
-              entryHosts: (user) => entryHostsOf(services.config.baseUrl, handler, user),
+              listUsers: async () => (await core.accounts.listUsers?.()) ?? [],
+              entryHosts: (user) => entryHostsOf(core.config.baseUrl, handler, user),
               isEntryOf: async (url, user) => (await handler.getEntry(url, user)) !== null,
             });
             ownerOf = (target) => ownership.ownerOf(target);
           }
-          return importMentions({ transact: stores.transactWebmentions, clock: systemClock, ownerOf, mentions: exported.mentions, originName: options.origin });
+          return importMentions({ transact: core.stores.transactWebmentions, clock: core.clock, ownerOf, mentions: exported.mentions, originName: options.origin });
         });
         const skipped = [
           counts.alreadyHere > 0 ? `${counts.alreadyHere} already here` : '',
@@ -87,7 +81,10 @@ export function registerWebmentionTransferCommands(webmention: Command, io: CliI
     .option('--user <name>', "only this account's mentions (default: every mention)")
     .action((options: { user?: string }) =>
       run(async () => {
-        const feed = await withServices(io, async (services) => exportMentions(createStores(services.database).webmentions, await userIdOf(services, options.user)));
+        const feed = await withCore(io, async (core) => {
+          const { exportMentions } = await import('../webmention/transfer/export.js');
+          return exportMentions(core.stores.webmentions, await userIdOf(core, options.user));
+        });
         io.stdout.write(`${JSON.stringify(feed, null, 2)}\n`);
       }),
     );

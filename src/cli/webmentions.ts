@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { InvalidRequestError } from '../core/errors.js';
-import { createWebmentionsRepository, WEBMENTION_STATUSES, type WebmentionStatus } from '../storage/repositories/webmentions.js';
-import { withServices } from './context.js';
-import { withWebmentionFeature } from './webmention-feature.js';
+import { WEBMENTION_STATUSES, type WebmentionStatus } from './webmention-statuses.js';
+import { withCore } from './with-core.js';
 import { formatTable, type CliIo } from './io.js';
 import { trimEndOf } from '../core/text.js';
 
@@ -29,8 +28,8 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
     .option('--held', 'only mentions waiting for approval (see INDIEWEB_WEBMENTION_MODERATION)')
     .action((options: { status?: WebmentionStatus; reasons?: boolean; held?: boolean }) =>
       run(async () => {
-        const { items } = await withServices(io, ({ database }) =>
-          createWebmentionsRepository(database.db).list({ ...(options.status === undefined ? {} : { status: options.status }), ...(options.held === true ? { approval: 'held' as const } : {}) }),
+        const { items } = await withCore(io, ({ stores }) =>
+          stores.webmentions.list({ ...(options.status === undefined ? {} : { status: options.status }), ...(options.held === true ? { approval: 'held' as const } : {}) }),
         );
         const columns = ['ID', 'STATUS', 'TYPE', 'SOURCE', 'TARGET', 'UPDATED'];
         const cells = (w: (typeof items)[number]) => [w.id, w.status, w.type ?? '-', w.source, w.target, w.updatedAt];
@@ -50,8 +49,9 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
       run(async () => {
         if ((id === undefined) === (options.allFailed !== true)) throw new InvalidRequestError('give either an id or --all-failed');
         let failures = 0;
-        // the service's own processing (webmention-feature.ts): its failure reasons, its webhooks after processing
-        await withWebmentionFeature(io, async (feature) => {
+        // the service's own processing (the core's): its failure reasons, its webhooks after processing
+        await withCore(io, async (core) => {
+          const feature = await core.webmention();
           const records = id === undefined ? (await feature.service.list({ status: 'failed' })).items : [await feature.service.get(idOf(id))];
           for (const record of records) {
             const outcome = await feature.service.reprocess(record.id);
@@ -69,7 +69,7 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
     .argument('<id>', 'webmention id (the last segment of its status URL)')
     .action((id: string) =>
       run(async () => {
-        await withWebmentionFeature(io, (feature) => feature.service.markSpam(idOf(id)));
+        await withCore(io, async (core) => (await core.webmention()).service.markSpam(idOf(id)));
         io.stdout.write(`marked ${idOf(id)} as spam\n`);
       }),
     );
