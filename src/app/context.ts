@@ -42,7 +42,7 @@ export interface IndieWebContext {
   readonly webhooks: Webhooks;
   /** Typed events; `webmention_received` fires for every accepted submission. */
   readonly events: WebmentionEvents;
-  /** The background job worker (webmention verification); `drain()` runs due jobs now. */
+  /** The one background job worker: the kinds features registered (`kinds()`: webmention verification, webhook delivery, sending); `drain()` runs due jobs now. */
   readonly jobs: JobWorker;
   readonly indieauth: {
     /** The resource guard Micropub and media use, for a host's own token-protected routes. */
