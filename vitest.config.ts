@@ -1,34 +1,53 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The whole suite, in projects by cost (docs/development.md#test-tiers):
+ * unit (src/, no I/O), integration (inject and loopback HTTP on SQLite and a
+ * real PostgreSQL), micropub-database (every Micropub endpoint test again on
+ * the database handler over PostgreSQL), and process (spawned servers and
+ * commands, Chromium, the fuzzer). `npm run test:quick` runs a SQLite-only
+ * cut of it without PostgreSQL (vitest.quick.config.ts).
+ */
+
+/** Files that spawn processes or drive a browser: their own project, so a developer can leave them out. */
+export const PROCESS_TESTS = [
+  'test/cli/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+  'test/fuzz/**/*.test.ts',
+  'test/scale-out/**/*.test.ts',
+  'test/operations/backup.test.ts',
+  'test/operations/doctor.test.ts',
+  'test/media/storage-faults.test.ts',
+  'test/package.test.ts',
+  'test/node-versions.test.ts',
+  'test/readme.test.ts',
+];
+
+const integration = {
+  globalSetup: ['test/helpers/global-setup.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
 
 export default defineConfig({
   test: {
+    // vitest's default leaves one core idle (availableParallelism - 1: one worker on a 2-core machine); most
+    // of these files wait on sockets, databases and child processes, so every core gets a worker
+    maxWorkers: Math.max(2, os.availableParallelism()),
     projects: [
-      {
-        test: {
-          name: 'unit',
-          include: ['src/**/*.test.ts'],
-        },
-      },
-      {
-        test: {
-          name: 'integration',
-          include: ['test/**/*.test.ts'],
-          globalSetup: ['test/helpers/global-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-        },
-      },
+      { test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: PROCESS_TESTS, ...integration } },
       {
         // every Micropub endpoint test again, against the built-in database handler on PostgreSQL (issue 18)
         test: {
           name: 'micropub-database',
           include: ['test/micropub/**/*.test.ts'],
-          globalSetup: ['test/helpers/global-setup.ts'],
           env: { INDIESTACK_TEST_HANDLER: 'database', INDIESTACK_TEST_DATABASE: 'postgres' },
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          ...integration,
         },
       },
+      { test: { name: 'process', include: PROCESS_TESTS, ...integration } },
     ],
   },
 });

@@ -54,7 +54,27 @@ describe('the built package', () => {
   it('ships a bin that runs after a build', () => {
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
     expect(pkg.bin.indiestack).toBe('./bin/indiestack.js');
-    expect(pkg.scripts.prepare).toContain('build');
+    // prepare builds dist/ unless it is already newer than its sources (scripts/prepare.mjs)
+    expect(pkg.scripts.prepare).toBe('node scripts/prepare.mjs');
+    expect(readFileSync(path.join(root, 'scripts', 'prepare.mjs'), 'utf8')).toContain("spawnSync('npm', ['run', 'build']");
     expect(readFileSync(path.join(root, pkg.bin.indiestack ?? ''), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+});
+
+describe('a clone that npm install has built (issue 30 item 1)', () => {
+  it('prepare does not build dist/ again while it is newer than its sources, so the first `npx indiestack` starts at once', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { statSync } = await import('node:fs');
+    const marker = path.join(root, 'dist', '.built');
+    const before = statSync(marker).mtimeMs;
+    const run = spawnSync(process.execPath, [path.join(root, 'scripts', 'prepare.mjs')], { cwd: root, encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stderr.trim()).toBe('indiestack: dist/ is up to date');
+    expect(statSync(marker).mtimeMs).toBe(before);
+  });
+
+  it('the lockfile is what npm writes on a fresh install (better-sqlite3 has an install script), so the clone stays clean', () => {
+    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    expect(lock.packages['node_modules/better-sqlite3']?.hasInstallScript).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, postJson } from '../helpers/micropub.js';
 import { comparable, entriesApp, parsePage, pathOf, seedMention, type EntriesTestApp, type Mf2Item } from '../helpers/entries.js';
+import { HAS_POSTGRES } from '../helpers/databases.js';
 
 const ARTICLE = {
   name: ['A walk by the river'],
@@ -279,7 +280,7 @@ describe('entry pages (database handler, standalone)', () => {
   });
 });
 
-describe('entry pages on PostgreSQL', () => {
+describe.skipIf(!HAS_POSTGRES)('entry pages on PostgreSQL', () => {
   it('200 for a published entry (mf2 round trip), 404 for a draft, 410 once deleted, the home page and both feeds', async () => {
     const t = await entriesApp({ dialect: 'postgres' });
     try {

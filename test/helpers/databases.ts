@@ -7,8 +7,21 @@ import type { DatabaseLocation } from '../../src/config/config.js';
 import { createDatabase, type DatabaseHandle, type DialectName } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 
-/** Every dialect each repository test runs on: a SQLite file and a real PostgreSQL. */
-export const DIALECTS: readonly DialectName[] = ['sqlite', 'postgres'];
+/**
+ * Every dialect each repository test runs on: a SQLite file and a real
+ * PostgreSQL; `INDIESTACK_TEST_DIALECTS=sqlite` (the quick tier) narrows it.
+ */
+export const DIALECTS: readonly DialectName[] = readDialects(process.env.INDIESTACK_TEST_DIALECTS);
+
+/** Whether this run has a PostgreSQL (tests written for PostgreSQL alone skip without it). */
+export const HAS_POSTGRES = DIALECTS.includes('postgres');
+
+function readDialects(value: string | undefined): DialectName[] {
+  if (value === undefined || value === '') return ['sqlite', 'postgres'];
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) if (name !== 'sqlite' && name !== 'postgres') throw new Error(`INDIESTACK_TEST_DIALECTS: '${name}' is neither sqlite nor postgres`);
+  return names as DialectName[];
+}
 
 let counter = 0;
 
@@ -20,6 +33,7 @@ export async function freshLocation(dialect: DialectName): Promise<{ location: D
     return { location: { kind: 'sqlite', filename }, url: `sqlite:${filename}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const admin = inject('postgresAdminUrl');
+  if (admin === undefined) throw new Error('this test needs PostgreSQL, which this tier does not start (npm run test:quick is SQLite only)');
   const name = `t_${process.pid}_${Date.now()}_${counter++}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();

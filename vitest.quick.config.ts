@@ -1,0 +1,39 @@
+import os from 'node:os';
+import { defineConfig } from 'vitest/config';
+import { PROCESS_TESTS } from './vitest.config.js';
+
+/**
+ * `npm run test:quick`: the developer's loop — every unit test and every
+ * feature's integration tests on SQLite, without PostgreSQL, spawned
+ * processes or a browser (docs/development.md#test-tiers). `npm test` runs
+ * everything.
+ */
+export default defineConfig({
+  test: {
+    maxWorkers: Math.max(2, os.availableParallelism()),
+    env: { INDIESTACK_TEST_DIALECTS: 'sqlite' },
+    projects: [
+      { test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'quick',
+          include: ['test/**/*.test.ts'],
+          exclude: [
+            ...PROCESS_TESTS,
+            // written for PostgreSQL alone
+            'test/storage/change-feed.test.ts',
+            'test/storage/connection-loss.test.ts',
+            'test/indieauth/token-cache-postgres.test.ts',
+            // slow by design (hundreds of scrypt checks); test/accounts/login.test.ts covers signing in
+            'test/accounts/sign-in-throttle.test.ts',
+          ],
+          // the files of one worker share its module cache: the application is imported once per worker, not
+          // once per file (the whole suite keeps every file isolated)
+          isolate: false,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
