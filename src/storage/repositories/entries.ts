@@ -16,6 +16,7 @@ import { sql, type Kysely } from 'kysely';
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
 import { audienceOf, LISTED, type PostStatus, type Visibility } from '../../core/visibility.js';
 import type { Database, EntryTableRow } from '../schema.js';
+import { createEntryInserts } from './entry-inserts.js';
 
 export type { PostStatus, Visibility } from '../../core/visibility.js';
 
@@ -112,6 +113,7 @@ function audienceColumns(properties: MicropubProperties): { post_status: PostSta
 }
 
 export function createEntriesRepository(db: Kysely<Database>) {
+  const insertEntry = createEntryInserts(db);
   const live = () => db.selectFrom('indieweb_entry').where('deleted_at', 'is', null);
   /** A user's listed entries: `isEntryListed` in SQL (published, public, not deleted). */
   const listed = (userId: string) =>
@@ -140,7 +142,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
   }
 
   return {
-    /** Stores a new entry at version 1. A taken URL or path throws a unique violation (see `isUniqueViolation`). */
+    /** Stores a new entry at version 1, committed before the promise settles. A taken URL or path throws a unique violation (see `isUniqueViolation`). */
     async insert(entry: NewEntryRow): Promise<EntryRow> {
       const values = {
         id: entry.id,
@@ -156,10 +158,8 @@ export function createEntriesRepository(db: Kysely<Database>) {
         deleted_at: null,
         version: 1,
       };
-      await db
-        .insertInto('indieweb_entry')
-        .values({ ...values, slug_series: entry.slugSeries ?? seriesOf(entry.path).series, slug_number: entry.slugNumber ?? seriesOf(entry.path).number })
-        .execute();
+      // committed together with the other inserts of this turn of the event loop (entry-inserts.ts)
+      await insertEntry({ ...values, slug_series: entry.slugSeries ?? seriesOf(entry.path).series, slug_number: entry.slugNumber ?? seriesOf(entry.path).number });
       return toEntry(values);
     },
 

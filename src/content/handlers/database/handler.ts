@@ -25,6 +25,7 @@ import type { EntriesRepository, EntryRow } from '../../../storage/repositories/
 import { applyUpdate, BUILT_IN_CONFIG, cloneJson } from '../entry-rules.js';
 import { publishedOf } from './entry-fields.js';
 import { baseSlug, createEntryUrls, numberedSlug } from './entry-urls.js';
+import { createSlugNumbers } from './slug-numbers.js';
 
 export interface DatabaseHandlerOptions {
   /** Entry URLs are `{baseUrl}/{user}/{yyyy}/{MM}/{slug}/`. */
@@ -63,6 +64,7 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
   const { entries } = options;
   const clock = options.clock ?? systemClock;
   const urls = createEntryUrls(options.baseUrl);
+  const slugNumbers = createSlugNumbers();
 
   /** The user's entry at `url` in the wanted state; another user's entry is unknown, like a URL nobody has. */
   async function find(url: string, user: HostUser, state: 'live' | 'deleted'): Promise<EntryRow | null> {
@@ -100,7 +102,8 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
     for (let attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
       let next: { url: string; path: string; number: number };
       if (attempt < MAX_INSERT_ATTEMPTS - 1) {
-        const number = Math.max((await entries.lastSlugNumber(slugSeries)) + 1, tried + 1);
+        // taken synchronously after the read: concurrent creates of one slug in this process each get their own number
+        const number = slugNumbers.take(slugSeries, await entries.lastSlugNumber(slugSeries), tried + 1);
         next = { ...urls.entry(month, numberedSlug(base, number)), number };
         tried = number;
       } else next = await probeFree(month, base);
