@@ -102,8 +102,9 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
     for (let attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
       let next: { url: string; path: string; number: number };
       if (attempt < MAX_INSERT_ATTEMPTS - 1) {
-        // taken synchronously after the read: concurrent creates of one slug in this process each get their own number
-        const number = slugNumbers.take(slugSeries, await entries.lastSlugNumber(slugSeries), tried + 1);
+        // the first try takes the number after this process's last one in the series without a read; otherwise the
+        // number is taken synchronously after the read, so concurrent creates of one slug each get their own
+        const number = (attempt === 0 ? slugNumbers.takeKnown(slugSeries) : undefined) ?? slugNumbers.take(slugSeries, await entries.lastSlugNumber(slugSeries), tried + 1);
         next = { ...urls.entry(month, numberedSlug(base, number)), number };
         tried = number;
       } else next = await probeFree(month, base);

@@ -24,6 +24,13 @@ export interface SlugNumberOptions {
 export interface SlugNumbers {
   /** The number to try next: above what the database said (`stored`), above what this process gave out, and above `atLeast`. */
   take(series: string, stored: number, atLeast?: number): number;
+  /**
+   * The number after the last one this process gave out in the series, when
+   * it remembers one (taken at once, like {@link take}): the first try of a
+   * create then needs no `max()` read. Another instance may hold that number
+   * already; the unique index refuses it and the create reads the database.
+   */
+  takeKnown(series: string): number | undefined;
   /** Series remembered now (for tests and docs/performance.md). */
   readonly size: number;
 }
@@ -47,6 +54,13 @@ export function createSlugNumbers(options: SlugNumberOptions = {}): SlugNumbers 
         keyBytes -= oldest.length;
       }
       return number;
+    },
+    takeKnown(series) {
+      const previous = given.get(series);
+      if (previous === undefined) return undefined;
+      given.delete(series);
+      given.set(series, previous + 1);
+      return previous + 1;
     },
     get size() {
       return given.size;
