@@ -260,6 +260,7 @@ export function formatReport(run, targets) {
     row(`database handler, ${label}: \`q=source\` page of 20, ${small} entries`, smallRow, smallRow ? `mean latency ${latencyText(smallRow, c)}` : '');
     const ratio = ratioOf(largeRow, smallRow, c);
     row(`database handler, ${label}: \`q=source\` page of 20, ${large} entries`, largeRow, ratio === null ? '' : `mean latency ${latencyText(largeRow, c)} = ${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} that with ${small}`);
+    row(`database handler, ${label}: \`q=source\` with a filter nothing matches, ${large} entries`, r('db-source-filter-large'), r('db-source-filter-large') ? `every entry of the user looked at in SQL; mean latency ${latencyText(r('db-source-filter-large'), c)}` : '');
     row(`database handler, ${label}: entry page, ${large} entries`, r('db-page-large'), vs(r('db-page-large')));
     row(`database handler, ${label}: \`feed.atom\`, ${large} entries`, r('db-feed-large'), vs(r('db-feed-large')));
   }
