@@ -11,7 +11,8 @@
  *   BENCH_CONNECTIONS  autocannon connections (default 32)
  *   BENCH_GROWTH       stored entries/tokens of the large growth server (default 100000)
  *   BENCH_ONLY         comma-separated workload ids to run (default: all;
- *                      config-pg and json-create-pg start an embedded PostgreSQL)
+ *                      config-pg, json-create-pg and the db-*-pg rows start an embedded PostgreSQL;
+ *                      db-* are the database handler's rows, issue 31)
  *   BENCH_WAIT_QUIET   seconds to wait, at most, before each workload for other
  *                      processes to go quiet (default 0: measure at once)
  *   BENCH_SKIP_BUILD=1 use dist/ as it is
@@ -57,7 +58,10 @@ const settings = {
   waitQuiet: number('BENCH_WAIT_QUIET', 0),
   updateDocs: process.argv.includes('--update-docs'),
 };
-const wanted = (id) => settings.only.length === 0 || settings.only.includes(id);
+const wanted = (id) => settings.only.length === 0 || settings.only.includes(id) || settings.only.some((group) => id.startsWith(`${group}-`) && group.startsWith('db-'));
+/** Every workload id of the database handler's rows (issue 31). */
+const DB_IDS = ['config', 'create', 'update', 'token-bad-code', 'source-small', 'source-large', 'source-filter-large', 'page-large', 'feed-large'].flatMap((id) => [`db-${id}`, `db-${id}-pg`]);
+const selectedIds = () => DB_IDS.filter((id) => wanted(id) || wanted(id.replace(/-(small|large)(-pg)?$/, '$2')));
 const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
 function machine() {
@@ -191,6 +195,15 @@ async function createEntries(server, token, count) {
   return (Date.now() - started) / 1000;
 }
 
+/** The URLs of the newest `count` entries (q=source). */
+async function entryUrls(server, token, count) {
+  const answer = await get(`${server.url}/indieweb/micropub/?q=source&limit=${count}`, { authorization: `Bearer ${token}` });
+  return JSON.parse(answer.body).items.map((item) => item.properties.url[0]);
+}
+
+/** A path on `server` for an absolute entry URL made under another base (the server's own in the bench). */
+const pathOf = (url) => new URL(url).pathname;
+
 async function coldStarts(tmp) {
   const fresh = [];
   const migrated = [];
@@ -294,6 +307,36 @@ async function main() {
       }
     }
 
+    // the database handler (issue 31): the configuration people should run, on SQLite and on PostgreSQL
+    const db = {};
+    const dbWanted = (suffix) => selectedIds().some((id) => id.startsWith('db-') && (suffix === 'pg') === id.endsWith('-pg'));
+    for (const dialect of ['sqlite', 'pg']) {
+      if (!dbWanted(dialect)) continue;
+      if (dialect === 'pg' && postgres === undefined) {
+        log('starting an embedded PostgreSQL');
+        postgres = await startPostgres();
+      }
+      const env = { INDIEWEB_MICROPUB_HANDLER: 'database', ...(dialect === 'pg' ? { INDIEWEB_DATABASE_URL: postgres.url } : {}) };
+      const servers_ = {};
+      for (const [size, count] of [['main', 200], ['small', settings.small], ['large', settings.growth]]) {
+        if (size !== 'main' && !selectedIds().some((id) => id.startsWith('db-') && (id.includes('source') || id.includes('page') || id.includes('feed')))) continue;
+        if (size === 'small' && !selectedIds().some((id) => /^db-source-(small|large)/.test(id))) continue;
+        // PostgreSQL: one database for all three servers would mix their accounts; each gets its own
+        const dir = path.join(tmp, `db-${dialect}-${size}`);
+        const serverEnv_ = dialect === 'pg' ? { ...env, INDIEWEB_DATABASE_URL: await postgres.createDatabase(`bench_${size}`) } : env;
+        const serverToken = createAccount(dir, serverEnv_);
+        const server = await startIndiestack(dir, { env: serverEnv_ });
+        servers.push(server);
+        log(`database handler (${dialect}) ${size}: creating ${count} entries over HTTP`);
+        const seconds = await createEntries(server, serverToken, count);
+        log(`database handler (${dialect}) ${size}: ${count} entries in ${seconds.toFixed(1)} s`);
+        run.extra[`dbSeed_${dialect}_${size}`] = { entries: count, entrySeconds: seconds, rssAfterSeed: memoryOf(server.pid).rss };
+        const newest = await entryUrls(server, serverToken, 200);
+        servers_[size] = { server, token: serverToken, urls: newest };
+      }
+      db[dialect] = servers_;
+    }
+
     const png = makePng(settings.mediaBytes);
     const media = multipartBody(png);
     const bigPng = makePng(settings.bigUploadBytes);
@@ -385,6 +428,56 @@ async function main() {
         server: g.server,
         request: { method: 'GET', path: '/indieweb/micropub/?q=source', headers: { authorization: `Bearer ${g.token}` } },
       });
+    }
+    const badCode = new URLSearchParams({ grant_type: 'authorization_code', code: 'no-such-code-0123456789abcdefghijklmnop', client_id: CLIENT_ID, redirect_uri: REDIRECT_URI }).toString();
+    workloads.push({
+      id: 'token-bad-code',
+      server: main,
+      request: { method: 'POST', path: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: badCode },
+    });
+    for (const [dialect, suffix] of [['sqlite', ''], ['pg', '-pg']]) {
+      const d = db[dialect];
+      if (d === undefined) continue;
+      if (d.main !== undefined) {
+        const auth_ = { authorization: `Bearer ${d.main.token}` };
+        const nextUrl = rotating(d.main.urls);
+        workloads.push(
+          { id: `db-config${suffix}`, server: d.main.server, request: { method: 'GET', path: '/indieweb/micropub/?q=config', headers: auth_ } },
+          {
+            id: `db-create${suffix}`,
+            server: d.main.server,
+            request: { method: 'POST', path: '/indieweb/micropub/', headers: { ...auth_, 'content-type': 'application/json' }, body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }) },
+          },
+          {
+            id: `db-update${suffix}`,
+            server: d.main.server,
+            request: {
+              method: 'POST',
+              path: '/indieweb/micropub/',
+              headers: { ...auth_, 'content-type': 'application/json' },
+              // 200 entries in turn: 32 connections rarely update one entry at once
+              setupRequest: (request) => ({ ...request, body: JSON.stringify({ action: 'update', url: nextUrl(), replace: { content: ['updated'] } }) }),
+            },
+          },
+          { id: `db-token-bad-code${suffix}`, server: d.main.server, request: { method: 'POST', path: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: badCode } },
+        );
+      }
+      for (const size of ['small', 'large']) {
+        const g = d[size];
+        if (g === undefined) continue;
+        workloads.push({ id: `db-source-${size}${suffix}`, group: `db-source${suffix}`, server: g.server, request: { method: 'GET', path: '/indieweb/micropub/?q=source&limit=20', headers: { authorization: `Bearer ${g.token}` } } });
+        if (size === 'large') {
+          // a filter no entry matches: every one of the user's entries is looked at (issue 31: ~10 req/s at 10,000 before)
+          workloads.push({ id: `db-source-filter-large${suffix}`, group: `db-source-filter${suffix}`, server: g.server, request: { method: 'GET', path: '/indieweb/micropub/?q=source&limit=20&filter=matches-nothing', headers: { authorization: `Bearer ${g.token}` } } });
+        }
+      }
+      if (d.large !== undefined) {
+        const entry = d.large.urls[d.large.urls.length - 1];
+        workloads.push(
+          { id: `db-page-large${suffix}`, group: `db-page${suffix}`, server: d.large.server, request: { method: 'GET', path: pathOf(entry) } },
+          { id: `db-feed-large${suffix}`, group: `db-feed${suffix}`, server: d.large.server, request: { method: 'GET', path: pathOf(new URL('../../../feed.atom', entry).href) } },
+        );
+      }
     }
     const selected = workloads.filter((workload) => wanted(workload.id) || (workload.group !== undefined && wanted(workload.group)));
 

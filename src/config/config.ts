@@ -226,6 +226,8 @@ export interface Config {
   readonly maxBodyBytes: number;
   /** A `module#export` specifier, or `memory`/`files`; null: the in-memory handler. */
   readonly micropubHandler: string | null;
+  /** The in-memory handler's cap on stored entries; null: none. */
+  readonly memoryHandlerMaxEntries: number | null;
   readonly micropubServerManagedProperties: readonly string[];
   /** A `module#export` specifier (load-callable.ts); null: none. */
   readonly micropubUrlPolicy: string | null;

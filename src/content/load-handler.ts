@@ -47,7 +47,7 @@ export function handlerKindOf(config: Pick<Config, 'micropubHandler'>, given: Mi
 export async function resolveHandler(config: Config, given: MicropubHandler | undefined, cwd: string, log?: FilesHandlerLog, database?: DatabaseHandlerDeps): Promise<ResolvedHandler> {
   if (given !== undefined) return { handler: given, inMemory: false };
   const specifier = config.micropubHandler;
-  if (specifier === null || specifier === 'memory') return { handler: createMemoryHandler({ baseUrl: config.baseUrl }), inMemory: true, builtIn: true };
+  if (specifier === null || specifier === 'memory') return { handler: createMemoryHandler({ baseUrl: config.baseUrl, maxEntries: config.memoryHandlerMaxEntries }), inMemory: true, builtIn: true };
   if (specifier === 'database') {
     if (database === undefined) throw new ConfigError(['INDIEWEB_MICROPUB_HANDLER: "database" needs the database the server runs on']);
     return { handler: createDatabaseHandler({ baseUrl: config.baseUrl, entries: database.entries, clock: database.clock }), inMemory: false, builtIn: true };

@@ -112,7 +112,8 @@ export function createExchangeService(deps: {
     if (request.codeVerifier !== undefined && !isPkceValue(request.codeVerifier)) throw new InvalidGrantError('malformed code_verifier');
 
     const codeHash = sha256Base64Url(request.code);
-    const record = await authCodes.findByHash(codeHash);
+    // one query per turn of the event loop for every code presented in it (a flood of bad codes included)
+    const record = await authCodes.findByHashInTurn(codeHash);
     const now = clock.now().toISOString();
     if (record !== null && record.consumedAt !== null) throw await revokeGrantOfCode(codeHash);
     if (record === null || record.expiresAt <= now) throw new InvalidGrantError('unknown or expired code');

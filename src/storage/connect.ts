@@ -18,9 +18,10 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /**
    * A value that changes whenever something that may invalidate a remembered
-   * access token was written. SQLite: any write through this handle, or a
+   * access token was written. SQLite: any write through this handle (but
+   * writes of entries only, see `mayChangeAuth`), or a
    * commit by any other connection, process or instance on the same file
-   * (`PRAGMA data_version`). PostgreSQL: any write through this handle, or a
+   * (`PRAGMA data_version`). PostgreSQL: any write through this handle (the same exception), or a
    * `NOTIFY indieweb_auth_change` heard on a dedicated connection (migration
    * 0011's triggers; see change-feed.ts); null while that connection does not
    * listen (the first call starts it), so nothing is remembered then.
@@ -108,6 +109,30 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
 
 const STATEMENT_CACHE_SIZE = 500;
 
+/**
+ * Writes that cannot change what a remembered token depends on (its row, its
+ * account, the account's profile URLs): a statement that only inserts,
+ * updates or deletes entries of the database handler. They leave the change
+ * stamp alone, so a Micropub create does not make the next request of every
+ * token look itself up again (issue 31: every create did). No trigger or
+ * foreign key reaches an auth table from these tables; anything else,
+ * transactions and schema changes included, still counts.
+ */
+const CONTENT_WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?indieweb_entry"?(?:[\s(]|$)/i;
+
+/** Whether a statement may change what the token cache remembers (see {@link CONTENT_WRITE}). */
+export function mayChangeAuth(sqlText: string): boolean {
+  return !CONTENT_WRITE.test(sqlText);
+}
+
+/**
+ * Transaction control on SQLite's one connection: the writes inside a
+ * transaction are counted as they are prepared, and this connection reads its
+ * own uncommitted writes, so BEGIN and COMMIT need not count again (a batch of
+ * entry inserts in one transaction then leaves the stamp alone).
+ */
+const TRANSACTION_CONTROL = /^\s*(?:begin|commit|end|rollback|savepoint|release)\b/i;
+
 /** The longest one PostgreSQL statement may run before the server cancels it. */
 const STATEMENT_TIMEOUT_MS = 30_000;
 
@@ -130,7 +155,7 @@ function withStatementCache(database: SqliteDatabase.Database, onWrite: () => vo
         cache.set(sqlText, statement);
       }
       // Kysely prepares right before it runs: every statement that is not a reader counts as a write
-      if (!statement.reader) onWrite();
+      if (!statement.reader && mayChangeAuth(sqlText) && !TRANSACTION_CONTROL.test(sqlText)) onWrite();
       return statement;
     },
   };
@@ -142,10 +167,14 @@ function withStatementCache(database: SqliteDatabase.Database, onWrite: () => vo
  * before its request is answered, without waiting for its notification.
  */
 function countingWrites(dialect: Dialect, onWrite: () => void): Dialect {
+  // connections (the originals) whose open transaction wrote something that may change auth: only their COMMIT counts
+  const authWriters = new WeakSet<object>();
   const counted = (connection: DatabaseConnection): DatabaseConnection => ({
     executeQuery<R>(query: CompiledQuery) {
       const result = connection.executeQuery<R>(query);
-      return query.query.kind === 'SelectQueryNode' ? result : result.finally(onWrite);
+      if (query.query.kind === 'SelectQueryNode' || !mayChangeAuth(query.sql)) return result;
+      authWriters.add(connection);
+      return result.finally(onWrite);
     },
     streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
   });
@@ -163,12 +192,19 @@ function countingWrites(dialect: Dialect, onWrite: () => void): Dialect {
           if (typeof value !== 'function') return value;
           return async (...args: unknown[]) => {
             const unwrapped = args.map((arg) => (typeof arg === 'object' && arg !== null ? (originals.get(arg) ?? arg) : arg));
+            // a transaction that wrote only entries (or nothing) commits nothing a remembered token depends on
+            let commitCounts = false;
+            if (name === 'commitTransaction' || name === 'rollbackTransaction' || name === 'beginTransaction') {
+              const connection = unwrapped[0];
+              commitCounts = typeof connection === 'object' && connection !== null && authWriters.has(connection);
+              if (commitCounts || name === 'beginTransaction') authWriters.delete(connection as object);
+            }
             let result: unknown;
             try {
               result = await (value as (...a: unknown[]) => unknown).apply(target, unwrapped);
             } catch (error) {
               // a failed COMMIT may still have committed: count it
-              if (name === 'commitTransaction') onWrite();
+              if (name === 'commitTransaction' && commitCounts) onWrite();
               throw error;
             }
             if (name === 'acquireConnection') {
@@ -176,7 +212,7 @@ function countingWrites(dialect: Dialect, onWrite: () => void): Dialect {
               originals.set(wrapped, result as DatabaseConnection);
               return wrapped;
             }
-            if (name === 'commitTransaction') onWrite();
+            if (name === 'commitTransaction' && commitCounts) onWrite();
             return result;
           };
         },

@@ -210,6 +210,8 @@ export interface EntryTable {
   /** The user's month folder and the slug the entry asked for; `slug_number` is its `-n` (1 for none). */
   slug_series: string;
   slug_number: number;
+  /** The q=source list item as lower-cased stable JSON, what a `filter` matches (migration 0015; `searchTextOf`); null only for unreadable JSON. */
+  search_text: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PasskeyTable {

@@ -71,5 +71,11 @@ for (const dialect of DIALECTS) {
       expect(new Set(urls).size).toBe(4);
       for (const url of urls) expect(url).toMatch(/\/alice\/\d{4}\/\d{2}\/same(-[2-4])?\/$/);
     });
+
+    it('forty creates of one slug at once through one instance all succeed, numbered 1 to 40 (issue 31)', async () => {
+      const created = await Promise.all(Array.from({ length: 40 }, () => one.createEntry({ type: ['h-entry'], properties: { content: ['burst'], 'mp-slug': ['burst'] } }, alice)));
+      const numbers = created.map((entry) => Number(/\/burst(?:-(\d+))?\/$/.exec(entry.url)?.[1] ?? 1)).sort((a, b) => a - b);
+      expect(numbers).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
+    });
   });
 }

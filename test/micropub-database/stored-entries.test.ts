@@ -9,6 +9,7 @@ import { createManualClock } from '../../src/core/clock.js';
 import { createDatabaseHandler } from '../../src/content/handlers/database/handler.js';
 import { createEntriesRepository, type EntriesRepository } from '../../src/storage/repositories/entries.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
+import { matchesFilter } from '../../src/core/list-params.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 const alice: HostUser = { id: 'alice-id', name: 'alice', me: ['https://alice.example/'], isActive: true };
@@ -121,6 +122,25 @@ for (const dialect of DIALECTS) {
       expect(page.total).toBe(3);
       expect(page.items.map((item) => item.url)).toEqual(['https://id.example/alice/2026/11/again-2/', 'https://id.example/alice/2026/11/again/']);
       expect(page.items[0]?.properties.url).toEqual(['https://id.example/alice/2026/11/again-2/']);
+    });
+
+    it('a filter matches exactly what the list shows, in SQL: case, %, _, backslashes, other scripts, updates (issue 31)', async () => {
+      const carol: HostUser = { id: 'carol-id', name: 'carol', me: ['https://carol.example/'], isActive: true };
+      const odd = ['50% off_SALE', 'a\\b path', 'ÉCOLE Ünïcode', 'plain', '"quoted" {json}'];
+      for (const content of odd) await handler.createEntry({ type: ['h-entry'], properties: { content: [content], category: ['Mixed Case'] } }, carol);
+      const changed = await handler.createEntry({ type: ['h-entry'], properties: { content: ['before the update'] } }, carol);
+      await handler.updateEntry(changed.url, { replace: { content: ['after the update'] } }, carol);
+      const all = (await handler.listEntries!(carol, { limit: null, offset: 0, filter: null })).items;
+      for (const filter of ['%', '_', '50% off_s', '\\', 'a\\\\b', 'école', 'ÜNÏ', 'mixed case', '"content":["plain"]', '{json}', 'before the update', 'after the', 'h-entry', '/carol/2026/11/', 'x%y', '']) {
+        const expected = all.filter((item) => matchesFilter({ type: item.type, properties: item.properties }, filter)).map((item) => item.url);
+        const listed = await handler.listEntries!(carol, { limit: null, offset: 0, filter });
+        expect({ filter, urls: listed.items.map((item) => item.url), total: listed.total }).toEqual({ filter, urls: expected, total: expected.length });
+      }
+      // offset and limit apply to the matches
+      const page = await handler.listEntries!(carol, { limit: 1, offset: 1, filter: 'mixed' });
+      expect(page.total).toBe(5);
+      // newest first: "quoted", then plain
+      expect(page.items.map((item) => item.properties.content)).toEqual([['plain']]);
     });
   });
 }

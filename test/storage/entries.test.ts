@@ -300,4 +300,36 @@ for (const dialect of DIALECTS) {
       }
     });
   });
+
+  describe(`migration 0015-entry-search-text (${dialect})`, () => {
+    it('fills the search text of existing entries, so a filtered list finds them, and goes down again (issue 31)', async () => {
+      const fresh = await freshLocation(dialect);
+      const handle = createDatabase(fresh.location);
+      try {
+        const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
+        expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
+        const at = '2026-01-01T00:00:00.000Z';
+        const old = (id: string, properties: string) => ({ id, user_id: 'old-user', url: `${BASE}/old/${id}/`, path: `/old/${id}/`, type: '["h-entry"]', properties, post_status: 'published', visibility: 'public', published: at, created_at: at, updated_at: at, deleted_at: null, version: 1, slug_series: `/old/${id}`, slug_number: 1 });
+        // the table before this migration, without the column; one row with properties no JSON parser reads
+        await (handle.db as unknown as Kysely<any>)
+          .insertInto('indieweb_entry')
+          .values([old('a', JSON.stringify({ content: ['Hello OLD World'] })), old('b', JSON.stringify({ content: ['other'], url: ['https://elsewhere.example/b'] })), old('c', '{not json')])
+          .execute();
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        const entries = createEntriesRepository(handle.db);
+        const ids = async (filter: string) => (await entries.listByUserMatching('old-user', filter, { offset: 0, limit: null })).rows.map((row) => row.id);
+        expect(await ids('old world')).toEqual(['a']);
+        // the url property the list adds when there is none, and the one an entry has of its own
+        expect(await ids(`${BASE}/old/a/`.toLowerCase())).toEqual(['a']);
+        expect(await ids('elsewhere.example')).toEqual(['b']);
+        expect(await ids(`${BASE}/old/b/`.toLowerCase())).toEqual([]);
+        expect((await entries.listByUserMatching('old-user', 'h-entry', { offset: 0, limit: null })).total).toBe(2);
+        expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
+        await expect(sql`select search_text from indieweb_entry`.execute(handle.db)).rejects.toThrow();
+      } finally {
+        await handle.close();
+        await fresh.drop();
+      }
+    });
+  });
 }

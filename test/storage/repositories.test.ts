@@ -163,6 +163,19 @@ for (const dialect of DIALECTS) {
         expect((await codes.findByHash('code-hash-1'))?.consumedAt).toBe('2026-01-01T00:01:00.000Z');
       });
 
+      it('looks up the codes asked for in one turn together, each caller getting its own (issue 31)', async () => {
+        const codes = createAuthCodesRepository(database.db);
+        // expiring later than the codes the next tests count
+        const later = { ...code, expiresAt: '2026-01-01T01:00:00.000Z' };
+        await codes.insert('code-hash-turn-a', later);
+        await codes.insert('code-hash-turn-b', { ...later, scope: 'create media' });
+        const found = await Promise.all(['code-hash-turn-a', 'nobody', 'code-hash-turn-b', 'code-hash-turn-a'].map((hash) => codes.findByHashInTurn(hash)));
+        expect(found.map((record) => record?.scope ?? null)).toEqual(['create', null, 'create media', 'create']);
+        // a code stored after an earlier turn's lookup is found by the next one
+        await codes.insert('code-hash-turn-c', later);
+        expect((await codes.findByHashInTurn('code-hash-turn-c'))?.userId).toBe('u1');
+      });
+
       it('never consumes an expired code', async () => {
         const codes = createAuthCodesRepository(database.db);
         await codes.insert('code-hash-2', code);

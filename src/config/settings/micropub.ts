@@ -8,7 +8,7 @@
  * @module
  */
 import { parseStrictHttpUrl } from '../../core/url.js';
-import { list, moduleSpecifier } from '../parsers.js';
+import { integerOrNone, list, moduleSpecifier } from '../parsers.js';
 import { defineSetting, type Setting } from '../setting.js';
 
 export const MICROPUB_SETTINGS: readonly Setting[] = [
@@ -20,6 +20,14 @@ export const MICROPUB_SETTINGS: readonly Setting[] = [
     shownDefault: 'memory',
     description:
       'Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart); `database` keeps entries in indiestack\'s own database (SQLite or PostgreSQL, shared by every instance) at `BASE_URL/{user}/{yyyy}/{MM}/{slug}/`; `files` writes Markdown files for a static site (INDIEWEB_FILES_*).',
+  }),
+  defineSetting({
+    name: 'INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES',
+    key: 'memoryHandlerMaxEntries',
+    parser: integerOrNone({ min: 1, max: 100_000_000 }),
+    default: null,
+    description:
+      'In-memory handler only: the most entries it keeps (each costs about 0.5–1 KiB of memory plus its properties); past it the oldest entry is forgotten. `none` (default): no cap, memory grows with every entry ([docs/performance.md](docs/performance.md#memory)).',
   }),
   defineSetting({
     name: 'INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES',

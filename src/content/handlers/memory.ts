@@ -25,6 +25,12 @@ interface StoredEntry {
 export interface MemoryHandlerOptions {
   /** Entry URLs are `{baseUrl}/indieweb/entries/{slug}`. */
   readonly baseUrl: string;
+  /**
+   * The most entries kept (deleted ones included); creating one more forgets
+   * the oldest. Each entry costs about 0.5 KiB plus its properties
+   * (docs/performance.md). null or absent: no cap.
+   */
+  readonly maxEntries?: number | null;
 }
 
 /** Random slugs cut from a pooled buffer: one getrandom call per 1,024 entries instead of one per entry. */
@@ -53,6 +59,20 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
   const byOwner = new Map<string, StoredEntry[]>();
   const liveCount = new Map<string, number>();
   const adjustLive = (owner: string, delta: number) => liveCount.set(owner, (liveCount.get(owner) ?? 0) + delta);
+  const maxEntries = options.maxEntries ?? null;
+
+  /** The cap: the oldest entry (the map keeps creation order) goes, from its owner's list too, which it heads. */
+  function forgetOldest(): void {
+    const [url, oldest] = entries.entries().next().value as [string, StoredEntry];
+    entries.delete(url);
+    const list = byOwner.get(oldest.owner);
+    if (list?.[0] === oldest) list.shift();
+    else if (list !== undefined) list.splice(list.indexOf(oldest), 1);
+    if (list?.length === 0) {
+      byOwner.delete(oldest.owner);
+      liveCount.delete(oldest.owner);
+    } else if (!oldest.deleted) adjustLive(oldest.owner, -1);
+  }
 
   const resolve = (url: string): string | null => {
     try {
@@ -88,6 +108,7 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
       entries.set(url, stored);
       byOwner.set(user.id, appendTo(byOwner.get(user.id), stored));
       adjustLive(user.id, 1);
+      if (maxEntries !== null && entries.size > maxEntries) forgetOldest();
       // the store holds its own copy; the caller's objects go back to it instead of a second copy
       return { url, type: entry.type, properties: entry.properties };
     },

@@ -13,6 +13,7 @@ import * as m0011 from './0011-auth-change-notify.js';
 import * as m0012 from './0012-webmention-sending.js';
 import * as m0013 from './0013-entry-visibility.js';
 import * as m0014 from './0014-webhook-webmention-io.js';
+import * as m0015 from './0015-entry-search-text.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -30,4 +31,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0012-webmention-sending': m0012,
   '0013-entry-visibility': m0013,
   '0014-webhook-webmention-io': m0014,
+  '0015-entry-search-text': m0015,
 });

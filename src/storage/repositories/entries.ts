@@ -16,6 +16,7 @@ import { sql, type Kysely } from 'kysely';
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
 import { audienceOf, LISTED, type PostStatus, type Visibility } from '../../core/visibility.js';
 import type { Database, EntryTableRow } from '../schema.js';
+import { createEntryInserts } from './entry-inserts.js';
 
 export type { PostStatus, Visibility } from '../../core/visibility.js';
 
@@ -86,7 +87,32 @@ const MAX_UPDATE_ATTEMPTS = 50;
 
 export type EntriesRepository = ReturnType<typeof createEntriesRepository>;
 
-function toEntry(row: Omit<EntryTableRow, 'slug_series' | 'slug_number'>): EntryRow {
+/** Every column an {@link EntryRow} is made of (not the slug series, not the search text). */
+const ENTRY_COLUMNS = ['id', 'user_id', 'url', 'path', 'type', 'properties', 'post_status', 'visibility', 'published', 'created_at', 'updated_at', 'deleted_at', 'version'] as const;
+
+/** JSON with object keys sorted at every level (as `core/list-params.ts` `stableStringify`). */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
+    return Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+}
+
+/**
+ * What a q=source `filter` matches (SPEC.md "Source, list mode": a
+ * case-insensitive substring of the listed item): the list item — the type
+ * and the properties, with a `url` property when they have none — as stable
+ * JSON, lower-cased. Stored on every write (migration 0015), so a filtered
+ * list is one SQL query instead of reading every entry.
+ */
+export function searchTextOf(url: string, type: readonly string[], properties: MicropubProperties): string {
+  return stableJson({ type, properties: properties.url === undefined ? { ...properties, url: [url] } : properties }).toLowerCase();
+}
+
+/** A filter as a LIKE pattern: lower-cased like the column, `%`, `_` and the escape character itself escaped. */
+const likePattern = (filter: string) => `%${filter.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+
+function toEntry(row: Omit<EntryTableRow, 'slug_series' | 'slug_number' | 'search_text'>): EntryRow {
   return {
     id: row.id,
     userId: row.user_id,
@@ -112,6 +138,7 @@ function audienceColumns(properties: MicropubProperties): { post_status: PostSta
 }
 
 export function createEntriesRepository(db: Kysely<Database>) {
+  const insertEntry = createEntryInserts(db);
   const live = () => db.selectFrom('indieweb_entry').where('deleted_at', 'is', null);
   /** A user's listed entries: `isEntryListed` in SQL (published, public, not deleted). */
   const listed = (userId: string) =>
@@ -122,10 +149,14 @@ export function createEntriesRepository(db: Kysely<Database>) {
    * bumping the version. False when another writer got there first (or the
    * entry was deleted meanwhile): read it again and retry.
    */
-  async function updateIfVersion(id: string, version: number, changes: EntryChanges): Promise<boolean> {
+  async function updateIfVersion(id: string, version: number, changes: EntryChanges, current?: Pick<EntryRow, 'url' | 'type'>): Promise<boolean> {
+    // the url and type never change; without them (a caller that has not read the entry) they are read here
+    const known = current ?? (await db.selectFrom('indieweb_entry').select(['url', 'type']).where('id', '=', id).executeTakeFirst().then((row) => (row === undefined ? undefined : { url: row.url, type: JSON.parse(row.type) as string[] })));
+    if (known === undefined) return false;
     const result = await db
       .updateTable('indieweb_entry')
       .set({
+        search_text: searchTextOf(known.url, known.type, changes.properties),
         properties: JSON.stringify(changes.properties),
         ...audienceColumns(changes.properties),
         published: changes.published,
@@ -140,7 +171,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
   }
 
   return {
-    /** Stores a new entry at version 1. A taken URL or path throws a unique violation (see `isUniqueViolation`). */
+    /** Stores a new entry at version 1, committed before the promise settles. A taken URL or path throws a unique violation (see `isUniqueViolation`). */
     async insert(entry: NewEntryRow): Promise<EntryRow> {
       const values = {
         id: entry.id,
@@ -156,22 +187,25 @@ export function createEntriesRepository(db: Kysely<Database>) {
         deleted_at: null,
         version: 1,
       };
-      await db
-        .insertInto('indieweb_entry')
-        .values({ ...values, slug_series: entry.slugSeries ?? seriesOf(entry.path).series, slug_number: entry.slugNumber ?? seriesOf(entry.path).number })
-        .execute();
+      // committed together with the other inserts of this turn of the event loop (entry-inserts.ts)
+      await insertEntry({
+        ...values,
+        slug_series: entry.slugSeries ?? seriesOf(entry.path).series,
+        slug_number: entry.slugNumber ?? seriesOf(entry.path).number,
+        search_text: searchTextOf(entry.url, entry.type, entry.properties),
+      });
       return toEntry(values);
     },
 
     /** The entry at this URL path, whoever owns it, deleted and drafts included: the caller decides what to show. */
     async findByPath(path: string): Promise<EntryRow | null> {
-      const row = await db.selectFrom('indieweb_entry').selectAll().where('path', '=', path).executeTakeFirst();
+      const row = await db.selectFrom('indieweb_entry').select(ENTRY_COLUMNS).where('path', '=', path).executeTakeFirst();
       return row === undefined ? null : toEntry(row);
     },
 
     /** The entry at this absolute URL if `userId` owns it (deleted included); another user's is null, like an unknown URL. */
     async findOwnedByUrl(userId: string, url: string): Promise<EntryRow | null> {
-      const row = await db.selectFrom('indieweb_entry').selectAll().where('url', '=', url).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db.selectFrom('indieweb_entry').select(ENTRY_COLUMNS).where('url', '=', url).where('user_id', '=', userId).executeTakeFirst();
       return row === undefined ? null : toEntry(row);
     },
 
@@ -195,7 +229,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
     updateIfVersion,
 
     async findById(id: string): Promise<EntryRow | null> {
-      const row = await db.selectFrom('indieweb_entry').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('indieweb_entry').select(ENTRY_COLUMNS).where('id', '=', id).executeTakeFirst();
       return row === undefined ? null : toEntry(row);
     },
 
@@ -208,11 +242,11 @@ export function createEntriesRepository(db: Kysely<Database>) {
      */
     async modify(id: string, compute: (current: EntryRow) => EntryChanges | Promise<EntryChanges>): Promise<EntryRow | null> {
       for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-        const row = await db.selectFrom('indieweb_entry').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+        const row = await db.selectFrom('indieweb_entry').select(ENTRY_COLUMNS).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
         if (row === undefined) return null;
         const current = toEntry(row);
         const changes = await compute(current);
-        if (await updateIfVersion(id, current.version, changes)) {
+        if (await updateIfVersion(id, current.version, changes, current)) {
           return { ...current, ...changes, ...audienceOf(changes.properties), version: current.version + 1 };
         }
       }
@@ -243,7 +277,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
 
     /** A user's live entries (drafts included), newest created first; `limit` null means all. */
     async listByUser(userId: string, page: { offset: number; limit: number | null }): Promise<EntryRow[]> {
-      let query = live().selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc');
+      let query = live().select(ENTRY_COLUMNS).where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc');
       if (page.limit !== null) query = query.limit(page.limit);
       if (page.offset > 0) query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
       const rows = await query.execute();
@@ -256,9 +290,28 @@ export function createEntriesRepository(db: Kysely<Database>) {
       return Number(row.n);
     },
 
+    /**
+     * A user's live entries whose list item contains `filter` (case-insensitive,
+     * see {@link searchTextOf}), newest created first, and how many there are:
+     * one range of the (user, created) index, the match done in SQL.
+     */
+    async listByUserMatching(userId: string, filter: string, page: { offset: number; limit: number | null }): Promise<{ rows: EntryRow[]; total: number }> {
+      const matching = () => live().where('user_id', '=', userId).where(sql<boolean>`search_text like ${likePattern(filter)} escape '\\'`);
+      let query = matching().select(ENTRY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc');
+      if (page.limit !== null) query = query.limit(page.limit);
+      if (page.offset > 0) query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
+      const [rows, count] = await Promise.all([
+        page.limit === 0 ? Promise.resolve([]) : query.execute(),
+        matching()
+          .select((eb) => eb.fn.countAll<string | number>().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows: rows.map(toEntry), total: Number(count.n) };
+    },
+
     /** A user's listed entries (published and public: no drafts, no unlisted or private ones, no deleted ones), newest first by (published, id); `before` continues after a page. */
     async listPublished(userId: string, page: { limit: number; before?: PublishedCursor }): Promise<EntryRow[]> {
-      let query = listed(userId).selectAll();
+      let query = listed(userId).select(ENTRY_COLUMNS);
       const before = page.before;
       if (before !== undefined) {
         query = query.where((eb) => eb.or([eb('published', '<', before.published), eb.and([eb('published', '=', before.published), eb('id', '<', before.id)])]));
@@ -271,7 +324,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
     async listPublishedAfter(userId: string, page: { limit: number; after: PublishedCursor }): Promise<EntryRow[]> {
       const { after } = page;
       const rows = await listed(userId)
-        .selectAll()
+        .select(ENTRY_COLUMNS)
         .where((eb) => eb.or([eb('published', '>', after.published), eb.and([eb('published', '=', after.published), eb('id', '>', after.id)])]))
         .orderBy('published', 'asc')
         .orderBy('id', 'asc')

@@ -19,12 +19,12 @@ import { HandlerValueError } from '../../../contracts/handler-errors.js';
 import type { MicropubHandler } from '../../../contracts/micropub-handler.js';
 import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, UpdateOperations } from '../../../contracts/micropub-types.js';
 import { systemClock, type Clock } from '../../../core/clock.js';
-import { matchesFilter } from '../../../core/list-params.js';
 import { isUniqueViolation } from '../../../storage/errors.js';
 import type { EntriesRepository, EntryRow } from '../../../storage/repositories/entries.js';
 import { applyUpdate, BUILT_IN_CONFIG, cloneJson } from '../entry-rules.js';
 import { publishedOf } from './entry-fields.js';
 import { baseSlug, createEntryUrls, numberedSlug } from './entry-urls.js';
+import { createSlugNumbers } from './slug-numbers.js';
 
 export interface DatabaseHandlerOptions {
   /** Entry URLs are `{baseUrl}/{user}/{yyyy}/{MM}/{slug}/`. */
@@ -35,8 +35,6 @@ export interface DatabaseHandlerOptions {
   readonly clock?: Clock;
 }
 
-/** Rows read per round trip while a filtered list walks a user's entries. */
-const FILTER_BATCH = 500;
 /** Numbered slugs looked up at once (one indexed query) when choosing a new entry's path. */
 const SLUG_BATCH = 16;
 /** Inserts tried when other writers keep taking the chosen path; the last one probes the numbered paths from 1. */
@@ -63,6 +61,7 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
   const { entries } = options;
   const clock = options.clock ?? systemClock;
   const urls = createEntryUrls(options.baseUrl);
+  const slugNumbers = createSlugNumbers();
 
   /** The user's entry at `url` in the wanted state; another user's entry is unknown, like a URL nobody has. */
   async function find(url: string, user: HostUser, state: 'live' | 'deleted'): Promise<EntryRow | null> {
@@ -100,7 +99,9 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
     for (let attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
       let next: { url: string; path: string; number: number };
       if (attempt < MAX_INSERT_ATTEMPTS - 1) {
-        const number = Math.max((await entries.lastSlugNumber(slugSeries)) + 1, tried + 1);
+        // the first try takes the number after this process's last one in the series without a read; otherwise the
+        // number is taken synchronously after the read, so concurrent creates of one slug each get their own
+        const number = (attempt === 0 ? slugNumbers.takeKnown(slugSeries) : undefined) ?? slugNumbers.take(slugSeries, await entries.lastSlugNumber(slugSeries), tried + 1);
         next = { ...urls.entry(month, numberedSlug(base, number)), number };
         tried = number;
       } else next = await probeFree(month, base);
@@ -170,20 +171,9 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
         const [rows, total] = await Promise.all([entries.listByUser(user.id, { offset: page.offset, limit: page.limit }), entries.countByUser(user.id)]);
         return { items: rows.map(item), total };
       }
-      // the filter matches the JSON of each item as listed, so it runs here, over the user's entries newest first
-      const end = page.limit === null ? Infinity : page.offset + page.limit;
-      const picked: MicropubEntry[] = [];
-      let seen = 0;
-      for (let offset = 0; ; offset += FILTER_BATCH) {
-        const rows = await entries.listByUser(user.id, { offset, limit: FILTER_BATCH });
-        for (const row of rows) {
-          if (!matchesFilter(withUrl(row), page.filter)) continue;
-          if (seen >= page.offset && seen < end) picked.push(item(row));
-          seen += 1;
-        }
-        if (rows.length < FILTER_BATCH) break;
-      }
-      return { items: picked, total: seen };
+      // the filter matches the JSON of each item as listed: stored with the entry (searchTextOf), matched in SQL
+      const { rows, total } = await entries.listByUserMatching(user.id, page.filter, { offset: page.offset, limit: page.limit });
+      return { items: rows.map(item), total };
     },
   };
 }
