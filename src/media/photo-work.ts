@@ -39,9 +39,13 @@ export async function photoJob<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A sharp pipeline over `input` with the limits above; `animated` reads every frame. */
+/**
+ * A sharp pipeline over `input` with the limits above; `animated` reads every
+ * frame. Damage (a bad checksum, a cut-off end) is decoded as far as it goes
+ * rather than refused: the limits bound the work either way.
+ */
 export function openPhoto(input: string | Buffer, options: { animated?: boolean } = {}): Sharp {
-  const base: SharpOptions = { limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true, failOn: 'error' };
+  const base: SharpOptions = { limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true, failOn: 'none' };
   return sharp(input, options.animated === true ? { ...base, animated: true } : base);
 }
 
