@@ -119,6 +119,8 @@ export interface MediaConfig {
   readonly maxUploadTotalBytes: number | null;
   /** Lowercase MIME types; null switches the allow-list off (sniffing still applies). */
   readonly allowedTypes: readonly string[] | null;
+  /** Store uploaded photos byte for byte, metadata (GPS, serial numbers…) and all; off by default (see docs/media.md). */
+  readonly keepMetadata: boolean;
   /** Absolute; used by the local storage backend only. */
   readonly dir: string;
   readonly storage: MediaStorageConfig;

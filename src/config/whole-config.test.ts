@@ -53,6 +53,7 @@ describe('loadConfig, whole results', () => {
         maxUploadCount: 10,
         maxUploadTotalBytes: 52_428_800,
         allowedTypes: DEFAULT_MEDIA_ALLOWED_TYPES,
+        keepMetadata: false,
         dir: path.join(CWD, 'data', 'media'),
         storage: { kind: 'local' },
       },
@@ -123,6 +124,7 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_MEDIA_MAX_UPLOAD_COUNT: '0',
         INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES: '4096',
         INDIEWEB_MEDIA_ALLOWED_TYPES: 'image/PNG',
+        INDIEWEB_MEDIA_KEEP_METADATA: 'true',
         INDIEWEB_WEBMENTION_TARGET_HOSTS: 'Blog.Example',
         INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST: 'none',
         INDIEWEB_WEBMENTION_RATE_LIMIT: '30',
@@ -183,6 +185,7 @@ describe('loadConfig, whole results', () => {
         maxUploadCount: 0,
         maxUploadTotalBytes: 4096,
         allowedTypes: ['image/png'],
+        keepMetadata: true,
         dir: path.join(CWD, 'up'),
         storage: {
           kind: 's3',

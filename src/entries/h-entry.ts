@@ -9,6 +9,7 @@ import { replaceTags } from '../core/text.js';
 import { html, type SafeHtml } from '../web/html.js';
 import type { EntryRow } from './entry-source.js';
 import { displayName, renderAuthor, type Owner } from './h-card.js';
+import { renderPhoto } from './photo-markup.js';
 import { isShownProperty, readableDate, renderMedia, renderValue } from './properties.js';
 
 const TYPE_NAME = /^h-[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -122,7 +123,7 @@ function renderGallery(row: EntryRow): SafeHtml {
   const media: SafeHtml[] = [];
   for (const name of ['photo', 'video', 'audio'] as const) {
     for (const value of values(row, name)) {
-      const element = renderMedia(name, value);
+      const element = name === 'photo' ? renderPhoto(value, row.url) : renderMedia(name, value);
       if (element !== null) media.push(html`<figure>${element}</figure>`);
     }
   }

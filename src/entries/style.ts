@@ -37,7 +37,8 @@ audio{width:100%}
 .entry-content pre{overflow-x:auto;background:var(--card);padding:.75rem;border-radius:.4rem}
 .media{display:grid;gap:.5rem;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));margin:1rem 0}
 .media figure{margin:0}
-.media img,.media video{width:100%;border-radius:.4rem}
+.media video{width:100%;border-radius:.4rem}
+.media img{border-radius:.4rem}
 .entry-meta ul{list-style:none;padding:0;margin:1.25rem 0 0;display:flex;flex-direction:column;gap:.25rem;color:var(--muted);font-size:.95rem}
 .entry-meta .label{font-weight:600}
 .categories .p-category,.categories .u-category{display:inline-block;background:var(--card);border-radius:1rem;padding:0 .6rem;margin:0 .25rem .25rem 0}

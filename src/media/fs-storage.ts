@@ -26,6 +26,8 @@ export interface LocalMediaStorage extends MediaStorage {
   readonly kind: 'local';
   readonly dir: string;
   pathOf(key: string): string;
+  /** The directory of a key's sized copies (see photo-variants.ts); removed with the key. */
+  variantDirOf(key: string): string;
 }
 
 export function createLocalStorage(options: LocalStorageOptions): LocalMediaStorage {
@@ -35,10 +37,12 @@ export function createLocalStorage(options: LocalStorageOptions): LocalMediaStor
     if (!MEDIA_KEY_PATTERN.test(key)) throw new Error(`invalid media key ${key}`);
     return path.join(root, ...key.split('/'));
   };
+  const variantDirOf = (key: string): string => path.join(root, 'indieweb', 'variants', path.basename(pathOf(key)));
   return {
     kind: 'local',
     dir: root,
     pathOf,
+    variantDirOf,
     async save(key, content) {
       const target = pathOf(key);
       await mkdir(path.dirname(target), { recursive: true });
@@ -59,6 +63,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalMediaStor
     },
     async delete(key) {
       await rm(pathOf(key), { force: true });
+      await rm(variantDirOf(key), { recursive: true, force: true });
     },
   };
 }

@@ -21,6 +21,8 @@ import type { UrlPolicyCheck } from '../content/url-policy.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
 import { sendText } from '../web/reply.js';
 import type { LocalMediaStorage } from './fs-storage.js';
+import { createLocalVariants, parseVariantWidth } from './photo-variants.js';
+import { serveVariant } from './variant-route.js';
 import type { ReceiveRequest } from './receive.js';
 import type { UploadPipeline } from './upload.js';
 
@@ -110,14 +112,17 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
 
   const local = deps.localStorage;
   if (local !== null) {
+    const variants = createLocalVariants();
     // files of the local storage, served with their stored type and no chance to run as a page
     app.get<{ Params: { name: string } }>('/media/:name', async (request, reply) => {
       const { name } = request.params;
+      const width = parseVariantWidth(readParam(request.query, 'w'));
       const record = FILE_NAME.test(name) ? await repository.findByKey(`indieweb/media/${name}`) : null;
       if (record === null) return sendText(reply, 404, 'not found');
       const path = local.pathOf(record.storageKey);
       const info = await stat(path).catch(() => null);
       if (info === null) return sendText(reply, 404, 'not found');
+      if (width !== null) return serveVariant(request, reply, { record, path, width, variantDir: local.variantDirOf(record.storageKey), variants });
       return reply
         .header('content-type', record.mediaType)
         .header('content-length', info.size)

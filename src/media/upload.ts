@@ -13,6 +13,8 @@ import type { Clock } from '../core/clock.js';
 import { randomId, randomToken } from '../core/crypto.js';
 import { forClient, PayloadTooLargeError } from '../core/errors.js';
 import type { MediaRecord, MediaRepository } from '../storage/repositories/media.js';
+import { type CleanedPhoto, spoolAndClean } from './photo-spool.js';
+import { PHOTO_TYPES } from './photo-work.js';
 import { SNIFF_BYTES, sniffUpload } from './sniff.js';
 
 /** Per-request byte and file counters, checked as the bytes stream in. */
@@ -86,8 +88,17 @@ export function createUploadPipeline(deps: { storage: MediaStorage; media: Media
         }
       }
 
+      let content: AsyncIterable<Uint8Array> = rest();
+      let spool: CleanedPhoto | null = null;
+      if (!limits.keepMetadata && PHOTO_TYPES.has(sniffed.mediaType)) {
+        // metadata is removed before storage sees a byte; see photo-spool.ts
+        spool = await spoolAndClean(content, () => size);
+        content = spool.content;
+        size = spool.size;
+      }
+
       const storageKey = `indieweb/media/${randomToken(24)}.${sniffed.extension}`;
-      const url = await storage.save(storageKey, rest(), sniffed.mediaType);
+      const url = await storage.save(storageKey, content, sniffed.mediaType).finally(() => spool?.dispose());
       const record: MediaRecord = {
         id: randomId(),
         userId: user.id,

@@ -10,6 +10,7 @@ import type { MediaStorage } from '../../src/contracts/media-storage.js';
 import {
   BACKENDS,
   filePart,
+  FILES,
   INVALID_REQUEST,
   listen,
   type MediaApp,
@@ -17,6 +18,7 @@ import {
   MICROPUB,
   mountedMediaApp,
   multipart,
+  padded,
   type PartSpec,
   postMultipart,
   randomPng,
@@ -206,9 +208,12 @@ describe.each(BACKENDS)('POST /indieweb/media/ limit crossed mid-stream (%s stor
     await t.close();
   });
 
-  /** Sends a 7 MiB PNG in 256 KiB pieces, so the storage gets (and writes) part of it before the 6 MiB limit is crossed. */
+  /**
+   * Sends a 7 MiB video in 256 KiB pieces, so the storage gets (and writes) part of it before the 6 MiB limit is
+   * crossed (a photo is spooled and cleaned before storage sees it: see photos.test.ts).
+   */
   async function sendOverLimit() {
-    const { body, contentType } = multipart([filePart(randomPng(7 * MiB))]);
+    const { body, contentType } = multipart([filePart(padded(FILES.mp4, 7 * MiB), 'clip.mp4', 'video/mp4')]);
     const pieces: Buffer[] = [];
     for (let offset = 0; offset < body.length; offset += 256 * 1024) pieces.push(body.subarray(offset, offset + 256 * 1024));
     return t.app.inject({

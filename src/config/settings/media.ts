@@ -39,6 +39,13 @@ export const MEDIA_LIMIT_SETTINGS: readonly Setting[] = [
     shownDefault: 'common image, audio and video types',
     description: 'Allowed MIME types, comma- or whitespace-separated, or `none` to switch the allow-list off.',
   }),
+  defineSetting({
+    name: 'INDIEWEB_MEDIA_KEEP_METADATA',
+    key: 'media.keepMetadata',
+    parser: boolean(),
+    default: false,
+    description: 'Store uploaded photos as sent, with their EXIF (GPS position, camera serial numbers), XMP and IPTC; by default these are removed and the photo turned upright.',
+  }),
 ];
 
 const s3 = ({ get }: Resolved): boolean => get('media.storage.kind') === 's3';
