@@ -10,6 +10,7 @@ import type { DatabaseHandle } from '../storage/connect.js';
 import { openDatabase } from '../storage/open.js';
 import { clientErrorHandler, closeUnreadBodies } from '../web/client-errors.js';
 import { defaultErrorHandler } from '../web/error-handler.js';
+import { notFoundHandler } from '../web/not-found.js';
 import { indieweb } from './plugin.js';
 import { addMetricsRoute, addRequestMetrics } from '../operations/metrics/http.js';
 import { sendText } from '../web/reply.js';
@@ -95,6 +96,8 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
   // errors outside the plugin's routes (a body the parser refuses on a path that matches no route, say) get our short
   // answers too, never Fastify's JSON with its error code
   app.setErrorHandler(defaultErrorHandler);
+  // a URL no route matches: a page for a browser, our JSON error for an API client (web/not-found.ts)
+  app.setNotFoundHandler(notFoundHandler);
   if (options.database === undefined) app.addHook('onClose', async () => database.close());
 
   app.get('/healthz', async (_request, reply) => {

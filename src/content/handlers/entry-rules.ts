@@ -36,6 +36,22 @@ export const BUILT_IN_CONFIG: MicropubConfig = Object.freeze({
   q: BUILT_IN_QUERIES,
 });
 
+/**
+ * The `categories` of `q=category` (and `q=config`): every plain-text category
+ * of the given entries, once each, sorted — the suggestions the Write page
+ * offers.
+ */
+export function categoriesOf(entries: Iterable<{ readonly properties: MicropubProperties }>): string[] {
+  const found = new Set<string>();
+  for (const entry of entries) for (const category of entry.properties.category ?? []) if (typeof category === 'string' && category.trim() !== '') found.add(category.trim());
+  return [...found].sort((a, b) => a.localeCompare(b));
+}
+
+/** The built-in config with the account's own categories; the shared frozen object itself while there are none. */
+export function configWithCategories(categories: readonly string[]): MicropubConfig {
+  return categories.length === 0 ? BUILT_IN_CONFIG : { ...BUILT_IN_CONFIG, categories: [...categories] };
+}
+
 /** A deep copy of JSON-shaped data (Micropub properties); several times cheaper than structuredClone for small values. */
 export function cloneJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;

@@ -19,6 +19,8 @@ interface StoredEntry {
   url: string;
   type: string[];
   properties: MicropubProperties;
+  /** When it was created (ISO): listed as its `published` when it has none of its own. */
+  readonly created: string;
   deleted: boolean;
 }
 
@@ -31,6 +33,8 @@ export interface MemoryHandlerOptions {
    * (docs/performance.md). null or absent: no cap.
    */
   readonly maxEntries?: number | null;
+  /** @defaultValue the system time */
+  readonly now?: () => Date;
 }
 
 /** Random slugs cut from a pooled buffer: one getrandom call per 1,024 entries instead of one per entry. */
@@ -54,6 +58,7 @@ function appendTo(list: StoredEntry[] | undefined, entry: StoredEntry): StoredEn
 /** Creates an empty in-memory handler. */
 export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHandler {
   const prefix = `${options.baseUrl}/indieweb/entries/`;
+  const now = options.now ?? (() => new Date());
   const entries = new Map<string, StoredEntry>();
   /** Each user's entries in creation order, and how many are live: a list page costs its own size, not the store's. */
   const byOwner = new Map<string, StoredEntry[]>();
@@ -104,7 +109,7 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
   return {
     async createEntry(entry: NewEntry, user: HostUser): Promise<MicropubEntry> {
       const url = newUrl(entry.properties);
-      const stored: StoredEntry = { owner: user.id, url, type: [...entry.type], properties: cloneJson(entry.properties), deleted: false };
+      const stored: StoredEntry = { owner: user.id, url, type: [...entry.type], properties: cloneJson(entry.properties), created: now().toISOString(), deleted: false };
       entries.set(url, stored);
       byOwner.set(user.id, appendTo(byOwner.get(user.id), stored));
       adjustLive(user.id, 1);
@@ -146,6 +151,7 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
 
     async getConfig(): Promise<MicropubConfig> {
       // frozen and shared: nothing downstream changes it, so nothing is copied per request
+      // (SPEC.md: the built-in handler's syndicate-to, categories and channels are empty lists)
       return CONFIG;
     },
 
@@ -153,7 +159,12 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
       const own = byOwner.get(user.id) ?? [];
       const withUrl = (entry: StoredEntry) => ({
         type: entry.type,
-        properties: entry.properties.url === undefined ? { ...entry.properties, url: [entry.url] } : entry.properties,
+        // the list shows where each entry is and when it was published (the Posts page's columns)
+        properties: {
+          ...entry.properties,
+          ...(entry.properties.url === undefined ? { url: [entry.url] } : {}),
+          ...(entry.properties.published === undefined ? { published: [entry.created] } : {}),
+        },
       });
       const end = page.limit === null ? Infinity : page.offset + page.limit;
       const picked: StoredEntry[] = [];

@@ -19,9 +19,11 @@ import { HandlerValueError } from '../../../contracts/handler-errors.js';
 import type { MicropubHandler } from '../../../contracts/micropub-handler.js';
 import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, UpdateOperations } from '../../../contracts/micropub-types.js';
 import { systemClock, type Clock } from '../../../core/clock.js';
+import { isDatabaseUnavailable } from '../../../core/database-faults.js';
+import { matchesFilter } from '../../../core/list-params.js';
 import { isUniqueViolation } from '../../../storage/errors.js';
 import type { EntriesRepository, EntryRow } from '../../../storage/repositories/entries.js';
-import { applyUpdate, BUILT_IN_CONFIG, cloneJson } from '../entry-rules.js';
+import { applyUpdate, categoriesOf, cloneJson, configWithCategories } from '../entry-rules.js';
 import { publishedOf } from './entry-fields.js';
 import { baseSlug, createEntryUrls, numberedSlug } from './entry-urls.js';
 import { createSlugNumbers } from './slug-numbers.js';
@@ -55,7 +57,18 @@ function newEntryId(): string {
 const toEntry = (row: EntryRow): MicropubEntry => ({ url: row.url, type: row.type, properties: row.properties });
 
 /** A list item: the entry with a `url` property when it has none (SPEC.md "Source, list mode"). */
-const withUrl = (row: EntryRow) => ({ type: row.type, properties: row.properties.url === undefined ? { ...row.properties, url: [row.url] } : row.properties });
+/** An entry as listed: with its `url`, and its `published` (the stored date) when it has none of its own. */
+const withUrl = (row: EntryRow) => ({
+  type: row.type,
+  properties: {
+    ...row.properties,
+    ...(row.properties.url === undefined ? { url: [row.url] } : {}),
+    ...(row.properties.published === undefined ? { published: [row.published] } : {}),
+  },
+});
+
+/** How many of an account's latest entries the category suggestions come from. */
+const CATEGORY_WINDOW = 1000;
 
 export function createDatabaseHandler(options: DatabaseHandlerOptions): MicropubHandler {
   const { entries } = options;
@@ -161,8 +174,15 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
       return toEntry(row);
     },
 
-    async getConfig(): Promise<MicropubConfig> {
-      return BUILT_IN_CONFIG;
+    async getConfig(user: HostUser): Promise<MicropubConfig> {
+      // the categories of the account's latest entries: suggestions, not an index of every post ever;
+      // while the database cannot answer, the config itself still can (without suggestions)
+      try {
+        return configWithCategories(categoriesOf(await entries.listByUser(user.id, { offset: 0, limit: CATEGORY_WINDOW })));
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) return configWithCategories([]);
+        throw error;
+      }
     },
 
     async listEntries(user: HostUser, page: PageRequest): Promise<Page<MicropubEntry>> {
