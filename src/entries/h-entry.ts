@@ -5,6 +5,7 @@
  * can be shown is rendered with the class that parses back to it.
  * @module
  */
+import { POST_KIND_LABELS, postKindOf } from '../core/post-kind.js';
 import { replaceTags } from '../core/text.js';
 import { html, type SafeHtml } from '../web/html.js';
 import type { EntryRow } from './entry-source.js';
@@ -37,17 +38,7 @@ export function rootTypes(row: EntryRow): string[] {
 
 /** What kind of post this is, in words: the heading of a nameless entry. */
 export function postKind(row: EntryRow): string {
-  const p = row.properties;
-  if (rootTypes(row).includes('h-event')) return 'Event';
-  if (p.rsvp !== undefined) return 'RSVP';
-  if (p['in-reply-to'] !== undefined) return 'Reply';
-  if (p['repost-of'] !== undefined) return 'Repost';
-  if (p['like-of'] !== undefined) return 'Like';
-  if (p['bookmark-of'] !== undefined) return 'Bookmark';
-  if (p.video !== undefined) return 'Video';
-  if (p.audio !== undefined) return 'Audio';
-  if (p.photo !== undefined) return 'Photo';
-  return 'Note';
+  return POST_KIND_LABELS[postKindOf(rootTypes(row), row.properties)];
 }
 
 /**

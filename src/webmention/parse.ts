@@ -9,16 +9,9 @@ import sanitizeHtml from 'sanitize-html';
 import type { ParsedMention } from '../storage/repositories/webmentions.js';
 import { allItems, extractAuthor, hasType, isItem, textOf, type Mf2Document, type Mf2Item } from './author.js';
 import { canonicalUrl } from './canonical-url.js';
+import { RESPONSE_PROPERTIES } from './mention-type.js';
 import { hrefs, parseHtml } from '../html/tree.js';
 import { assertReadableShape } from '../html/shape.js';
-
-/** Response properties, in the order they decide the type. */
-const TYPE_PROPERTIES: readonly (readonly [string, string])[] = [
-  ['in-reply-to', 'reply'],
-  ['like-of', 'like'],
-  ['repost-of', 'repost'],
-  ['bookmark-of', 'bookmark'],
-];
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: ['a', 'abbr', 'b', 'blockquote', 'br', 'cite', 'code', 'del', 'em', 'i', 'ins', 'li', 'mark', 'ol', 'p', 'pre', 'q', 's', 'small', 'strong', 'sub', 'sup', 'u', 'ul'],
@@ -73,7 +66,7 @@ export function readSource(html: string, finalUrl: string, target: string): Sour
 
   let type = 'mention';
   if (entry !== null && targetKey !== null) {
-    for (const [property, name] of TYPE_PROPERTIES) {
+    for (const [property, name] of RESPONSE_PROPERTIES) {
       if (mentionsTarget(entry.properties?.[property], targetKey, finalUrl)) {
         type = name;
         break;

@@ -15,21 +15,13 @@ import { methodNotAllowed } from '../web/method-not-allowed.js';
 import { prefersJson } from '../web/negotiation.js';
 import type { WebmentionRecord } from '../storage/repositories/webmentions.js';
 import { capStored } from './cap-mention.js';
+import { linkingPropertyOf } from './mention-type.js';
 import { failureReason } from './failure.js';
 import type { WebmentionService } from './service.js';
 import { WEBMENTION_ERRORS } from './responses.js';
 
 export const READ_API_DEFAULT_LIMIT = 20;
 export const READ_API_MAX_LIMIT = 100;
-
-const PROPERTY_OF_TYPE: Readonly<Record<string, string>> = {
-  reply: 'in-reply-to',
-  like: 'like-of',
-  repost: 'repost-of',
-  bookmark: 'bookmark-of',
-  rsvp: 'in-reply-to',
-  mention: 'mention-of',
-};
 
 /** The JSON status view; a failed mention also says why (`reason`, written for the sender). */
 export function statusJson(stored: WebmentionRecord) {
@@ -53,7 +45,8 @@ function jf2(stored: WebmentionRecord) {
   return {
     type: 'entry',
     'wm-id': record.id,
-    'wm-property': PROPERTY_OF_TYPE[record.type ?? 'mention'] ?? 'mention-of',
+    // our own read API names the property linking the target: an RSVP is in-reply-to (mention-type.ts)
+    'wm-property': linkingPropertyOf(record.type),
     'wm-received': record.createdAt,
     url: record.source,
     published: record.published,

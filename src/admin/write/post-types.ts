@@ -5,6 +5,7 @@
  * @module
  */
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
+import { postKindOf } from '../../core/post-kind.js';
 
 export const POST_TYPES = ['note', 'article', 'photo', 'audio', 'video', 'reply', 'bookmark', 'like', 'repost', 'event', 'rsvp'] as const;
 export type PostType = (typeof POST_TYPES)[number];
@@ -72,19 +73,7 @@ export function isPostType(value: unknown): value is PostType {
   return typeof value === 'string' && (POST_TYPES as readonly string[]).includes(value);
 }
 
-const has = (properties: MicropubProperties, name: string) => (properties[name]?.length ?? 0) > 0;
-
-/** The post type of an existing entry (Post Type Discovery, short form). */
+/** The post type of an existing entry: the one post-type discovery, every Write-area type is a post kind. */
 export function postTypeOf(type: readonly string[], properties: MicropubProperties): PostType {
-  if (type.includes('h-event')) return 'event';
-  if (has(properties, 'rsvp')) return 'rsvp';
-  if (has(properties, 'in-reply-to')) return 'reply';
-  if (has(properties, 'repost-of')) return 'repost';
-  if (has(properties, 'like-of')) return 'like';
-  if (has(properties, 'bookmark-of')) return 'bookmark';
-  if (has(properties, 'video')) return 'video';
-  if (has(properties, 'audio')) return 'audio';
-  if (has(properties, 'photo')) return 'photo';
-  if (has(properties, 'name')) return 'article';
-  return 'note';
+  return postKindOf(type, properties);
 }

@@ -6,17 +6,8 @@
  * @module
  */
 import { capStored } from '../cap-mention.js';
+import { wmPropertyOf } from '../mention-type.js';
 import type { WebmentionRecord } from '../../storage/repositories/webmentions.js';
-
-/** The stored type → the property named by `wm-property`. */
-export const PROPERTY_OF_TYPE: Readonly<Record<string, string>> = {
-  reply: 'in-reply-to',
-  like: 'like-of',
-  repost: 'repost-of',
-  bookmark: 'bookmark-of',
-  rsvp: 'rsvp',
-  mention: 'mention-of',
-};
 
 /** webmention.io's own type names (`link` for a mention, `rsvp-yes`… for an RSVP). */
 export function activityType(record: Pick<WebmentionRecord, 'type' | 'rsvp'>): string {
@@ -51,7 +42,7 @@ function contentOf(record: WebmentionRecord): { html?: string; text?: string } |
 /** One mention as a JF2 entry (a row from before the caps capped: cap-mention.ts). */
 export function toJf2(stored: WebmentionRecord): Record<string, unknown> {
   const record = capStored(stored);
-  const property = PROPERTY_OF_TYPE[record.type ?? 'mention'] ?? 'mention-of';
+  const property = wmPropertyOf(record.type);
   const content = contentOf(record);
   return {
     type: 'entry',

@@ -11,6 +11,7 @@ import { forClient, InvalidRequestError } from '../../core/errors.js';
 import { API_SORT_KEYS, type ApiSortKey } from '../../storage/repositories/webmentions.js';
 import { canonicalUrl } from '../canonical-url.js';
 import { bareHostOf } from '../host.js';
+import { mentionTypeOfWmProperty, WM_PROPERTIES } from '../mention-type.js';
 import { tokenParam } from './token-param.js';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -19,16 +20,6 @@ export const MAX_PER_PAGE = 1000;
 /** Targets in one request. */
 export const MAX_TARGETS = 100;
 const MAX_VALUE_LENGTH = 2048;
-
-/** `wm-property` values and the stored type each stands for. */
-export const TYPE_OF_PROPERTY: Readonly<Record<string, string>> = {
-  'in-reply-to': 'reply',
-  'like-of': 'like',
-  'repost-of': 'repost',
-  'bookmark-of': 'bookmark',
-  'mention-of': 'mention',
-  rsvp: 'rsvp',
-};
 
 export interface ApiQuery {
   /** Canonical keys of the asked targets; undefined when no target was given. */
@@ -125,7 +116,7 @@ export function parseApiQuery(query: unknown): ApiQuery {
   if (sortDir !== 'up' && sortDir !== 'down') throw invalid('sort-dir must be up or down');
   const properties = valuesOf(query, 'wm-property').filter((value) => value !== '');
   for (const property of properties) {
-    if (!Object.hasOwn(TYPE_OF_PROPERTY, property)) throw invalid(`wm-property must be one of ${Object.keys(TYPE_OF_PROPERTY).join(', ')}`);
+    if (mentionTypeOfWmProperty(property) === undefined) throw invalid(`wm-property must be one of ${WM_PROPERTIES.join(', ')}`);
   }
   const since = single(query, 'since');
   const jsonp = single(query, 'jsonp');
@@ -141,7 +132,7 @@ export function parseApiQuery(query: unknown): ApiQuery {
     sinceId: integer('since_id', single(query, 'since_id'), 0),
     sortBy: sortBy as ApiSortKey,
     ascending: sortDir === 'up',
-    types: properties.length === 0 ? undefined : [...new Set(properties.map((property) => TYPE_OF_PROPERTY[property]!))],
+    types: properties.length === 0 ? undefined : [...new Set(properties.map((property) => mentionTypeOfWmProperty(property)!))],
     jsonp,
   };
 }

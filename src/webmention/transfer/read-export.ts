@@ -8,6 +8,7 @@
  * @module
  */
 import sanitizeHtml from 'sanitize-html';
+import { mentionTypeOfWmProperty, WM_PROPERTIES } from '../mention-type.js';
 import { sanitizeContent } from '../parse.js';
 
 /** One mention as the export holds it, checked and normalized (content sanitized, dates ISO, URLs http(s)). */
@@ -40,15 +41,6 @@ export interface ExportFile {
 export class ExportFormatError extends Error {
   override readonly name = 'ExportFormatError';
 }
-
-const TYPE_OF_PROPERTY: Readonly<Record<string, string>> = {
-  'in-reply-to': 'reply',
-  'like-of': 'like',
-  'repost-of': 'repost',
-  'bookmark-of': 'bookmark',
-  'mention-of': 'mention',
-  rsvp: 'rsvp',
-};
 
 /** webmention.io's activity types in the links shape (`link` is a plain mention; `rsvp` carries its value in `data.rsvp`). */
 const TYPE_OF_ACTIVITY: Readonly<Record<string, string>> = {
@@ -152,8 +144,8 @@ function readJf2Entry(entry: unknown, index: number): ExportedMention {
   const source = requiredUrl(entry, ['wm-source', 'url'], where);
   const target = requiredUrl(entry, ['wm-target'], where);
   const property = entry['wm-property'] ?? 'mention-of';
-  if (typeof property !== 'string' || TYPE_OF_PROPERTY[property] === undefined) fail(where, `wm-property is not one of ${Object.keys(TYPE_OF_PROPERTY).join(', ')}`);
-  const type = TYPE_OF_PROPERTY[property]!;
+  const type = typeof property === 'string' ? mentionTypeOfWmProperty(property) : undefined;
+  if (type === undefined) fail(where, `wm-property is not one of ${WM_PROPERTIES.join(', ')}`);
   let body: { contentHtml: string | null; contentText: string | null } = { contentHtml: null, contentText: null };
   if (entry.content !== undefined && entry.content !== null) {
     if (!isObject(entry.content)) fail(where, 'content is not an object');
@@ -187,7 +179,7 @@ function readLink(link: unknown, index: number): ExportedMention {
   const activity = link.activity ?? {};
   if (!isObject(activity)) fail(where, 'activity is not an object');
   const activityType = activity.type ?? 'link';
-  if (typeof activityType !== 'string' || TYPE_OF_ACTIVITY[activityType] === undefined) fail(where, `activity.type is not one of ${Object.keys(TYPE_OF_ACTIVITY).join(', ')}`);
+  if (typeof activityType !== 'string' || !Object.hasOwn(TYPE_OF_ACTIVITY, activityType)) fail(where, `activity.type is not one of ${Object.keys(TYPE_OF_ACTIVITY).join(', ')}`);
   const type = TYPE_OF_ACTIVITY[activityType]!;
   // `data.content` is the HTML when the source had some, else its text
   const raw = optionalText(data.content, 100_000);

@@ -53,20 +53,3 @@ export function slugSource(properties: MicropubProperties): string[] {
   }
   return candidates;
 }
-
-/** A word for entries that have nothing to make a slug from (a like, a repost, a photo without text). */
-export function kindOf(type: readonly string[], properties: MicropubProperties): string {
-  for (const [property, kind] of [
-    ['like-of', 'like'],
-    ['repost-of', 'repost'],
-    ['bookmark-of', 'bookmark'],
-    ['rsvp', 'rsvp'],
-    ['in-reply-to', 'reply'],
-    ['photo', 'photo'],
-    ['video', 'video'],
-    ['audio', 'audio'],
-  ] as const) {
-    if (properties[property] !== undefined) return kind;
-  }
-  return type[0] === 'h-event' ? 'event' : 'note';
-}

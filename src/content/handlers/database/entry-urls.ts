@@ -9,7 +9,8 @@ import type { HostUser } from '../../../contracts/accounts.js';
 import type { MicropubProperties } from '../../../contracts/micropub-types.js';
 import { createHash } from 'node:crypto';
 import { sanitizeSlug } from '../files/templates.js';
-import { kindOf, slugSource } from './entry-fields.js';
+import { postKindOf } from '../../../core/post-kind.js';
+import { slugSource } from './entry-fields.js';
 import { trimEndOf } from '../../../core/text.js';
 
 /**
@@ -30,7 +31,8 @@ export function baseSlug(type: readonly string[], properties: MicropubProperties
     const slug = sanitizeSlug(source);
     if (slug !== '') return slug;
   }
-  return kindOf(type, properties);
+  // nothing to make a slug from (a like, a repost, a photo without text): its post kind
+  return postKindOf(type, properties);
 }
 
 /** The slug with `-n` appended, cut so the whole stays within the slug length. */

@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { postKindOf } from '../../../core/post-kind.js';
 import { escapeRegExp, trimEndOf, trimStartOf } from '../../../core/text.js';
 import { DEFAULT_FILES_SECTIONS, type FilesTemplates } from '../../../config/config.js';
 import type { HostUser } from '../../../contracts/accounts.js';
@@ -36,26 +37,8 @@ export interface TemplateValues {
 /** The first non-blank string among a property's values. */
 export const firstString = (values: readonly unknown[] | undefined): string | undefined => values?.find((value): value is string => typeof value === 'string' && value.trim() !== '');
 
-/**
- * The post type of an entry, from its properties (a simplified Post Type
- * Discovery): event, rsvp, reply, repost, like, bookmark, video, audio,
- * photo, article (has a `name`), else note.
- * @see https://www.w3.org/TR/post-type-discovery/
- */
-export function detectPostType(type: readonly string[], properties: MicropubProperties): string {
-  const has = (name: string) => (properties[name]?.length ?? 0) > 0;
-  if (type.includes('h-event')) return 'event';
-  if (has('rsvp')) return 'rsvp';
-  if (has('in-reply-to')) return 'reply';
-  if (has('repost-of')) return 'repost';
-  if (has('like-of')) return 'like';
-  if (has('bookmark-of')) return 'bookmark';
-  if (has('video')) return 'video';
-  if (has('audio')) return 'audio';
-  if (has('photo')) return 'photo';
-  if (firstString(properties.name) !== undefined) return 'article';
-  return 'note';
-}
+/** The post type of an entry (the one post-type discovery of `core/post-kind.ts`). */
+export const detectPostType: (type: readonly string[], properties: MicropubProperties) => string = postKindOf;
 
 function truncate(text: string, maxCodePoints: number, maxBytes: number): string {
   let result = '';
