@@ -76,6 +76,7 @@ describe('loadConfig, whole results', () => {
         gitRemote: 'origin',
       },
       entryTemplates: null,
+      memoryHandlerMaxEntries: null,
       metricsToken: null,
     });
   });
@@ -116,6 +117,7 @@ describe('loadConfig, whole results', () => {
         INDIEWEB_MAX_MULTIPART_FIELDS: '14',
         INDIEWEB_MAX_FIELD_NAME_BYTES: '33',
         INDIEWEB_MICROPUB_HANDLER: 'files',
+        INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES: '5000',
         INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES: 'published updated',
         INDIEWEB_MICROPUB_URL_POLICY: './policy.js#allow',
         INDIEWEB_CLIENT_ID_VALIDATOR: '@acme/v',
@@ -217,6 +219,7 @@ describe('loadConfig, whole results', () => {
         gitRemote: 'backup',
       },
       entryTemplates: './site-templates.js#templates',
+      memoryHandlerMaxEntries: 5000,
       metricsToken: 'a-metrics-token-of-at-least-32-characters',
     });
   });
