@@ -19,6 +19,7 @@ export const PROCESS_TESTS = [
   'test/operations/backup.test.ts',
   'test/operations/doctor.test.ts',
   'test/media/storage-faults.test.ts',
+  'test/media/photo-pages.test.ts', // Chromium
   'test/package.test.ts',
   'test/node-versions.test.ts',
   'test/readme.test.ts',

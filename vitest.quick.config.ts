@@ -27,9 +27,8 @@ export default defineConfig({
             // slow by design (hundreds of scrypt checks); test/accounts/login.test.ts covers signing in
             'test/accounts/sign-in-throttle.test.ts',
           ],
-          // the files of one worker share its module cache: the application is imported once per worker, not
-          // once per file (the whole suite keeps every file isolated)
-          isolate: false,
+          // every file isolated, as in the whole suite: with a shared module cache (isolate: false) the parse
+          // pool's workers start under vitest's loader and a 1 MB page no longer fits its 2 s budget
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
