@@ -53,6 +53,7 @@ export const ROUTES = [
   { id: 'media-metadata', method: 'GET', path: '/indieweb/media/', auth: 'token', allow501: true, query: [['q', 'source'], ['url', '{{MEDIA}}']] },
   { id: 'media-delete', method: 'POST', path: '/indieweb/media/', auth: 'token', allow501: true, body: { type: 'form', fields: [['action', 'delete'], ['url', '{{BASE}}/indieweb/media/notthere0000000000.png']] } },
   { id: 'media-file', method: 'GET', path: '{{MEDIA_PATH}}', auth: 'none' },
+  { id: 'media-variant', method: 'GET', path: '{{MEDIA_PATH}}', auth: 'none', query: [['w', '640']] },
   { id: 'webmention-receive', method: 'POST', path: '/indieweb/webmention/', auth: 'none', body: { type: 'form', fields: [['source', 'https://source.invalid/a'], ['target', '{{BASE}}/']] } },
   { id: 'webmention-read', method: 'GET', path: '/indieweb/webmention/', auth: 'none', query: [['target', '{{BASE}}/'], ['limit', '10'], ['offset', '0']] },
   { id: 'webmention-status', method: 'GET', path: '{{WEBMENTION_PATH}}', auth: 'none' },

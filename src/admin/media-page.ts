@@ -11,6 +11,7 @@ import { isIndieWebError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
 import { FORM_FILE_FIELD, type FormUpload } from '../media/form-upload.js';
 import type { MediaLibrary } from '../media/library.js';
+import { photoSrcset } from '../media/photo-srcset.js';
 import type { MediaRecord } from '../storage/repositories/media.js';
 import type { Csrf } from '../web/csrf.js';
 import { CSRF_FIELD } from '../web/csrf-token.js';
@@ -36,15 +37,18 @@ export const UPLOAD_PATH = '/media/upload';
 const FILE_INPUT = 'media-file';
 
 /** Images, audio and video play in the page (the CSP allows media from us and https); other types show none. */
-function preview(file: MediaRecord): SafeHtml | '' {
+function preview(file: MediaRecord, baseUrl: string): SafeHtml | '' {
+  // a photo of ours shows a small copy (alt is empty: the file's name is the text beside it)
+  const srcset = photoSrcset(file.url, file.mediaType, baseUrl, 640);
+  if (srcset !== null) return html`<img src="${file.url}" srcset="${srcset}" sizes="12rem" alt="" loading="lazy">`;
   if (file.mediaType.startsWith('image/')) return html`<img src="${file.url}" alt="" loading="lazy" width="160">`;
   if (file.mediaType.startsWith('audio/')) return html`<audio controls preload="none" src="${file.url}"></audio>`;
   if (file.mediaType.startsWith('video/')) return html`<video controls preload="none" width="240" src="${file.url}"></video>`;
   return '';
 }
 
-function mediaItem(file: MediaRecord, csrf: string): SafeHtml {
-  return html`<li class="media-item">${preview(file)}<p>${file.name} · ${file.mediaType} · ${byteSize(file.size)} · ${timestamp(file.createdAt)}</p>
+function mediaItem(file: MediaRecord, csrf: string, baseUrl: string): SafeHtml {
+  return html`<li class="media-item">${preview(file, baseUrl)}<p>${file.name} · ${file.mediaType} · ${byteSize(file.size)} · ${timestamp(file.createdAt)}</p>
 <label>URL <input type="text" readonly value="${file.url}"></label>
 ${buttonForm({ action: `${ADMIN}/media/delete`, csrf, hidden: { id: file.id }, label: 'Delete' })}</li>`;
 }
@@ -72,7 +76,7 @@ export function mediaPage(app: FastifyInstance, deps: MediaPageDeps): void {
   async function sendMediaPage(request: FastifyRequest, reply: FastifyReply, problem?: { readonly message: string; readonly status: number }): Promise<FastifyReply> {
     const { user, csrf } = sessionOf(request);
     const files = await media.listOwned(user);
-    const list = files.length === 0 ? html`<p>No uploads yet.</p>` : html`<ul class="media">${files.map((file) => mediaItem(file, csrf))}</ul>`;
+    const list = files.length === 0 ? html`<p>No uploads yet.</p>` : html`<ul class="media">${files.map((file) => mediaItem(file, csrf, baseUrl))}</ul>`;
     const content = html`${uploadForm(csrf, deps.limits, problem?.message)}
 <h2>Your files</h2>
 ${list}`;

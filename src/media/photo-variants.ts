@@ -14,9 +14,10 @@ import accepts from 'accepts';
 import type { IncomingMessage } from 'node:http';
 import { randomId } from '../core/crypto.js';
 import { forClient, InvalidRequestError } from '../core/errors.js';
+import { PHOTO_WIDTHS } from './photo-srcset.js';
 import { checkPhotoBounds, openPhoto, PHOTO_TYPES, photoJob, readPhotoHeader, unreadablePhoto } from './photo-work.js';
 
-export const VARIANT_WIDTHS: readonly number[] = [320, 640, 1280, 2048];
+export const VARIANT_WIDTHS: readonly number[] = PHOTO_WIDTHS;
 
 const FORMATS = { 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/avif': 'avif' } as const;
 export type VariantType = keyof typeof FORMATS;
