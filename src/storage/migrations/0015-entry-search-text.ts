@@ -28,7 +28,7 @@ function searchText(row: { url: string; type: string; properties: string }): str
 export async function up(db: Kysely<any>): Promise<void> {
   // issue 31: a filtered q=source list matched every one of a user's entries in JavaScript (JSON parsed, copied,
   // serialised again: ~10 req/s at 10,000 entries); the text it matches is now a column, and the list is one
-  // SQL range of indieweb_entry_user_created with the match in SQL
+  // SQL range of indieweb_entry_user_live (below) with the match in SQL
   await db.schema.alterTable('indieweb_entry').addColumn('search_text', 'text').execute();
   let after = '';
   for (;;) {
@@ -43,8 +43,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     if (rows.length < BATCH) break;
     after = rows[rows.length - 1]!.id;
   }
+  // q=source's list and count: a user's live entries newest created first, both a range of this index alone
+  // (the old (user, created) index made the count read every row for deleted_at: ~40 ms at 20,000 entries)
+  await db.schema.createIndex('indieweb_entry_user_live').on('indieweb_entry').columns(['user_id', 'deleted_at', 'created_at', 'id']).execute();
+  await db.schema.dropIndex('indieweb_entry_user_created').execute();
+  // (user, published) serves no query since 0013's (user, status, visibility, published) index; every insert paid for it
+  await db.schema.dropIndex('indieweb_entry_user_published').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.createIndex('indieweb_entry_user_published').on('indieweb_entry').columns(['user_id', 'published', 'id']).execute();
+  await db.schema.createIndex('indieweb_entry_user_created').on('indieweb_entry').columns(['user_id', 'created_at', 'id']).execute();
+  await db.schema.dropIndex('indieweb_entry_user_live').execute();
   await db.schema.alterTable('indieweb_entry').dropColumn('search_text').execute();
 }
