@@ -8,12 +8,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeRegExp } from '../core/text.js';
 import { sendText } from '../web/reply.js';
-import { sendEntryDocument, STYLESHEET_PATH } from './document.js';
+import { sendEntryDocument, STYLESHEET_PATH, stylesheetHash } from './document.js';
 import { atomFeed } from './atom.js';
 import { jsonFeed } from './json-feed.js';
 import type { EntryPages, RenderedPage } from './pages.js';
 import { basePath, decodeCursor, isUserSegment, parseEntryPath, requestPath, requestQuery } from './paths.js';
 import type { EntryTemplates } from './templates.js';
+import { sendStaticAsset, staticAsset } from '../web/static-asset.js';
 
 export interface EntryRoutesDeps {
   readonly pages: EntryPages;
@@ -41,14 +42,10 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
     return path === null || !path.startsWith(`${prefix}/`) ? null : path.slice(prefix.length);
   };
 
-  app.get(`${prefix}${STYLESHEET_PATH}`, async (_request, reply) =>
-    reply
-      .code(200)
-      .header('content-type', 'text/css; charset=utf-8')
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(templates.stylesheet),
-  );
+  // pages link it with `?v=` the hash of its text: that URL is for good, any other is revalidated
+  const stylesheet = staticAsset('text/css; charset=utf-8', templates.stylesheet);
+  const version = stylesheetHash(templates.stylesheet);
+  app.get(`${prefix}${STYLESHEET_PATH}`, async (request, reply) => sendStaticAsset(request, reply, stylesheet, requestQuery(request.url).get('v') === version));
 
   getBoth(app, `${prefix}/:user/`, async (request, reply) => {
     const path = below(request.url);

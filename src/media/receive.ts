@@ -26,7 +26,7 @@ import type { RequestLimits } from '../core/request-limits.js';
 import { AuthenticationError, excerpt, forClient, InvalidRequestError, PayloadTooLargeError } from '../core/errors.js';
 import { carriesCredential, type BearerAuth, type BearerGuard } from '../indieauth/bearer.js';
 import type { MediaRecord } from '../storage/repositories/media.js';
-import { readParts } from './multipart.js';
+import { addField, readFormParts } from './form-parts.js';
 import { UploadBudget, type IncomingFile, type UploadPipeline } from './upload.js';
 
 /** Text fields of a multipart body; repeated names give arrays (like a parsed form). */
@@ -176,20 +176,11 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   }
 
   try {
-    const parts = readParts(request.raw, {
-      fileBytes: limits.maxUploadBytes,
-      files: limits.maxUploadCount,
-      fieldBytes: options.fieldBytes,
-      fields: options.requestLimits.multipartFields,
-      nameBytes: options.requestLimits.fieldNameBytes,
-    });
+    const parts = readFormParts(request.raw, { limits, fieldBytes: options.fieldBytes, requestLimits: options.requestLimits });
     for await (const part of parts) {
       const name = part.name.endsWith('[]') ? part.name.slice(0, -2) : part.name;
       if (part.type === 'field') {
-        const existing = fields[part.name];
-        if (existing === undefined) fields[part.name] = part.value;
-        else if (Array.isArray(existing)) existing.push(part.value);
-        else fields[part.name] = [existing, part.value];
+        addField(fields, part.name, part.value);
         if (!bodyChecked && CREDENTIAL_FIELDS.has(part.name)) {
           // a bad token in the body is refused as soon as it arrives, not after the rest of the body
           bodyChecked = true;

@@ -8,6 +8,7 @@ import type { WebmentionModeration } from '../config/config.js';
 import type { Clock } from '../core/clock.js';
 import { randomId } from '../core/crypto.js';
 import { forClient, InvalidRequestError, NotFoundError } from '../core/errors.js';
+import { requireMention as findMention } from './require-mention.js';
 import type { RuleAction, WebmentionRule, WebmentionRulesRepository } from '../storage/repositories/webmention-rules.js';
 import type { WebmentionRecord, WebmentionsRepository } from '../storage/repositories/webmentions.js';
 import { bareHost } from './host.js';
@@ -26,11 +27,7 @@ export function createModerationService(deps: {
   const { webmentions, rules, policy, clock } = deps;
   const now = () => clock.now().toISOString();
 
-  async function requireMention(id: string): Promise<WebmentionRecord> {
-    const record = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? await webmentions.findById(id) : null;
-    if (record === null) throw new NotFoundError(`no webmention ${id}`);
-    return record;
-  }
+  const requireMention = (id: string): Promise<WebmentionRecord> => findMention(webmentions, id);
 
   async function addRule(userId: string | null, action: RuleAction, raw: string): Promise<WebmentionRule> {
     const { kind, value } = parseRuleValue(raw);

@@ -9,6 +9,7 @@ import type { HostUser } from '../contracts/accounts.js';
 import type { Clock } from '../core/clock.js';
 import { randomId } from '../core/crypto.js';
 import { forClient, InvalidRequestError, NotFoundError, TooManyRequestsError } from '../core/errors.js';
+import { requireMention as findMention } from './require-mention.js';
 import { createFixedWindowLimiter, type FixedWindowLimiter } from '../core/fixed-window-limiter.js';
 import { clientAddressKey } from '../outbound/address-guard.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
@@ -96,11 +97,7 @@ export function createWebmentionService(deps: {
     if (decision !== undefined && !decision.allowed) throw new TooManyRequestsError(forClient(reason), decision.retryAfterSeconds);
   }
 
-  async function requireMention(id: string): Promise<WebmentionRecord> {
-    const record = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? await webmentions.findById(id) : null;
-    if (record === null) throw new NotFoundError(`no webmention ${id}`);
-    return record;
-  }
+  const requireMention = (id: string): Promise<WebmentionRecord> => findMention(webmentions, id);
 
   async function afterProcessing(before: WebmentionRecord): Promise<void> {
     if (deps.onProcessed === undefined) return;

@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendStaticAsset, staticAsset, type StaticAsset } from '../../web/static-asset.js';
 import { PASSKEYS_SCRIPT } from './browser-script.js';
 import { PASSKEY_LIBRARY_PATH as LIBRARY_PATH, PASSKEY_SCRIPT_PATH as SCRIPT_PATH, routePath } from './paths.js';
 
@@ -32,16 +33,16 @@ function libraryBundle(): Promise<string> {
   return library;
 }
 
-function sendScript(reply: FastifyReply, text: string): FastifyReply {
-  return reply
-    .header('content-type', 'text/javascript; charset=utf-8')
-    .header('x-content-type-options', 'nosniff')
-    .header('cache-control', 'public, max-age=3600')
-    .send(text);
+const assets = new Map<string, StaticAsset>();
+
+function sendScript(request: FastifyRequest, reply: FastifyReply, text: string): FastifyReply {
+  let asset = assets.get(text);
+  if (asset === undefined) assets.set(text, (asset = staticAsset('text/javascript; charset=utf-8', text)));
+  return sendStaticAsset(request, reply, asset, false);
 }
 
 /** Registers the two script routes (under the plugin's `/indieweb` prefix). */
 export function passkeyAssetRoutes(app: FastifyInstance): void {
-  app.get(routePath(LIBRARY_PATH), async (_request, reply) => sendScript(reply, await libraryBundle()));
-  app.get(routePath(SCRIPT_PATH), async (_request, reply) => sendScript(reply, PASSKEYS_SCRIPT));
+  app.get(routePath(LIBRARY_PATH), async (request, reply) => sendScript(request, reply, await libraryBundle()));
+  app.get(routePath(SCRIPT_PATH), async (request, reply) => sendScript(request, reply, PASSKEYS_SCRIPT));
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
+import { sendStaticAsset, staticAsset } from '../../web/static-asset.js';
 
 /** Full path of the script (the plugin's `/indieweb` prefix included). */
 export const WRITE_SCRIPT_PATH = '/indieweb/assets/write.js';
@@ -58,7 +59,6 @@ export const WRITE_SCRIPT = String.raw`(function () {
 `;
 
 export function writeScriptRoute(app: FastifyInstance): void {
-  app.get(WRITE_SCRIPT_PATH.replace(/^\/indieweb/, ''), async (_request, reply) =>
-    reply.header('content-type', 'text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(WRITE_SCRIPT),
-  );
+  const asset = staticAsset('text/javascript; charset=utf-8', WRITE_SCRIPT);
+  app.get(WRITE_SCRIPT_PATH.replace(/^\/indieweb/, ''), async (request, reply) => sendStaticAsset(request, reply, asset, false));
 }

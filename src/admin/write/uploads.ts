@@ -15,7 +15,7 @@ import type { HostUser } from '../../contracts/accounts.js';
 import type { MediaConfig } from '../../config/config.js';
 import { isIndieWebError } from '../../core/errors.js';
 import type { RequestLimits } from '../../core/request-limits.js';
-import { readParts } from '../../media/multipart.js';
+import { addField, readFormParts } from '../../media/form-parts.js';
 import { UploadBudget, type UploadPipeline } from '../../media/upload.js';
 import type { MediaRecord } from '../../storage/repositories/media.js';
 import { CSRF_FIELD } from '../../web/csrf-token.js';
@@ -74,19 +74,10 @@ export async function readMultipartForm(request: FastifyRequest, user: HostUser,
     return csrfValid(fields[CSRF_FIELD]);
   };
   try {
-    const parts = readParts(request.raw, {
-      fileBytes: deps.limits.maxUploadBytes,
-      files: deps.limits.maxUploadCount,
-      fieldBytes: deps.fieldBytes,
-      fields: deps.requestLimits.multipartFields,
-      nameBytes: deps.requestLimits.fieldNameBytes,
-    });
+    const parts = readFormParts(request.raw, deps);
     for await (const part of parts) {
       if (part.type === 'field') {
-        const existing = fields[part.name];
-        if (existing === undefined) fields[part.name] = part.value;
-        else if (Array.isArray(existing)) existing.push(part.value);
-        else fields[part.name] = [existing, part.value];
+        addField(fields, part.name, part.value);
         continue;
       }
       // a file input left empty still sends a part, with no name and no bytes

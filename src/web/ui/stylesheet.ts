@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sendStaticAsset, staticAsset } from '../static-asset.js';
 
 // Colours, contrast measured in both schemes (WCAG AA asks 4.5:1 for text, 3:1 for field borders): --fg on
 // --bg/--surface/--code-bg ≥ 13.8:1; --muted ≥ 6:1; --accent (links) ≥ 5.5:1, also on --accent-soft; --accent-fg on
@@ -165,14 +166,11 @@ export const UI_STYLESHEET_PATH = `/indieweb/assets/ui-${UI_STYLESHEET_VERSION}.
 /**
  * Registers the stylesheet route (in the plugin's `/indieweb` scope). Its own
  * version is cached for a year; another version (a page an instance of
- * another release rendered) gets this one, cached for minutes only.
+ * another release rendered) gets this one, revalidated each time (static-asset.ts).
  */
 export function stylesheetRoute(app: FastifyInstance): void {
+  const asset = staticAsset('text/css; charset=utf-8', UI_STYLESHEET);
   app.get<{ Params: { version: string } }>('/assets/ui-:version.css', async (request, reply) =>
-    reply
-      .header('content-type', 'text/css; charset=utf-8')
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', request.params.version === UI_STYLESHEET_VERSION ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
-      .send(UI_STYLESHEET),
+    sendStaticAsset(request, reply, asset, request.params.version === UI_STYLESHEET_VERSION),
   );
 }

@@ -5,6 +5,7 @@
  * mention was parsed (or imported), and URLs other than http(s) are left out.
  * @module
  */
+import { httpUrl } from '../../core/http-url.js';
 import { capStored } from '../cap-mention.js';
 import { wmPropertyOf } from '../mention-type.js';
 import type { WebmentionRecord } from '../../storage/repositories/webmentions.js';
@@ -22,16 +23,6 @@ export function receivedStamp(iso: string): string {
   return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function httpUrl(value: string | null): string | null {
-  if (value === null) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
 function contentOf(record: WebmentionRecord): { html?: string; text?: string } | undefined {
   const html = record.contentHtml ?? '';
   const text = record.contentText ?? '';
@@ -46,7 +37,7 @@ export function toJf2(stored: WebmentionRecord): Record<string, unknown> {
   const content = contentOf(record);
   return {
     type: 'entry',
-    author: { type: 'card', name: record.author.name ?? '', photo: httpUrl(record.author.photo) ?? '', url: httpUrl(record.author.url) ?? '' },
+    author: { type: 'card', name: record.author.name ?? '', photo: httpUrl(record.author.photo, Infinity) ?? '', url: httpUrl(record.author.url, Infinity) ?? '' },
     url: record.source,
     published: record.published,
     'wm-received': receivedStamp(record.createdAt),
@@ -69,7 +60,7 @@ export function toJf2Feed(records: readonly WebmentionRecord[]) {
 /** One mention in the older `links` shape of `mentions.json`. */
 export function toLink(stored: WebmentionRecord): Record<string, unknown> {
   const record = capStored(stored);
-  const author = { name: record.author.name, url: httpUrl(record.author.url), photo: httpUrl(record.author.photo) };
+  const author = { name: record.author.name, url: httpUrl(record.author.url, Infinity), photo: httpUrl(record.author.photo, Infinity) };
   const hasAuthor = author.name !== null || author.url !== null || author.photo !== null;
   const publishedMs = record.published === null ? Number.NaN : Date.parse(record.published);
   const type = activityType(record);

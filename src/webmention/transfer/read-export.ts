@@ -10,6 +10,7 @@
 import sanitizeHtml from 'sanitize-html';
 import { mentionTypeOfWmProperty, WM_PROPERTIES } from '../mention-type.js';
 import { sanitizeContent } from '../parse.js';
+import { httpUrl } from '../../core/http-url.js';
 
 /** One mention as the export holds it, checked and normalized (content sanitized, dates ISO, URLs http(s)). */
 export interface ExportedMention {
@@ -66,20 +67,15 @@ function fail(where: string, what: string): never {
   throw new ExportFormatError(`${where}: ${what}`);
 }
 
-function httpUrl(value: unknown): string | null {
-  if (typeof value !== 'string' || value.length > MAX_URL_LENGTH || /[\u0000-\u0020\u007f]/.test(value)) return null;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url.href : null;
-  } catch {
-    return null;
-  }
+/** An http(s) URL of an export: the shared rule, and no control characters or spaces (the URL parser would drop some silently). */
+function exportUrl(value: unknown): string | null {
+  return typeof value === 'string' && !/[\u0000-\u0020\u007f]/.test(value) ? httpUrl(value, MAX_URL_LENGTH) : null;
 }
 
 function requiredUrl(entry: Json, names: readonly string[], where: string): string {
   for (const name of names) {
     if (entry[name] === undefined || entry[name] === null) continue;
-    const url = httpUrl(entry[name]);
+    const url = exportUrl(entry[name]);
     if (url === null) fail(where, `${name} is not an http(s) URL`);
     return url;
   }
@@ -117,7 +113,7 @@ function optionalBoolean(value: unknown, name: string, where: string): boolean |
 function authorOf(value: unknown, where: string): ExportedMention['author'] {
   if (value === undefined || value === null) return { name: null, url: null, photo: null };
   if (!isObject(value)) fail(where, 'author is not an object');
-  return { name: optionalText(value.name, 500), url: httpUrl(value.url), photo: httpUrl(value.photo) };
+  return { name: optionalText(value.name, 500), url: exportUrl(value.url), photo: exportUrl(value.photo) };
 }
 
 /** Text of sanitized HTML: what a reader sees, tags dropped. */
