@@ -92,7 +92,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
 
   program
     .command('serve')
-    .description('run the server (migrates the database first)')
+    .description('run the server (migrates the database first); posts are kept in memory and lost on stop unless INDIEWEB_MICROPUB_HANDLER=database (or files, or ./your-handler.js#export)')
     .option('--host <address>', 'address to listen on (INDIEWEB_HOST)')
     .option('--port <number>', 'port to listen on (INDIEWEB_PORT)')
     .action((options: { host?: string; port?: string }) =>

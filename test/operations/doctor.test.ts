@@ -187,6 +187,11 @@ describe('indiestack doctor', () => {
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'base-url:')).toMatch(/^FAIL base-url: .* cannot be reached from here \(refusing to connect to 127\.0\.0\.1: not a public address\)/);
     expect(proxy.authorizations.length).toBe(before);
+    // a local trial is named as one, with the way to check it (issue 30 item 9)
+    for (const name of ['base-url:', 'authorization-header:']) {
+      expect(line(result.stdout, name)).toContain('fix: this is a local trial');
+      expect(line(result.stdout, name)).toContain('INDIEWEB_ALLOW_PRIVATE_NETWORKS=true npx indiestack doctor');
+    }
   });
 
   describe('reads rel links from the Link header as well as the HTML, the header first as clients do', () => {

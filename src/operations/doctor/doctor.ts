@@ -30,6 +30,22 @@ export interface DoctorSubject {
   readonly links: LinksHint;
 }
 
+/** A fetch the outbound guard refused because the address is on this machine or a private network. */
+const REFUSED_PRIVATE = /not a public address/;
+
+/**
+ * On a local trial (a base URL on this machine or a private network) every
+ * remote check fails the same way: the doctor fetches public addresses only.
+ * Those failures say so, and how to check such a server anyway.
+ */
+function explainLocalTrial(check: CheckResult): CheckResult {
+  if (check.status !== 'FAIL' || !REFUSED_PRIVATE.test(check.message)) return check;
+  return {
+    ...check,
+    fix: 'this is a local trial (the address is on this machine or a private network), which the doctor does not fetch by default: check it with INDIEWEB_ALLOW_PRIVATE_NETWORKS=true npx indiestack doctor …; on the internet give --base-url (INDIEWEB_BASE_URL) the public https address',
+  };
+}
+
 export async function runDoctor(deps: DoctorDeps, subjects: readonly DoctorSubject[]): Promise<CheckResult[]> {
   const context: RemoteContext = { outbound: deps.outbound, baseUrl: deps.config.baseUrl, now: deps.now, dates: [] };
   const checks: CheckResult[] = [];
@@ -43,5 +59,5 @@ export async function runDoctor(deps: DoctorDeps, subjects: readonly DoctorSubje
   checks.push(await checkDatabase(deps.database));
   if (deps.storage !== null) checks.push(await checkMediaStorage(deps.storage, deps.outbound));
   checks.push(await checkJobQueue(deps.jobs, deps.now()));
-  return checks;
+  return checks.map(explainLocalTrial);
 }
