@@ -73,6 +73,46 @@ describe('a clone that npm install has built (issue 30 item 1)', () => {
     expect(statSync(marker).mtimeMs).toBe(before);
   });
 
+  it('`npm start` (the README\'s run command) runs the clone\'s own bin: npm names the command at once, then the server answers', async () => {
+    const { spawn } = await import('node:child_process');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const { freePort } = await import('./helpers/net.js');
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    // not `npx indiestack serve`: npm 11 installs a project's own bin into its npx cache (and runs prepare) first
+    expect(pkg.scripts.start).toBe('node bin/indiestack.js serve');
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-start-'));
+    const port = await freePort();
+    const child = spawn('npm', ['start', '--', '--port', String(port)], {
+      cwd: root,
+      env: { ...process.env, INDIEWEB_DATA_DIR: dataDir, INDIEWEB_LOG_LEVEL: 'info' },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      await new Promise<void>((resolve, reject) => {
+        const check = setInterval(() => {
+          if (output.includes('indiestack is serving')) resolve();
+          else if (child.exitCode !== null) reject(new Error(`npm start exited: ${output}`));
+          else return;
+          clearInterval(check);
+        }, 50);
+      });
+      // the first thing a user sees is npm naming what it runs, before the application has loaded
+      expect(output.trimStart().split('\n')[0]).toMatch(/^> indiestack@[^ ]+ start$/);
+      expect(output).toContain('> node bin/indiestack.js serve');
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+    } finally {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('the lockfile is what npm writes on a fresh install (better-sqlite3 has an install script), so the clone stays clean', () => {
     const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
     expect(lock.packages['node_modules/better-sqlite3']?.hasInstallScript).toBe(true);

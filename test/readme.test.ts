@@ -12,7 +12,9 @@ describe('README', () => {
   it('its first two code blocks run the server and the tests', () => {
     const [first, second] = codeBlocks(readme);
     expect(first).toContain('npm install');
-    expect(first).toContain('npx indiestack serve');
+    // the clone's own bin, directly: the server starts within seconds of a fresh clone's install (issue 30 item 1)
+    expect(first).toContain('npm start');
+    expect(readme).toContain('npx indiestack serve');
     expect(second?.trim()).toBe('npm test');
   });
 
