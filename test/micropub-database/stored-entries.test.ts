@@ -124,14 +124,14 @@ for (const dialect of DIALECTS) {
       expect(page.items[0]?.properties.url).toEqual(['https://id.example/alice/2026/11/again-2/']);
     });
 
-    it('a filter matches exactly what the list shows, in SQL: case, %, _, backslashes, other scripts, updates (issue 31)', async () => {
+    it('a filter matches exactly what the list shows, in SQL: case, %, _, backslashes, other scripts, updates, the published date the list adds (issue 31)', async () => {
       const carol: HostUser = { id: 'carol-id', name: 'carol', me: ['https://carol.example/'], isActive: true };
       const odd = ['50% off_SALE', 'a\\b path', 'ÉCOLE Ünïcode', 'plain', '"quoted" {json}'];
       for (const content of odd) await handler.createEntry({ type: ['h-entry'], properties: { content: [content], category: ['Mixed Case'] } }, carol);
       const changed = await handler.createEntry({ type: ['h-entry'], properties: { content: ['before the update'] } }, carol);
       await handler.updateEntry(changed.url, { replace: { content: ['after the update'] } }, carol);
       const all = (await handler.listEntries!(carol, { limit: null, offset: 0, filter: null })).items;
-      for (const filter of ['%', '_', '50% off_s', '\\', 'a\\\\b', 'école', 'ÜNÏ', 'mixed case', '"content":["plain"]', '{json}', 'before the update', 'after the', 'h-entry', '/carol/2026/11/', 'x%y', '']) {
+      for (const filter of ['%', '_', '50% off_s', '\\', 'a\\\\b', 'école', 'ÜNÏ', 'mixed case', '"content":["plain"]', '{json}', 'before the update', 'after the', 'h-entry', '/carol/2026/11/', 'x%y', '', 'published', '"published":["20']) {
         const expected = all.filter((item) => matchesFilter({ type: item.type, properties: item.properties }, filter)).map((item) => item.url);
         const listed = await handler.listEntries!(carol, { limit: null, offset: 0, filter });
         expect({ filter, urls: listed.items.map((item) => item.url), total: listed.total }).toEqual({ filter, urls: expected, total: expected.length });

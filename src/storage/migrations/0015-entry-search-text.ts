@@ -6,7 +6,8 @@ const BATCH = 500;
 
 // The rule of this migration's day (src/storage/repositories/entries.ts `searchTextOf` then), copied so that later
 // changes to it never change what this migration did: the q=source list item ({ type, properties } with a `url`
-// property when it has none) as JSON with object keys sorted at every level, lower-cased.
+// property when it has none, and a `published` one, the stored date, when it has none) as JSON with object keys
+// sorted at every level, lower-cased.
 function stable(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
     if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
@@ -14,10 +15,11 @@ function stable(value: unknown): string {
   });
 }
 
-function searchText(row: { url: string; type: string; properties: string }): string | null {
+function searchText(row: { url: string; type: string; properties: string; published: string }): string | null {
   try {
     const properties = JSON.parse(row.properties) as Record<string, unknown>;
-    const item = { type: JSON.parse(row.type) as unknown, properties: properties.url === undefined ? { ...properties, url: [row.url] } : properties };
+    const listed = { ...properties, ...(properties.url === undefined ? { url: [row.url] } : {}), ...(properties.published === undefined ? { published: [row.published] } : {}) };
+    const item = { type: JSON.parse(row.type) as unknown, properties: listed };
     return stable(item).toLowerCase();
   } catch {
     // unreadable JSON: the list reads such an entry the slow way (null never matches the SQL filter)
@@ -32,9 +34,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('indieweb_entry').addColumn('search_text', 'text').execute();
   let after = '';
   for (;;) {
-    const rows: { id: string; url: string; type: string; properties: string }[] = await db
+    const rows: { id: string; url: string; type: string; properties: string; published: string }[] = await db
       .selectFrom('indieweb_entry')
-      .select(['id', 'url', 'type', 'properties'])
+      .select(['id', 'url', 'type', 'properties', 'published'])
       .where('id', '>', after)
       .orderBy('id')
       .limit(BATCH)

@@ -101,12 +101,14 @@ function stableJson(value: unknown): string {
 /**
  * What a q=source `filter` matches (SPEC.md "Source, list mode": a
  * case-insensitive substring of the listed item): the list item — the type
- * and the properties, with a `url` property when they have none — as stable
+ * and the properties, with a `url` property when they have none and a
+ * `published` one (the stored date) when they have none — as stable
  * JSON, lower-cased. Stored on every write (migration 0015), so a filtered
  * list is one SQL query instead of reading every entry.
  */
-export function searchTextOf(url: string, type: readonly string[], properties: MicropubProperties): string {
-  return stableJson({ type, properties: properties.url === undefined ? { ...properties, url: [url] } : properties }).toLowerCase();
+export function searchTextOf(url: string, type: readonly string[], properties: MicropubProperties, published: string): string {
+  const listed = { ...properties, ...(properties.url === undefined ? { url: [url] } : {}), ...(properties.published === undefined ? { published: [published] } : {}) };
+  return stableJson({ type, properties: listed }).toLowerCase();
 }
 
 /** A filter as a LIKE pattern: lower-cased like the column, `%`, `_` and the escape character itself escaped. */
@@ -156,7 +158,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
     const result = await db
       .updateTable('indieweb_entry')
       .set({
-        search_text: searchTextOf(known.url, known.type, changes.properties),
+        search_text: searchTextOf(known.url, known.type, changes.properties, changes.published),
         properties: JSON.stringify(changes.properties),
         ...audienceColumns(changes.properties),
         published: changes.published,
@@ -192,7 +194,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
         ...values,
         slug_series: entry.slugSeries ?? seriesOf(entry.path).series,
         slug_number: entry.slugNumber ?? seriesOf(entry.path).number,
-        search_text: searchTextOf(entry.url, entry.type, entry.properties),
+        search_text: searchTextOf(entry.url, entry.type, entry.properties, entry.published),
       });
       return toEntry(values);
     },

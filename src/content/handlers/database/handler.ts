@@ -56,7 +56,6 @@ function newEntryId(): string {
 
 const toEntry = (row: EntryRow): MicropubEntry => ({ url: row.url, type: row.type, properties: row.properties });
 
-/** A list item: the entry with a `url` property when it has none (SPEC.md "Source, list mode"). */
 /** An entry as listed: with its `url`, and its `published` (the stored date) when it has none of its own. */
 const withUrl = (row: EntryRow) => ({
   type: row.type,
