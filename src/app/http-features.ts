@@ -42,6 +42,7 @@ export async function createHttpFeatures(core: Core, options: { hostAccounts: Ac
   const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
   const admin = createAdmin({
     accounts: core.accounts,
+    contentHandler: config.micropubHandler,
     users: core.users,
     passkeys,
     proofs: accounts.proofs,
