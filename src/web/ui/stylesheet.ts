@@ -59,6 +59,7 @@ main.medium{max-width:46rem}
 .panel,.client,.mention,.media-item,section.card{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem;box-shadow:var(--shadow)}
 .panel>h2:first-child,.client>h2:first-child,section.card>h2:first-child{margin-top:0}
 .columns{display:grid;gap:1.25rem;align-items:start;margin-top:1rem}
+.columns>*{min-width:0}
 .stack{display:grid;gap:1rem}
 @media (min-width:60rem){.columns{grid-template-columns:repeat(2,minmax(0,1fr))}.columns.wide-first{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}}
 .lead{color:var(--muted);max-width:46rem}
