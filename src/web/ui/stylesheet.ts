@@ -74,6 +74,7 @@ label{display:block;margin:.9rem 0 .3rem;font-weight:600}
 input[type=text],input[type=password],input[type=url],input[type=email],input[type=file],input:not([type]),textarea,select{width:100%;max-width:40rem;font:inherit;color:var(--fg);background:var(--surface);border:1px solid var(--muted);border-radius:.4rem;padding:.55rem .7rem}
 input[type=file]{padding:.45rem}
 textarea{min-height:5rem;resize:vertical}
+textarea[readonly]{field-sizing:content}
 input[readonly]{background:var(--code-bg)}
 input[aria-invalid=true],textarea[aria-invalid=true]{border-color:var(--danger);border-width:2px}
 .hint{display:block;color:var(--muted);font-size:.9rem;margin:.25rem 0 0}
@@ -126,6 +127,7 @@ thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 tr{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .75rem;margin:.5rem 0;background:var(--surface)}
 td{border:0;padding:.2rem 0;overflow-wrap:anywhere}
 td[data-label]::before{content:attr(data-label);display:inline-block;min-width:6.5rem;color:var(--muted);font-weight:600;font-size:.85rem}
+caption{display:block;text-align:left}
 }
 /* sign-in and consent */
 .auth{max-width:58rem}
