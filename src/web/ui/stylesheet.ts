@@ -151,7 +151,7 @@ summary{cursor:pointer;color:var(--accent)}
 /* the public profile */
 .profile-page{max-width:44rem}
 .profile-card{display:grid;gap:1.25rem;align-items:start;background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:1.5rem;box-shadow:var(--shadow)}
-@media (min-width:36rem){.profile-card{grid-template-columns:auto 1fr}}
+@media (min-width:36rem){.profile-card:has(>.photos){grid-template-columns:auto 1fr}}
 .profile-card .u-photo{width:8rem;height:8rem;border-radius:50%;object-fit:cover}
 .profile-card h1{margin:0 0 .25rem}
 .profile-card .p-note{margin:.5rem 0 1rem;font-size:1.1rem;white-space:pre-line}
