@@ -137,15 +137,18 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     return sendPage(reply, 200, {
       title: 'Your indiestack',
       body: layout({
-        nav: navigation({ links: [{ href: HOME_PATH, label: 'Home' }, { href: `${admin}/profile/`, label: 'Admin' }], current: HOME_PATH, end: logoutForm(request, reply, user) }),
+        nav: navigation({ links: [{ href: HOME_PATH, label: 'Home' }, { href: `${admin}/`, label: 'Admin' }], current: HOME_PATH, end: logoutForm(request, reply, user) }),
         heading: `Signed in as ${user.name}`,
         content: html`<div class="columns">
 <section class="panel" aria-labelledby="manage-heading">
 <h2 id="manage-heading">Manage</h2>
 <ul>
+<li><a href="${admin}/">Dashboard</a>: what to do next, your latest posts and webmentions</li>
+<li><a href="${admin}/write/">Write</a> a post, or see your <a href="${admin}/posts/">Posts</a></li>
+<li><a href="${admin}/setup/">Check my setup</a>: whether your homepage links this server and apps can reach it</li>
 <li><a href="${admin}/profile/">Profile</a>: the h-card of your homepage</li>
 <li><a href="${admin}/apps/">Apps</a>: what you signed in to, and revoking it</li>
-<li><a href="${admin}/webmentions/">Webmentions</a>: what others said about your posts</li>
+<li><a href="${admin}/webmentions/">Webmentions</a>: what others said about your posts, and <a href="${admin}/webmention-settings/">Webmention settings</a></li>
 <li><a href="${admin}/media/">Media</a>: your uploads</li>
 <li><a href="${admin}/passkeys/">Passkeys</a>: signing in without a password</li>
 <li><a href="${admin}/account/">Account</a>: your password, signing out everywhere</li>

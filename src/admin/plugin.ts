@@ -8,6 +8,7 @@
  * readable on a phone.
  * @module
  */
+import { dashboardPage } from './dashboard-page.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionProofs } from '../accounts/fresh-proof.js';
 import type { PasskeyService } from '../accounts/passkeys/service.js';
@@ -47,6 +48,8 @@ import type { PublishSender } from '../webmention/publish/sender.js';
 
 export interface AdminDeps {
   readonly accounts: Accounts;
+  /** `INDIEWEB_MICROPUB_HANDLER` as configured, for the dashboard (null or absent: the in-memory handler). */
+  readonly contentHandler?: string | null;
   /** The built-in accounts (the account page); null when the host brings its own. */
   readonly users: UserService | null;
   /** Passkeys of the built-in accounts (the Passkeys page); null when the host brings its own accounts. */
@@ -84,7 +87,6 @@ export interface AdminDeps {
 export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   const { baseUrl, users } = deps;
 
-  app.get('/admin/', async (_request, reply) => reply.redirect(`${baseUrl}${ADMIN}/profile/`, 303));
   // the Write area publishes through the Micropub endpoint of this same plugin (app.prefix is its /indieweb)
   const micropub = createMicropubClient({ app, tokens: deps.tokens, baseUrl, endpointPath: `${app.prefix}/micropub/` });
   writeScriptRoute(app);
@@ -92,6 +94,7 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
   await app.register(
     async (pages) => {
       guardAdminPages(pages, { accounts: deps.accounts, csrf: deps.csrf, hasAccountPage: users !== null, countHeld: (userId) => deps.webmentionModeration.countHeld(userId) });
+      dashboardPage(pages, { micropub, webmentions: deps.webmentions, handler: deps.contentHandler ?? null, baseUrl });
       profilePage(pages, { profiles: deps.profiles, baseUrl });
       appsPage(pages, { tokens: deps.tokens, clientInfo: deps.clientInfo, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });

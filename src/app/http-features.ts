@@ -33,7 +33,7 @@ export async function createHttpFeatures(core: Core, options: { hostAccounts: Ac
 
   const csrf = createCsrf({ signer, clock, secureCookies });
   const accounts = createAccounts({ accounts: core.accounts, users: core.users, passkeys, config, signer, clock, csrf, secureCookies });
-  const profile = createProfile({ service: core.profiles, users: core.users, baseUrl: config.baseUrl });
+  const profile = createProfile({ service: core.profiles, users: core.users, baseUrl: config.baseUrl, entryPages: options.entryPages !== undefined && options.entryPages !== false });
   const indieauth = createIndieAuth({ config, clock, stores, accounts: core.accounts, profiles: core.profiles, tokens: core.tokens, clientPolicy, bearer, csrf, meter });
   const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer, content, meter });
   // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH)
@@ -42,6 +42,7 @@ export async function createHttpFeatures(core: Core, options: { hostAccounts: Ac
   const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
   const admin = createAdmin({
     accounts: core.accounts,
+    contentHandler: config.micropubHandler,
     users: core.users,
     passkeys,
     proofs: accounts.proofs,

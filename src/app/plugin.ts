@@ -22,7 +22,6 @@ import { selfTestRoutes } from '../operations/doctor/http.js';
 import type { DatabaseHandle } from '../storage/connect.js';
 import { deferJsonErrors, registerBodyParsers } from '../web/body-parsers.js';
 import { closeUnreadBodies } from '../web/client-errors.js';
-import { notFoundHandler } from '../web/not-found.js';
 import { defaultErrorHandler } from '../web/error-handler.js';
 import { stylesheetRoute } from '../web/ui/stylesheet.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
@@ -170,8 +169,6 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
       indieauth.addMetadataRoute(child);
       await registerBodyParsers(child, { bodyLimit: config.maxBodyBytes, limits: config.limits });
       child.setErrorHandler(defaultErrorHandler);
-      // under /indieweb the 404s are ours in plugin mode too: a page for a browser, JSON for an API client
-      child.setNotFoundHandler(notFoundHandler);
       if (metrics !== null) addRequestMetrics(child, metrics);
       // the doctor's probe: whether a bearer arrives through the public URL (never its value)
       selfTestRoutes(child, { trustProxy: config.trustProxy });

@@ -63,11 +63,17 @@ function authorName(record: WebmentionRecord): string {
   return url === null ? 'Someone' : new URL(url).hostname;
 }
 
+/** An author photo the page can show: https only (the pages' CSP loads no http: image, which would show as broken), else none. */
+function avatarUrl(url: string | null): string | null {
+  const safe = httpUrl(url);
+  return safe !== null && safe.startsWith('https:') ? safe : null;
+}
+
 /** `p-author h-card` of a mention: photo (name as alt), name linking to the author's URL. */
 function renderMentionAuthor(record: WebmentionRecord): SafeHtml {
   const name = authorName(record);
   const url = httpUrl(record.author.url);
-  const photo = httpUrl(record.author.photo);
+  const photo = avatarUrl(record.author.photo);
   const image = photo === null ? '' : html`<img class="u-photo avatar" src="${photo}" alt="" loading="lazy">`;
   return url === null
     ? html`<span class="p-author h-card">${image}<span class="p-name">${name}</span></span>`
@@ -88,7 +94,7 @@ ${content}
 function renderFace(record: WebmentionRecord, property: 'like' | 'repost'): SafeHtml {
   const name = authorName(record);
   const url = httpUrl(record.author.url) ?? httpUrl(record.source);
-  const photo = httpUrl(record.author.photo);
+  const photo = avatarUrl(record.author.photo);
   const face = photo === null ? html`<span class="initial" aria-hidden="true">${[...name][0]?.toUpperCase() ?? '?'}</span><span class="visually-hidden p-name">${name}</span>` : html`<img class="u-photo avatar" src="${photo}" alt="${name}" loading="lazy">`;
   const source = httpUrl(record.source);
   return html`<li class="p-${property} h-cite face">${url === null ? html`<span class="p-author h-card">${face}</span>` : html`<a class="p-author h-card u-url" href="${url}" title="${name}" rel="nofollow ugc">${face}</a>`}${source === null || source === url ? '' : html`<data class="u-url" value="${source}"></data>`}</li>`;

@@ -14,12 +14,13 @@ export interface ProfileFeature {
   readonly routes: (app: FastifyInstance) => Promise<void>;
 }
 
-export function createProfile(deps: { service: ProfileService; users: UserService | null; baseUrl: string }): ProfileFeature {
+export function createProfile(deps: { service: ProfileService; users: UserService | null; baseUrl: string; entryPages?: boolean }): ProfileFeature {
   const { users, baseUrl, service } = deps;
+  const entryPages = deps.entryPages === true;
   return {
     service,
     routes: async (app) => {
-      if (users !== null) await profileRoutes(app, { users, profiles: service, baseUrl });
+      if (users !== null) await profileRoutes(app, { users, profiles: service, baseUrl, entryPages });
     },
   };
 }

@@ -48,7 +48,7 @@ export function profileCard(card: HCard, accountName: string): SafeHtml {
   const others = Object.entries(card)
     .filter(([property]) => !PLACED.has(property))
     .flatMap(([property, values]) => values.map((value) => otherProperty(property, value)));
-  return html`<article class="h-card profile-card">${photos.length === 0 ? '' : html`<div>${photos}</div>`}<div>
+  return html`<article class="h-card profile-card">${photos.length === 0 ? '' : html`<div class="photos">${photos}</div>`}<div>
 ${heading}${moreNames.map((more) => html`<p class="p-name">${more}</p>`)}
 ${notes}
 ${links.length === 0 ? '' : html`<ul class="links" aria-label="Links">${links}</ul>`}

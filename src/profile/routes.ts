@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { UserService } from '../accounts/user-service.js';
-import { SafeHtml, sendPage } from '../web/html.js';
+import { html, SafeHtml, sendPage } from '../web/html.js';
 import { layout } from '../web/ui/layout.js';
 import { metadataUrl } from '../indieauth/metadata.js';
 import { prefersJson } from '../web/negotiation.js';
@@ -18,6 +18,14 @@ export interface ProfileRoutesDeps {
   readonly users: UserService;
   readonly profiles: ProfileService;
   readonly baseUrl: string;
+  /** The user's posts are served at `BASE_URL/NAME/` (docs/entry-pages.md): the profile links its home and feeds. */
+  readonly entryPages?: boolean;
+}
+
+/** Where the user's posts are: their home (h-card and h-feed) and its feeds. */
+function entryHomeLinks(baseUrl: string, name: string): SafeHtml {
+  const home = `${baseUrl}/${encodeURIComponent(name)}/`;
+  return html`<p class="entry-home">Posts: <a href="${home}">${home}</a> · feeds: <a href="${home}feed.atom" type="application/atom+xml">Atom</a>, <a href="${home}feed.json" type="application/feed+json">JSON Feed</a></p>`;
 }
 
 export async function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDeps): Promise<void> {
@@ -34,7 +42,7 @@ export async function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDep
     return sendPage(reply, 200, {
       title: profile.name ?? account.name,
       head: new SafeHtml(linkTags(baseUrl)),
-      body: layout({ content: profileCard(profile.hCard, account.name), className: 'profile-page' }),
+      body: layout({ content: deps.entryPages === true ? html`${profileCard(profile.hCard, account.name)}${entryHomeLinks(baseUrl, account.name)}` : profileCard(profile.hCard, account.name), className: 'profile-page' }),
     });
   });
 }

@@ -100,10 +100,11 @@ describe('admin pages: sign-in, headers and CSRF', () => {
     expect(response.body.match(/name="_csrf" value="[^"]+"/g)?.length).toBe(forms.length);
   });
 
-  it('303 GET /indieweb/admin/ to the profile editor', async () => {
+  it('200 GET /indieweb/admin/: the dashboard (it used to redirect to the profile editor; issue 30 item 5)', async () => {
     const response = await t.app.inject({ method: 'GET', url: `${ADMIN}/`, headers: { cookie: alice.jar.header() } });
-    expect(response.statusCode).toBe(303);
-    expect(response.headers.location).toBe(`${SITE}${ADMIN}/profile/`);
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('<h1>Dashboard</h1>');
+    expect(response.body).toContain(`href="${ADMIN}/profile/"`);
   });
 
   const POSTS: ReadonlyArray<readonly [string, (s: { tokenId: string; mentionId: string; mediaId: string }) => { path: string; fields: Record<string, string> }]> = [

@@ -63,6 +63,17 @@ describe.skipIf(!HAS_CHROMIUM)('Check my setup in a real browser', () => {
       await expect(page.locator('[role=alert]').first().textContent()).resolves.toMatch(/failed\. Fix the failures first/);
       await screenshot(page, 'admin-setup');
       expect(await seriousViolations(page)).toEqual([]);
+
+      // on a phone (390 px) the captions read as lines of text, not one word per line, and the link-tag box shows every tag
+      await page.setViewportSize({ width: 390, height: 900 });
+      for (const caption of await page.locator('caption').all()) {
+        const box = await caption.boundingBox();
+        expect(box?.width, 'a caption as wide as the page').toBeGreaterThan(300);
+      }
+      const tags = page.locator('textarea[readonly]');
+      const [scrollHeight, clientHeight] = (await tags.evaluate((box) => [box.scrollHeight, box.clientHeight])) as [number, number];
+      expect(scrollHeight, 'the link-tag box cuts no tag').toBeLessThanOrEqual(clientHeight);
+      await screenshot(page, 'admin-setup-390');
       expect(errors).toEqual([]);
     } finally {
       await close();

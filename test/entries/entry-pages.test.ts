@@ -262,6 +262,17 @@ describe('entry pages (database handler, standalone)', () => {
       expect((entry.properties.repost as Mf2Item[]).map((repost) => (repost.properties.author?.[0] as Mf2Item).properties.name?.[0])).toEqual(['Erin']);
     });
 
+    it('an http: avatar is dropped, not shown as a broken image (the page loads https images only): the initial stands in', async () => {
+      const url = await t.create({ name: ['Plain http faces'], content: ['Hello.'] });
+      await seedMention(t, url, { source: 'https://hal.example/like', type: 'like', author: { name: 'Hal', url: 'https://hal.example/', photo: 'http://hal.example/hal.png' } });
+      await seedMention(t, url, { source: 'https://ivy.example/reply', type: 'reply', author: { name: 'Ivy', url: 'https://ivy.example/', photo: 'http://ivy.example/ivy.png' }, contentText: 'hi' });
+      const body = (await t.get(pathOf(url))).body;
+      expect(body).not.toContain('http://hal.example/hal.png');
+      expect(body).not.toContain('http://ivy.example/ivy.png');
+      expect(body).toContain('<span class="initial" aria-hidden="true">H</span>');
+      expect(body).toContain('Ivy');
+    });
+
     it('counts every public like and reply, beyond the 200 the page reads: 230 likes and 3 replies say so, 50 faces shown and a link to the rest (issue 28 F2)', async () => {
       const url = await t.create({ name: ['Popular'], content: ['Much liked.'] });
       for (let i = 0; i < 230; i++) await seedMention(t, url, { source: `https://fan${i}.example/like`, type: 'like', author: { name: `Fan ${i}`, url: `https://fan${i}.example/`, photo: null } });

@@ -1,10 +1,6 @@
-import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { serveOnLoopback } from '../helpers/loopback.js';
-import { openTestDatabase } from '../helpers/databases.js';
-import { loadConfig } from '../../src/config/env.js';
-import { indieweb } from '../../src/app/plugin.js';
-import { buildTestApp, TEST_SECRET } from '../helpers/app.js';
+import { buildTestApp } from '../helpers/app.js';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -35,20 +31,4 @@ describe('an address nothing answers', () => {
     }
   });
 
-  it('in a host application, the plugin answers its own prefix the same way and leaves the rest to the host', async () => {
-    const database = await openTestDatabase('sqlite');
-    const host = Fastify();
-    try {
-      await host.register(indieweb, { database, secret: TEST_SECRET, config: loadConfig({ env: { INDIEWEB_BASE_URL: 'https://host.example' } }), worker: false });
-      const base = await serveOnLoopback(host);
-      const page = await fetch(`${base}/indieweb/nothing-here`, { headers: { accept: BROWSER } });
-      expect(page.status).toBe(404);
-      expect(await page.text()).toContain('<h1>Not found</h1>');
-      const api = await fetch(`${base}/indieweb/nothing-here`);
-      expect(await api.json()).toMatchObject({ error: 'not_found' });
-    } finally {
-      await host.close();
-      await database.dispose();
-    }
-  });
 });

@@ -24,7 +24,7 @@ export const POSTS_PATH = `${ADMIN}/posts/`;
 export const POSTS_PER_PAGE = 20;
 
 /** A URL from the query that may be shown as a link: http(s) only. */
-function linkable(url: string | undefined): string | null {
+export function linkable(url: string | undefined): string | null {
   return url !== undefined && parseStrictHttpUrl(url.split('#')[0] ?? '') !== null ? url : null;
 }
 
@@ -35,7 +35,7 @@ function firstText(properties: MicropubProperties, name: string): string {
 }
 
 /** What a post is called in the list: its title, else the start of its text, else what it cites. */
-function headline(item: SourceItem): string {
+export function headline(item: SourceItem): string {
   const { properties } = item;
   const text = firstText(properties, 'name') || firstText(properties, 'content') || firstText(properties, 'summary');
   const cited = ['in-reply-to', 'like-of', 'repost-of', 'bookmark-of'].map((name) => firstText(properties, name)).find((value) => value !== '');

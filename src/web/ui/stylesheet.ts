@@ -60,6 +60,7 @@ main.medium{max-width:46rem}
 .panel,.client,.mention,.media-item,section.card{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem;box-shadow:var(--shadow)}
 .panel>h2:first-child,.client>h2:first-child,section.card>h2:first-child{margin-top:0}
 .columns{display:grid;gap:1.25rem;align-items:start;margin-top:1rem}
+.columns>*{min-width:0}
 .stack{display:grid;gap:1rem}
 @media (min-width:60rem){.columns{grid-template-columns:repeat(2,minmax(0,1fr))}.columns.wide-first{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}}
 .lead{color:var(--muted);max-width:46rem}
@@ -74,6 +75,7 @@ label{display:block;margin:.9rem 0 .3rem;font-weight:600}
 input[type=text],input[type=password],input[type=url],input[type=email],input[type=file],input:not([type]),textarea,select{width:100%;max-width:40rem;font:inherit;color:var(--fg);background:var(--surface);border:1px solid var(--muted);border-radius:.4rem;padding:.55rem .7rem}
 input[type=file]{padding:.45rem}
 textarea{min-height:5rem;resize:vertical}
+textarea[readonly]{field-sizing:content}
 input[readonly]{background:var(--code-bg)}
 input[aria-invalid=true],textarea[aria-invalid=true]{border-color:var(--danger);border-width:2px}
 .hint{display:block;color:var(--muted);font-size:.9rem;margin:.25rem 0 0}
@@ -126,6 +128,7 @@ thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 tr{border:1px solid var(--line);border-radius:var(--radius);padding:.5rem .75rem;margin:.5rem 0;background:var(--surface)}
 td{border:0;padding:.2rem 0;overflow-wrap:anywhere}
 td[data-label]::before{content:attr(data-label);display:inline-block;min-width:6.5rem;color:var(--muted);font-weight:600;font-size:.85rem}
+caption{display:block;text-align:left}
 }
 /* sign-in and consent */
 .auth{max-width:58rem}
@@ -149,7 +152,7 @@ summary{cursor:pointer;color:var(--accent)}
 /* the public profile */
 .profile-page{max-width:44rem}
 .profile-card{display:grid;gap:1.25rem;align-items:start;background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:1.5rem;box-shadow:var(--shadow)}
-@media (min-width:36rem){.profile-card{grid-template-columns:auto 1fr}}
+@media (min-width:36rem){.profile-card:has(>.photos){grid-template-columns:auto 1fr}}
 .profile-card .u-photo{width:8rem;height:8rem;border-radius:50%;object-fit:cover}
 .profile-card h1{margin:0 0 .25rem}
 .profile-card .p-note{margin:.5rem 0 1rem;font-size:1.1rem;white-space:pre-line}
