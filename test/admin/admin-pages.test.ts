@@ -548,7 +548,8 @@ describe('admin media', () => {
     const url = upload.headers.location as string;
     const page = await getAdmin(t, alice.jar, '/media/');
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain(`<img src="${url}" alt="" loading="lazy" width="160">`);
+    // a photo of ours is shown through its small sized copies (issue 32 item 5)
+    expect(page.body).toContain(`<img src="${url}" srcset="${url}?w=320 320w, ${url}?w=640 640w" sizes="12rem" alt="" loading="lazy">`);
     expect(page.body).toContain(`<input type="text" readonly value="${url}">`);
     expect(page.body).toContain('image/png');
     // a small file's size in bytes (it showed as "1 KiB"), the upload time to the minute with the exact instant kept
