@@ -1,5 +1,5 @@
 // Prettier wraps code at the print width but leaves template literals alone: this finds the lines of markup
-// (template literals holding HTML, CSS or SVG) in src/ that run past the same width. Part of `npm run format:check`.
+// (template literals holding HTML, CSS or SVG) in src/ that run past the same width: `npm run markup:width`.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
