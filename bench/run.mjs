@@ -26,9 +26,29 @@ import path from 'node:path';
 import { cannon, measure } from './lib/load.mjs';
 import { makePng, multipartBody } from './lib/png.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { get, memoryOf, otherLoad, ROOT, sampleRss, startBaseline, startIndiestack, startSourceServer, stop, waitIdle, waitQuiet } from './lib/proc.mjs';
+import {
+  get,
+  memoryOf,
+  otherLoad,
+  ROOT,
+  sampleRss,
+  startBaseline,
+  startIndiestack,
+  startSourceServer,
+  stop,
+  waitIdle,
+  waitQuiet,
+} from './lib/proc.mjs';
 import { formatReport, evaluateTargets, updateDocs } from './lib/report.mjs';
-import { CLIENT_ID, createAccount, insertAuthCodes, insertQueuedWebmentions, insertTokens, REDIRECT_URI, webmentionStatuses } from './lib/seed.mjs';
+import {
+  CLIENT_ID,
+  createAccount,
+  insertAuthCodes,
+  insertQueuedWebmentions,
+  insertTokens,
+  REDIRECT_URI,
+  webmentionStatuses,
+} from './lib/seed.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 import { concurrentUploads } from './lib/uploads.mjs';
 
@@ -53,14 +73,30 @@ const settings = {
   bigUploadBytes: 10 * MiB,
   mediaBytes: 1 * MiB,
   mentions: 1_000,
-  only: (process.env.BENCH_ONLY ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''),
+  only: (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== ''),
   build: process.env.BENCH_SKIP_BUILD !== '1',
   waitQuiet: number('BENCH_WAIT_QUIET', 0),
   updateDocs: process.argv.includes('--update-docs'),
 };
-const wanted = (id) => settings.only.length === 0 || settings.only.includes(id) || settings.only.some((group) => id.startsWith(`${group}-`) && group.startsWith('db-'));
+const wanted = (id) =>
+  settings.only.length === 0 ||
+  settings.only.includes(id) ||
+  settings.only.some((group) => id.startsWith(`${group}-`) && group.startsWith('db-'));
 /** Every workload id of the database handler's rows (issue 31). */
-const DB_IDS = ['config', 'create', 'update', 'token-bad-code', 'source-small', 'source-large', 'source-filter-large', 'page-large', 'feed-large'].flatMap((id) => [`db-${id}`, `db-${id}-pg`]);
+const DB_IDS = [
+  'config',
+  'create',
+  'update',
+  'token-bad-code',
+  'source-small',
+  'source-large',
+  'source-filter-large',
+  'page-large',
+  'feed-large',
+].flatMap((id) => [`db-${id}`, `db-${id}-pg`]);
 const selectedIds = () => DB_IDS.filter((id) => wanted(id) || wanted(id.replace(/-(small|large)(-pg)?$/, '$2')));
 const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
@@ -79,7 +115,8 @@ function machine() {
 function gitCommit() {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short=10', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bin', 'package.json'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'src', 'bin', 'package.json'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
     return { commit, dirty };
   } catch {
     return { commit: 'unknown', dirty: true };
@@ -132,7 +169,15 @@ async function processQueuedMentions(server, source, count) {
   const seconds = first === null ? Infinity : (performance.now() - first) / 1000;
   const done = statuses.verified + statuses.failed;
   const rate = seconds > 0 && Number.isFinite(seconds) ? (done - atFirst) / seconds : 0;
-  return { count, done, verified: statuses.verified, failed: statuses.failed, rate, seconds: rate > 0 ? count / rate : Infinity, peakRss: sampler.stop() };
+  return {
+    count,
+    done,
+    verified: statuses.verified,
+    failed: statuses.failed,
+    rate,
+    seconds: rate > 0 ? count / rate : Infinity,
+    peakRss: sampler.stop(),
+  };
 }
 
 /** Sequential `GET /healthz` latencies (ms) until `until()` says stop or `count` are taken. */
@@ -167,7 +212,16 @@ async function healthzUnderParse(server, source, count) {
   const busy = await healthzLatencies(server, { until: () => finished });
   await watch;
   const statuses = webmentionStatuses(server.dataDir);
-  return { count, failed: statuses.failed, verified: statuses.verified, seconds: (Date.now() - queued) / 1000, idleMedian: median(idle), busyMedian: median(busy), busyMax: Math.max(...busy), samples: busy.length };
+  return {
+    count,
+    failed: statuses.failed,
+    verified: statuses.verified,
+    seconds: (Date.now() - queued) / 1000,
+    idleMedian: median(idle),
+    busyMedian: median(busy),
+    busyMax: Math.max(...busy),
+    samples: busy.length,
+  };
 }
 
 const median = (values) => {
@@ -186,12 +240,17 @@ async function createEntries(server, token, count) {
       {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ type: ['h-entry'], properties: { content: ['a stored entry for the growth benchmark'], category: ['bench'] } }),
+        body: JSON.stringify({
+          type: ['h-entry'],
+          properties: { content: ['a stored entry for the growth benchmark'], category: ['bench'] },
+        }),
       },
     ],
   });
-  const total = JSON.parse((await get(`${server.url}/indieweb/micropub/?q=source&limit=1`, { authorization: `Bearer ${token}` })).body).paging.total;
-  if (total !== count) throw new Error(`wanted ${count} entries, the server lists ${total} (${result.non2xx} non-2xx, ${result.errors} errors)`);
+  const total = JSON.parse((await get(`${server.url}/indieweb/micropub/?q=source&limit=1`, { authorization: `Bearer ${token}` })).body)
+    .paging.total;
+  if (total !== count)
+    throw new Error(`wanted ${count} entries, the server lists ${total} (${result.non2xx} non-2xx, ${result.errors} errors)`);
   return (Date.now() - started) / 1000;
 }
 
@@ -292,7 +351,10 @@ async function main() {
     // growth: the same account with 100 and with BENCH_GROWTH stored entries and tokens
     const growth = {};
     if (wanted('growth-source') || wanted('growth-token')) {
-      for (const [size, count] of [['small', settings.small], ['large', settings.growth]]) {
+      for (const [size, count] of [
+        ['small', settings.small],
+        ['large', settings.growth],
+      ]) {
         const dir = path.join(tmp, `growth-${size}`);
         const cliToken = createAccount(dir);
         log(`growth ${size}: inserting ${count - 1} more tokens`);
@@ -318,8 +380,16 @@ async function main() {
       }
       const env = { INDIEWEB_MICROPUB_HANDLER: 'database', ...(dialect === 'pg' ? { INDIEWEB_DATABASE_URL: postgres.url } : {}) };
       const servers_ = {};
-      for (const [size, count] of [['main', 200], ['small', settings.small], ['large', settings.growth]]) {
-        if (size !== 'main' && !selectedIds().some((id) => id.startsWith('db-') && (id.includes('source') || id.includes('page') || id.includes('feed')))) continue;
+      for (const [size, count] of [
+        ['main', 200],
+        ['small', settings.small],
+        ['large', settings.growth],
+      ]) {
+        if (
+          size !== 'main' &&
+          !selectedIds().some((id) => id.startsWith('db-') && (id.includes('source') || id.includes('page') || id.includes('feed')))
+        )
+          continue;
         if (size === 'small' && !selectedIds().some((id) => /^db-source-(small|large)/.test(id))) continue;
         // PostgreSQL: one database for all three servers would mix their accounts; each gets its own
         const dir = path.join(tmp, `db-${dialect}-${size}`);
@@ -380,7 +450,12 @@ async function main() {
       {
         id: 'form-create',
         server: main,
-        request: { method: 'POST', path: '/indieweb/micropub/', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'h=entry&content=hi' },
+        request: {
+          method: 'POST',
+          path: '/indieweb/micropub/',
+          headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'h=entry&content=hi',
+        },
       },
       {
         id: 'token-exchange',
@@ -391,7 +466,12 @@ async function main() {
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           setupRequest: (request) => {
             const code = codes[Math.min(nextCode++, codes.length - 1)];
-            const body = new URLSearchParams({ grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI }).toString();
+            const body = new URLSearchParams({
+              grant_type: 'authorization_code',
+              code,
+              client_id: CLIENT_ID,
+              redirect_uri: REDIRECT_URI,
+            }).toString();
             return { ...request, body };
           },
         },
@@ -429,24 +509,46 @@ async function main() {
         request: { method: 'GET', path: '/indieweb/micropub/?q=source', headers: { authorization: `Bearer ${g.token}` } },
       });
     }
-    const badCode = new URLSearchParams({ grant_type: 'authorization_code', code: 'no-such-code-0123456789abcdefghijklmnop', client_id: CLIENT_ID, redirect_uri: REDIRECT_URI }).toString();
+    const badCode = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: 'no-such-code-0123456789abcdefghijklmnop',
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+    }).toString();
     workloads.push({
       id: 'token-bad-code',
       server: main,
-      request: { method: 'POST', path: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: badCode },
+      request: {
+        method: 'POST',
+        path: '/indieweb/token/',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: badCode,
+      },
     });
-    for (const [dialect, suffix] of [['sqlite', ''], ['pg', '-pg']]) {
+    for (const [dialect, suffix] of [
+      ['sqlite', ''],
+      ['pg', '-pg'],
+    ]) {
       const d = db[dialect];
       if (d === undefined) continue;
       if (d.main !== undefined) {
         const auth_ = { authorization: `Bearer ${d.main.token}` };
         const nextUrl = rotating(d.main.urls);
         workloads.push(
-          { id: `db-config${suffix}`, server: d.main.server, request: { method: 'GET', path: '/indieweb/micropub/?q=config', headers: auth_ } },
+          {
+            id: `db-config${suffix}`,
+            server: d.main.server,
+            request: { method: 'GET', path: '/indieweb/micropub/?q=config', headers: auth_ },
+          },
           {
             id: `db-create${suffix}`,
             server: d.main.server,
-            request: { method: 'POST', path: '/indieweb/micropub/', headers: { ...auth_, 'content-type': 'application/json' }, body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }) },
+            request: {
+              method: 'POST',
+              path: '/indieweb/micropub/',
+              headers: { ...auth_, 'content-type': 'application/json' },
+              body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }),
+            },
           },
           {
             id: `db-update${suffix}`,
@@ -456,26 +558,62 @@ async function main() {
               path: '/indieweb/micropub/',
               headers: { ...auth_, 'content-type': 'application/json' },
               // 200 entries in turn: 32 connections rarely update one entry at once
-              setupRequest: (request) => ({ ...request, body: JSON.stringify({ action: 'update', url: nextUrl(), replace: { content: ['updated'] } }) }),
+              setupRequest: (request) => ({
+                ...request,
+                body: JSON.stringify({ action: 'update', url: nextUrl(), replace: { content: ['updated'] } }),
+              }),
             },
           },
-          { id: `db-token-bad-code${suffix}`, server: d.main.server, request: { method: 'POST', path: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: badCode } },
+          {
+            id: `db-token-bad-code${suffix}`,
+            server: d.main.server,
+            request: {
+              method: 'POST',
+              path: '/indieweb/token/',
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              body: badCode,
+            },
+          },
         );
       }
       for (const size of ['small', 'large']) {
         const g = d[size];
         if (g === undefined) continue;
-        workloads.push({ id: `db-source-${size}${suffix}`, group: `db-source${suffix}`, server: g.server, request: { method: 'GET', path: '/indieweb/micropub/?q=source&limit=20', headers: { authorization: `Bearer ${g.token}` } } });
+        workloads.push({
+          id: `db-source-${size}${suffix}`,
+          group: `db-source${suffix}`,
+          server: g.server,
+          request: { method: 'GET', path: '/indieweb/micropub/?q=source&limit=20', headers: { authorization: `Bearer ${g.token}` } },
+        });
         if (size === 'large') {
           // a filter no entry matches: every one of the user's entries is looked at (issue 31: ~10 req/s at 10,000 before)
-          workloads.push({ id: `db-source-filter-large${suffix}`, group: `db-source-filter${suffix}`, server: g.server, request: { method: 'GET', path: '/indieweb/micropub/?q=source&limit=20&filter=matches-nothing', headers: { authorization: `Bearer ${g.token}` } } });
+          workloads.push({
+            id: `db-source-filter-large${suffix}`,
+            group: `db-source-filter${suffix}`,
+            server: g.server,
+            request: {
+              method: 'GET',
+              path: '/indieweb/micropub/?q=source&limit=20&filter=matches-nothing',
+              headers: { authorization: `Bearer ${g.token}` },
+            },
+          });
         }
       }
       if (d.large !== undefined) {
         const entry = d.large.urls[d.large.urls.length - 1];
         workloads.push(
-          { id: `db-page-large${suffix}`, group: `db-page${suffix}`, server: d.large.server, request: { method: 'GET', path: pathOf(entry) } },
-          { id: `db-feed-large${suffix}`, group: `db-feed${suffix}`, server: d.large.server, request: { method: 'GET', path: pathOf(new URL('../../../feed.atom', entry).href) } },
+          {
+            id: `db-page-large${suffix}`,
+            group: `db-page${suffix}`,
+            server: d.large.server,
+            request: { method: 'GET', path: pathOf(entry) },
+          },
+          {
+            id: `db-feed-large${suffix}`,
+            group: `db-feed${suffix}`,
+            server: d.large.server,
+            request: { method: 'GET', path: pathOf(new URL('../../../feed.atom', entry).href) },
+          },
         );
       }
     }
@@ -501,7 +639,10 @@ async function main() {
           path: '/indieweb/webmention/',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           setupRequest: (request) => {
-            const body = new URLSearchParams({ source: `${source.url}/post/${mentionNumber++}?target=${encodeURIComponent(server.target)}`, target: server.target }).toString();
+            const body = new URLSearchParams({
+              source: `${source.url}/post/${mentionNumber++}?target=${encodeURIComponent(server.target)}`,
+              target: server.target,
+            }).toString();
             return { ...request, body };
           },
         }),
@@ -515,7 +656,9 @@ async function main() {
         const pids = servers.map((s) => s.pid);
         if (!(await waitIdle(server.pid))) log(`warning: ${workload.id}: its server is still busy with earlier requests`);
         const waited = await waitQuiet(pids, { maxMs: settings.waitQuiet * 1000 });
-        log(`round ${round}/${settings.rounds}: ${workload.id}${waited > 1500 ? ` (waited ${(waited / 1000).toFixed(0)} s for quiet)` : ''}`);
+        log(
+          `round ${round}/${settings.rounds}: ${workload.id}${waited > 1500 ? ` (waited ${(waited / 1000).toFixed(0)} s for quiet)` : ''}`,
+        );
         const sampler = sampleRss(server.pid);
         const other = otherLoad(pids);
         const result = await measure({
@@ -541,7 +684,13 @@ async function main() {
         await waitIdle(upload.pid);
         log(`round ${round}/${settings.rounds}: media-20x10mib`);
         const other = otherLoad(servers.map((server) => server.pid));
-        const result = await concurrentUploads({ server: upload, token: uploadToken, body: big.body, contentType: big.contentType, count: settings.bigUploads });
+        const result = await concurrentUploads({
+          server: upload,
+          token: uploadToken,
+          body: big.body,
+          contentType: big.contentType,
+          count: settings.bigUploads,
+        });
         result.otherLoad = other.stop();
         (run.rounds['media-20x10mib'] ??= []).push(result);
         emptyDir(path.join(upload.dataDir, 'media'));
@@ -569,7 +718,8 @@ async function main() {
         servers.splice(servers.indexOf(server), 1);
       }
     }
-    if (codes.length > 0 && nextCode >= codes.length) log(`warning: the ${codes.length} prepared codes ran out; later exchanges were refused`);
+    if (codes.length > 0 && nextCode >= codes.length)
+      log(`warning: the ${codes.length} prepared codes ran out; later exchanges were refused`);
     run.extra.codesUsed = nextCode;
     run.totalSeconds = (Date.now() - started) / 1000;
   } finally {

@@ -4,7 +4,9 @@ const MINIMUM = '22.19.0'; // "engines" in package.json (a test keeps them equal
 const [major, minor, patch] = process.versions.node.split('.').map(Number);
 const [wantMajor, wantMinor, wantPatch] = MINIMUM.split('.').map(Number);
 if (major < wantMajor || (major === wantMajor && (minor < wantMinor || (minor === wantMinor && patch < wantPatch)))) {
-  process.stderr.write(`indiestack needs Node.js ${MINIMUM} or newer (24 recommended); this is v${process.versions.node}. In a clone of indiestack: . scripts/use-node.sh\n`);
+  process.stderr.write(
+    `indiestack needs Node.js ${MINIMUM} or newer (24 recommended); this is v${process.versions.node}. In a clone of indiestack: . scripts/use-node.sh\n`,
+  );
   process.exit(1);
 }
 

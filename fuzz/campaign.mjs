@@ -24,7 +24,17 @@ export async function runCampaign(options) {
 }
 
 async function campaign(server, options) {
-  const { seconds, seed, workers = 6, deadlineMs = 10_000, healthEvery = 50, skipKnown = false, outDir, log = () => {}, maxRequests = Infinity } = options;
+  const {
+    seconds,
+    seed,
+    workers = 6,
+    deadlineMs = 10_000,
+    healthEvery = 50,
+    skipKnown = false,
+    outDir,
+    log = () => {},
+    maxRequests = Infinity,
+  } = options;
   mkdirSync(outDir, { recursive: true });
   const stats = {
     seed,
@@ -94,7 +104,8 @@ async function campaign(server, options) {
       index: culprit?.index ?? null,
       notes: culprit?.notes ?? [],
       error,
-      detail: culprit === null ? `process exited; no single suspect (${suspects.join(', ')}) reproduced it alone` : `process exited: ${error}`,
+      detail:
+        culprit === null ? `process exited; no single suspect (${suspects.join(', ')}) reproduced it alone` : `process exited: ${error}`,
       logTail: tail.slice(-2_000),
       raw: culprit?.raw,
     });
@@ -110,7 +121,12 @@ async function campaign(server, options) {
       stats.rss.samples.push([Math.round((Date.now() - startedAt) / 1000), rss]);
     }
     if (answer.status !== 200 && server.alive) {
-      record({ kind: 'healthz', route: 'healthz', index: null, detail: `/healthz ${label}: ${answer.status ?? answer.error ?? 'no answer'} after ${Math.round(answer.ms)} ms` });
+      record({
+        kind: 'healthz',
+        route: 'healthz',
+        index: null,
+        detail: `/healthz ${label}: ${answer.status ?? answer.error ?? 'no answer'} after ${Math.round(answer.ms)} ms`,
+      });
     }
   }
 
@@ -130,10 +146,11 @@ async function campaign(server, options) {
       stats.sent++;
       const route = (stats.perRoute[testCase.route] ??= { sent: 0, statuses: {} });
       route.sent++;
-      const status = result.responses[0]?.status ?? (result.timedOut ? 'timeout' : result.error ?? 'closed');
+      const status = result.responses[0]?.status ?? (result.timedOut ? 'timeout' : (result.error ?? 'closed'));
       route.statuses[status] = (route.statuses[status] ?? 0) + 1;
       if (result.error === 'ECONNRESET') stats.resets++;
-      if (result.responses.length > 0 && result.latencyMs > stats.worst.ms) stats.worst = { ms: Math.round(result.latencyMs), index, route: testCase.route };
+      if (result.responses.length > 0 && result.latencyMs > stats.worst.ms)
+        stats.worst = { ms: Math.round(result.latencyMs), index, route: testCase.route };
       if (!server.alive || crashHandling !== null) {
         crashHandling ??= onCrash().finally(() => (crashHandling = null));
         await crashHandling;
@@ -158,7 +175,9 @@ async function campaign(server, options) {
       if (stats.sent % healthEvery === 0) await checkHealth(`after request ${index}`);
       if (Date.now() - lastProgress > 10_000) {
         lastProgress = Date.now();
-        log(`${Math.round((Date.now() - startedAt) / 1000)} s: ${stats.sent} requests, ${stats.crashes} crashes, ${stats.failures.length} failures recorded, RSS ${mb(rssOf(server.pid))}`);
+        log(
+          `${Math.round((Date.now() - startedAt) / 1000)} s: ${stats.sent} requests, ${stats.crashes} crashes, ${stats.failures.length} failures recorded, RSS ${mb(rssOf(server.pid))}`,
+        );
       }
     }
   }
@@ -202,7 +221,20 @@ function writeReplay(outDir, seed, skipKnown, failure) {
   writeFileSync(`${base}.http`, failure.raw ?? Buffer.alloc(0));
   writeFileSync(
     `${base}.json`,
-    JSON.stringify({ seed, index: failure.index, skipKnown, route: failure.route, kind: failure.kind, detail: failure.detail, notes: failure.notes, rawFile: `${base}.http` }, null, 2),
+    JSON.stringify(
+      {
+        seed,
+        index: failure.index,
+        skipKnown,
+        route: failure.route,
+        kind: failure.kind,
+        detail: failure.detail,
+        notes: failure.notes,
+        rawFile: `${base}.http`,
+      },
+      null,
+      2,
+    ),
   );
   return `${base}.json`;
 }

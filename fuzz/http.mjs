@@ -190,7 +190,11 @@ export function exchange(port, wire, { deadlineMs = 10_000, probe = true } = {})
 
 /** GET /healthz on its own connection: `{ status, ms }` or `{ status: null, error }`. */
 export async function health(port, deadlineMs = 5_000) {
-  const result = await exchange(port, { chunks: [Buffer.from('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')], ending: 'fin', pauseMs: 0 }, { deadlineMs });
+  const result = await exchange(
+    port,
+    { chunks: [Buffer.from('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')], ending: 'fin', pauseMs: 0 },
+    { deadlineMs },
+  );
   const first = result.responses[0];
   return { status: first?.status ?? null, ms: result.totalMs, error: result.error, timedOut: result.timedOut };
 }
@@ -200,7 +204,12 @@ export async function request(port, { method = 'GET', path, headers = {}, body =
   const payload = Buffer.isBuffer(body) ? body : Buffer.from(body);
   const head = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', `Content-Length: ${payload.length}`];
   for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
-  const result = await exchange(port, { chunks: [Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n\r\n', 'latin1'), payload])], ending: 'fin', pauseMs: 0, headRequest: method === 'HEAD' });
+  const result = await exchange(port, {
+    chunks: [Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n\r\n', 'latin1'), payload])],
+    ending: 'fin',
+    pauseMs: 0,
+    headRequest: method === 'HEAD',
+  });
   const first = result.responses[0];
   if (first === undefined) throw new Error(`${method} ${path}: no answer (${result.error ?? 'closed'})`);
   return first;

@@ -31,10 +31,15 @@ export function checkExchange(result, testCase, context) {
   for (const pattern of leakPatterns(context.serverPaths)) {
     const match = pattern.exec(bodies);
     // the server may echo what it was sent (a login form keeps the user name): only what we did not send counts
-    if (match !== null && !requestText.includes(match[0])) violations.push({ kind: 'leak', detail: `answer contains ${JSON.stringify(match[0].slice(0, 160))}` });
+    if (match !== null && !requestText.includes(match[0]))
+      violations.push({ kind: 'leak', detail: `answer contains ${JSON.stringify(match[0].slice(0, 160))}` });
   }
   if (result.timedOut && result.responses.length === 0) {
-    violations.push({ kind: 'no answer', group: `no answer within the deadline (${testCase.holds ? 'body stopped, connection held open' : 'request sent'})`, detail: `no answer and no close within ${context.deadlineMs} ms of the last byte (${testCase.holds ? 'the body stopped, connection held open' : 'request complete'})` });
+    violations.push({
+      kind: 'no answer',
+      group: `no answer within the deadline (${testCase.holds ? 'body stopped, connection held open' : 'request sent'})`,
+      detail: `no answer and no close within ${context.deadlineMs} ms of the last byte (${testCase.holds ? 'the body stopped, connection held open' : 'request complete'})`,
+    });
   }
   // bytes past the end HTTP framing gives the request (a body without Content-Length, one longer than it says) are, to the
   // server, the start of a second, broken request: it answers or closes that one, and the probe after it cannot be answered

@@ -46,7 +46,10 @@ const integer = (name) => {
 if (!values['no-build']) execSync('npm run build', { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 
 if (values.replay !== undefined || values.index !== undefined) {
-  const spec = values.replay !== undefined ? JSON.parse(readFileSync(values.replay, 'utf8')) : { seed: integer('seed'), index: integer('index'), skipKnown: values['skip-known'] };
+  const spec =
+    values.replay !== undefined
+      ? JSON.parse(readFileSync(values.replay, 'utf8'))
+      : { seed: integer('seed'), index: integer('index'), skipKnown: values['skip-known'] };
   process.exitCode = await replay(spec);
 } else {
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : integer('seed');
@@ -77,8 +80,12 @@ async function replay({ seed, index, skipKnown }) {
     log(`request head: ${preview(testCase.raw.subarray(0, Math.max(0, testCase.raw.indexOf('\r\n\r\n'))), 600)}`);
     const result = await exchange(server.port, testCase.wire, { deadlineMs: Number(values['deadline-ms']), probe: true });
     for (const response of result.responses) log(`answer: ${response.status} ${preview(response.body)}`);
-    if (result.responses.length === 0) log(`no answer (${result.timedOut ? 'timed out' : result.error ?? 'closed'})`);
-    const violations = checkExchange(result, testCase, { serverPaths: [server.dataDir, ROOT.replace(/\/$/, '')], deadlineMs: Number(values['deadline-ms']), checkKeepAlive: !skipKnown });
+    if (result.responses.length === 0) log(`no answer (${result.timedOut ? 'timed out' : (result.error ?? 'closed')})`);
+    const violations = checkExchange(result, testCase, {
+      serverPaths: [server.dataDir, ROOT.replace(/\/$/, '')],
+      deadlineMs: Number(values['deadline-ms']),
+      checkKeepAlive: !skipKnown,
+    });
     await sleep(500);
     if (!server.alive) violations.push({ kind: 'crash', detail: `process exited:\n${server.logs.slice(-1500)}` });
     else {

@@ -52,7 +52,9 @@ function runCli(args, { cwd, env, input = '' }) {
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.stdin.end(input);
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`indiestack ${args.join(' ')} exited ${code}: ${stderr}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`indiestack ${args.join(' ')} exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -147,7 +149,22 @@ export class ServerUnderTest {
     const cli = { cwd: this.dataDir, env: this.env };
     await runCli(['user', 'add', USER, '--me', `${this.base}/`, '--password-stdin'], { ...cli, input: `${PASSWORD}\n` });
     const issue = async (client) =>
-      (await runCli(['token', 'issue', '--user', USER, '--client-id', client, '--scope', 'create update delete undelete media profile email deploy', '--no-expiry'], cli))
+      (
+        await runCli(
+          [
+            'token',
+            'issue',
+            '--user',
+            USER,
+            '--client-id',
+            client,
+            '--scope',
+            'create update delete undelete media profile email deploy',
+            '--no-expiry',
+          ],
+          cli,
+        )
+      )
         .trimEnd()
         .split('\n')
         .at(-1);
@@ -177,7 +194,10 @@ export class ServerUnderTest {
       headers: { ...bearer, 'content-type': 'application/json' },
       body: JSON.stringify({ type: ['h-entry'], properties: { content: ['fuzz fixture'] } }),
     });
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6300010000050001a5f645400000000049454e44ae426082', 'hex');
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6300010000050001a5f645400000000049454e44ae426082',
+      'hex',
+    );
     const boundary = 'fuzzfixtureboundary';
     const media = await request(this.port, {
       method: 'POST',
@@ -217,7 +237,10 @@ export class ServerUnderTest {
 
   /** Whether the fixtures still work (a fuzzed request may sign the session out or revoke the token). */
   async credentialsWork() {
-    const micropub = await request(this.port, { path: '/indieweb/micropub/', headers: { authorization: `Bearer ${this.creds.TOKEN}` } }).catch(() => null);
+    const micropub = await request(this.port, {
+      path: '/indieweb/micropub/',
+      headers: { authorization: `Bearer ${this.creds.TOKEN}` },
+    }).catch(() => null);
     const admin = await request(this.port, { path: '/indieweb/admin/profile/', headers: { cookie: this.creds.COOKIE } }).catch(() => null);
     return { token: micropub?.status === 200, session: admin?.status === 200 };
   }

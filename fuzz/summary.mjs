@@ -5,16 +5,26 @@ export function formatSummary(stats) {
   const lines = [];
   const seconds = (stats.durationMs / 1000).toFixed(0);
   lines.push('', `fuzz summary (seed ${stats.seed}${stats.skipKnown ? ', --skip-known' : ''}, ${seconds} s)`);
-  lines.push(`  requests sent:      ${stats.sent} (${(stats.sent / Math.max(1, stats.durationMs / 1000)).toFixed(0)}/s), health checks ${stats.healthChecks}`);
+  lines.push(
+    `  requests sent:      ${stats.sent} (${(stats.sent / Math.max(1, stats.durationMs / 1000)).toFixed(0)}/s), health checks ${stats.healthChecks}`,
+  );
   const healthMs = [...(stats.healthMs ?? [])].sort((a, b) => a - b);
-  if (healthMs.length > 0) lines.push(`  /healthz latency:   median ${Math.round(healthMs[Math.floor(healthMs.length / 2)])} ms, worst ${Math.round(healthMs.at(-1))} ms (${healthMs.length} answered checks)`);
+  if (healthMs.length > 0)
+    lines.push(
+      `  /healthz latency:   median ${Math.round(healthMs[Math.floor(healthMs.length / 2)])} ms, worst ${Math.round(healthMs.at(-1))} ms (${healthMs.length} answered checks)`,
+    );
   lines.push(`  crashes:            ${stats.crashes}`);
   lines.push(`  unexpected 5xx:     ${stats.unexpected5xx}`);
   lines.push(`  failures:           ${[...stats.signatures.values()].reduce((a, b) => a + b, 0)} in ${stats.signatures.size} kinds`);
   lines.push(`  worst latency:      ${stats.worst.ms} ms (case ${stats.worst.index}, ${stats.worst.route})`);
-  lines.push(`  server RSS:         start ${mb(stats.rss.start)}, peak ${mb(stats.rss.peak)}, end ${mb(stats.rss.end)}, growth ${mb((stats.rss.end ?? 0) - (stats.rss.start ?? 0))}`);
+  lines.push(
+    `  server RSS:         start ${mb(stats.rss.start)}, peak ${mb(stats.rss.peak)}, end ${mb(stats.rss.end)}, growth ${mb((stats.rss.end ?? 0) - (stats.rss.start ?? 0))}`,
+  );
   lines.push(`  connection resets:  ${stats.resets}`);
-  if (stats.credentialsLost !== null) lines.push(`  note: fixture credentials stopped working during the run (${JSON.stringify(stats.credentialsLost)}): later authenticated cases were answered 401/redirects`);
+  if (stats.credentialsLost !== null)
+    lines.push(
+      `  note: fixture credentials stopped working during the run (${JSON.stringify(stats.credentialsLost)}): later authenticated cases were answered 401/redirects`,
+    );
   lines.push('', '  per route (requests: first status of the answer -> count)');
   for (const [route, { sent, statuses }] of Object.entries(stats.perRoute).sort()) {
     const spread = Object.entries(statuses)
@@ -33,7 +43,9 @@ export function formatSummary(stats) {
       if (failure.notes?.length) lines.push(`      case: ${failure.notes.join('; ')}`);
       if (failure.index !== null) {
         lines.push(`      replay: npm run fuzz -- --replay ${failure.file}`);
-        lines.push(`          or: npm run fuzz -- --seed ${stats.seed} --index ${failure.index}${stats.skipKnown ? ' --skip-known' : ''}   (raw bytes: ${failure.file.replace(/\.json$/, '.http')})`);
+        lines.push(
+          `          or: npm run fuzz -- --seed ${stats.seed} --index ${failure.index}${stats.skipKnown ? ' --skip-known' : ''}   (raw bytes: ${failure.file.replace(/\.json$/, '.http')})`,
+        );
       }
     }
   }

@@ -23,7 +23,10 @@ export function formText(fields, raw = false) {
 export function jsonText(value) {
   if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__raw')) return value.__raw;
   if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.keys(value).map((key) => `${JSON.stringify(key)}:${jsonText(value[key])}`).join(',')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .map((key) => `${JSON.stringify(key)}:${jsonText(value[key])}`)
+      .join(',')}}`;
   return JSON.stringify(value) ?? 'null';
 }
 
@@ -37,7 +40,11 @@ export function multipartBody(parts, boundary, { lineEnd = '\r\n', close = true,
       head.push(`Content-Disposition: form-data; name="${part.name}"${filename}`);
       if (part.type !== undefined) head.push(`Content-Type: ${part.type}`);
     }
-    out.push(Buffer.from(head.join(lineEnd) + lineEnd + lineEnd, part.latin1 ? 'latin1' : 'utf8'), Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data), Buffer.from(lineEnd));
+    out.push(
+      Buffer.from(head.join(lineEnd) + lineEnd + lineEnd, part.latin1 ? 'latin1' : 'utf8'),
+      Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data),
+      Buffer.from(lineEnd),
+    );
   }
   if (close) out.push(Buffer.from(`--${boundary}--${lineEnd}${epilogue}`));
   return Buffer.concat(out);
@@ -63,7 +70,11 @@ export function mutateBytes(buffer, ops) {
         out = Buffer.concat([out.subarray(0, at), out.subarray(Math.min(out.length, at + op.length))]);
         break;
       case 'duplicate':
-        out = Buffer.concat([out.subarray(0, at + op.length), out.subarray(at, Math.min(out.length, at + op.length)), out.subarray(at + op.length)]);
+        out = Buffer.concat([
+          out.subarray(0, at + op.length),
+          out.subarray(at, Math.min(out.length, at + op.length)),
+          out.subarray(at + op.length),
+        ]);
         break;
     }
   }
@@ -91,7 +102,21 @@ export function frame(body, framing, choose) {
     }
     case 'length-odd':
       return {
-        headers: [choose.pick([`Content-Length: ${body.length}`, `Content-Length: ${body.length}, ${body.length}`, `Content-Length: ${body.length}, ${body.length + 1}`, `Content-Length: -1`, `Content-Length: +${body.length}`, `Content-Length: 0x10`, `Content-Length: 99999999999999999999`, `Content-Length: ${body.length}\r\nContent-Length: ${body.length + 5}`, `Content-Length:${body.length}`, `Content-Length : ${body.length}`, `Content-Length: 1e3`])],
+        headers: [
+          choose.pick([
+            `Content-Length: ${body.length}`,
+            `Content-Length: ${body.length}, ${body.length}`,
+            `Content-Length: ${body.length}, ${body.length + 1}`,
+            `Content-Length: -1`,
+            `Content-Length: +${body.length}`,
+            `Content-Length: 0x10`,
+            `Content-Length: 99999999999999999999`,
+            `Content-Length: ${body.length}\r\nContent-Length: ${body.length + 5}`,
+            `Content-Length:${body.length}`,
+            `Content-Length : ${body.length}`,
+            `Content-Length: 1e3`,
+          ]),
+        ],
         body,
         complete: true,
       };
@@ -101,15 +126,36 @@ export function frame(body, framing, choose) {
       let at = 0;
       while (at < body.length) {
         const size = Math.min(body.length - at, choose.int(1, Math.max(1, Math.ceil(body.length / 3))));
-        pieces.push(Buffer.from(`${size.toString(16)}${choose.chance(0.05) ? ';ext=1' : ''}\r\n`), body.subarray(at, at + size), Buffer.from('\r\n'));
+        pieces.push(
+          Buffer.from(`${size.toString(16)}${choose.chance(0.05) ? ';ext=1' : ''}\r\n`),
+          body.subarray(at, at + size),
+          Buffer.from('\r\n'),
+        );
         at += size;
       }
       pieces.push(Buffer.from('0\r\n\r\n'));
       let framed = Buffer.concat(pieces);
-      const te = choose.chance(0.9) ? 'Transfer-Encoding: chunked' : choose.pick(['Transfer-Encoding: Chunked', 'Transfer-Encoding: gzip, chunked', 'Transfer-Encoding: chunked, identity', 'Transfer-Encoding:  chunked ', 'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked']);
+      const te = choose.chance(0.9)
+        ? 'Transfer-Encoding: chunked'
+        : choose.pick([
+            'Transfer-Encoding: Chunked',
+            'Transfer-Encoding: gzip, chunked',
+            'Transfer-Encoding: chunked, identity',
+            'Transfer-Encoding:  chunked ',
+            'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked',
+          ]);
       let complete = true;
       if (framing === 'chunked-bad') {
-        const breakage = choose.pick(['size-garbage', 'size-huge', 'size-negative', 'no-crlf', 'no-last-chunk', 'short-chunk', 'both', 'trailer-garbage']);
+        const breakage = choose.pick([
+          'size-garbage',
+          'size-huge',
+          'size-negative',
+          'no-crlf',
+          'no-last-chunk',
+          'short-chunk',
+          'both',
+          'trailer-garbage',
+        ]);
         switch (breakage) {
           case 'size-garbage':
             framed = Buffer.concat([Buffer.from('zz\r\n'), framed]);
@@ -137,7 +183,10 @@ export function frame(body, framing, choose) {
           case 'both':
             return { headers: [te, `Content-Length: ${body.length}`], body: framed, complete: true };
           case 'trailer-garbage':
-            framed = Buffer.concat([framed.subarray(0, framed.length - 2), Buffer.from('X-Trailer: \u0000\r\nbad trailer\r\n\r\n', 'latin1')]);
+            framed = Buffer.concat([
+              framed.subarray(0, framed.length - 2),
+              Buffer.from('X-Trailer: \u0000\r\nbad trailer\r\n\r\n', 'latin1'),
+            ]);
             break;
         }
       }

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FEATURE_PAIRS, folderOf, importCycles, importsOf, layeringViolations, readImportGraph, type ImportEdge } from './helpers/architecture.js';
+import {
+  FEATURE_PAIRS,
+  folderOf,
+  importCycles,
+  importsOf,
+  layeringViolations,
+  readImportGraph,
+  type ImportEdge,
+} from './helpers/architecture.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -11,7 +19,30 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
   it('is read whole: every folder, and static, type-only, re-exported and dynamic imports', () => {
     const has = (from: string, to: string) => graph.edges.some((edge) => edge.from === from && edge.to === to);
     expect(new Set(graph.files.map(folderOf))).toEqual(
-      new Set(['', 'accounts', 'admin', 'app', 'cli', 'config', 'content', 'contracts', 'core', 'entries', 'html', 'indieauth', 'jobs', 'media', 'micropub', 'operations', 'outbound', 'profile', 'storage', 'testing', 'web', 'webmention']),
+      new Set([
+        '',
+        'accounts',
+        'admin',
+        'app',
+        'cli',
+        'config',
+        'content',
+        'contracts',
+        'core',
+        'entries',
+        'html',
+        'indieauth',
+        'jobs',
+        'media',
+        'micropub',
+        'operations',
+        'outbound',
+        'profile',
+        'storage',
+        'testing',
+        'web',
+        'webmention',
+      ]),
     );
     expect(has('src/app/http-features.ts', 'src/micropub/feature.ts')).toBe(true);
     expect(has('src/app/context.ts', 'src/jobs/worker.ts')).toBe(true); // import type
@@ -34,7 +65,11 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
   });
 
   it('html/ (the parse pool, the parse tree and its bounds) imports nothing of ours but core/', () => {
-    expect(graph.edges.filter((edge) => edge.from.startsWith('src/html/') && !edge.to.startsWith('src/html/') && !edge.to.startsWith('src/core/'))).toEqual([]);
+    expect(
+      graph.edges.filter(
+        (edge) => edge.from.startsWith('src/html/') && !edge.to.startsWith('src/html/') && !edge.to.startsWith('src/core/'),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -64,7 +99,9 @@ describe('remote HTML is parsed off the event loop (issue 28, class 1)', () => {
   const graph = readImportGraph(root);
 
   it('only the pool modules import an HTML or microformats parser', () => {
-    const importers = graph.files.filter((file) => importsOf(file, readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')).some(({ specifier }) => PARSERS.has(specifier)));
+    const importers = graph.files.filter((file) =>
+      importsOf(file, readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')).some(({ specifier }) => PARSERS.has(specifier)),
+    );
     expect(importers.filter((file) => !POOL_MODULES.has(file))).toEqual([]);
   });
 
@@ -83,7 +120,12 @@ describe('remote HTML is parsed off the event loop (issue 28, class 1)', () => {
 });
 
 describe('the layering rules', () => {
-  const edge = (from: string, to: string): ImportEdge => ({ from, to, specifier: `./${to.split('/').pop()!.replace(/\.ts$/, '.js')}`, line: 1 });
+  const edge = (from: string, to: string): ImportEdge => ({
+    from,
+    to,
+    specifier: `./${to.split('/').pop()!.replace(/\.ts$/, '.js')}`,
+    line: 1,
+  });
 
   it.each([
     ['core/ → web/', edge('src/core/url.ts', 'src/web/html.ts'), 'core/ imports only core/ and contracts/'],
@@ -95,18 +137,42 @@ describe('the layering rules', () => {
     ['a feature → app/', edge('src/media/routes.ts', 'src/app/context.ts'), 'a feature (media/) never imports the app root'],
     ['storage/ → app/', edge('src/storage/open.ts', 'src/app/server.ts'), 'a feature (storage/) never imports the app root'],
     ["a feature → another feature's routes.ts", edge('src/micropub/routes.ts', 'src/media/routes.ts'), "routes.ts is media/'s own"],
-    ["a feature → another feature's responses.ts", edge('src/webmention/routes.ts', 'src/indieauth/responses.ts'), "responses.ts is indieauth/'s own"],
+    [
+      "a feature → another feature's responses.ts",
+      edge('src/webmention/routes.ts', 'src/indieauth/responses.ts'),
+      "responses.ts is indieauth/'s own",
+    ],
     ["app/ → a feature's routes.ts", edge('src/app/plugin.ts', 'src/micropub/routes.ts'), "routes.ts is micropub/'s own"],
     ['app/ → cli/', edge('src/app/server.ts', 'src/cli/main.ts'), 'nothing outside cli/ imports cli/'],
-    ['config/ → content/', edge('src/config/cross-checks.ts', 'src/content/handlers/files/templates.ts'), 'config/ is a platform layer: it imports only core/, contracts/'],
-    ['content/ → a feature', edge('src/content/content.ts', 'src/media/hooks.ts'), 'content/ is a platform layer: it imports only storage/, config/, core/, contracts/'],
+    [
+      'config/ → content/',
+      edge('src/config/cross-checks.ts', 'src/content/handlers/files/templates.ts'),
+      'config/ is a platform layer: it imports only core/, contracts/',
+    ],
+    [
+      'content/ → a feature',
+      edge('src/content/content.ts', 'src/media/hooks.ts'),
+      'content/ is a platform layer: it imports only storage/, config/, core/, contracts/',
+    ],
     ['jobs/ → a feature', edge('src/jobs/worker.ts', 'src/webmention/service.ts'), 'jobs/ is a platform layer'],
     ['storage/ → outbound/', edge('src/storage/connect.ts', 'src/outbound/fetch.ts'), 'storage/ is a platform layer'],
     ['html/ → storage/', edge('src/html/pool.ts', 'src/storage/connect.ts'), 'html/ is a platform layer: it imports only core/'],
-    ['an undeclared feature pair', edge('src/media/library.ts', 'src/webmention/service.ts'), 'media/ -> webmention/ is no declared feature pair'],
-    ['runtime code → testing/', edge('src/content/handlers/memory.ts', 'src/testing/index.ts'), 'nothing outside testing/ imports testing/'],
+    [
+      'an undeclared feature pair',
+      edge('src/media/library.ts', 'src/webmention/service.ts'),
+      'media/ -> webmention/ is no declared feature pair',
+    ],
+    [
+      'runtime code → testing/',
+      edge('src/content/handlers/memory.ts', 'src/testing/index.ts'),
+      'nothing outside testing/ imports testing/',
+    ],
     ['cli/ → a repository', edge('src/cli/tokens.ts', 'src/storage/repositories/tokens.ts'), 'cli/ runs its commands inside the core'],
-    ['cli/ → a repository, a type only', edge('src/cli/webmention-moderation.ts', 'src/storage/repositories/webmention-rules.ts'), 'it imports nothing under storage/repositories/'],
+    [
+      'cli/ → a repository, a type only',
+      edge('src/cli/webmention-moderation.ts', 'src/storage/repositories/webmention-rules.ts'),
+      'it imports nothing under storage/repositories/',
+    ],
   ])('refuses %s, naming the import and the rule', (_direction, bad, message) => {
     const [violation, ...rest] = layeringViolations([bad]);
     expect(rest).toEqual([]);
@@ -136,7 +202,13 @@ describe('the layering rules', () => {
 
   it('names every import of a cycle, and only cycles', () => {
     const files = ['src/a/one.ts', 'src/a/two.ts', 'src/a/three.ts', 'src/b/self.ts', 'src/b/leaf.ts'];
-    const edges = [edge('src/a/one.ts', 'src/a/two.ts'), edge('src/a/two.ts', 'src/a/three.ts'), edge('src/a/three.ts', 'src/a/one.ts'), edge('src/a/one.ts', 'src/b/leaf.ts'), edge('src/b/self.ts', 'src/b/self.ts')];
+    const edges = [
+      edge('src/a/one.ts', 'src/a/two.ts'),
+      edge('src/a/two.ts', 'src/a/three.ts'),
+      edge('src/a/three.ts', 'src/a/one.ts'),
+      edge('src/a/one.ts', 'src/b/leaf.ts'),
+      edge('src/b/self.ts', 'src/b/self.ts'),
+    ];
     const cycles = importCycles(files, edges);
     expect(cycles).toHaveLength(2);
     expect(cycles[0]).toContain('src/a/one.ts, src/a/three.ts, src/a/two.ts');
@@ -155,7 +227,7 @@ describe('the layering rules', () => {
       "const e = await import('./e.js');",
       "type F = typeof import('./f.js');",
       "import './g.js';",
-      "const s = 'import h from \"./h.js\"';",
+      'const s = \'import h from "./h.js"\';',
     ].join('\n');
     expect(importsOf('x.ts', text)).toEqual([
       { specifier: './a.js', line: 1 },

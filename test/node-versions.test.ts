@@ -68,7 +68,8 @@ describe('supported Node.js versions', () => {
       const engines = entry.engines as { node?: unknown } | undefined;
       if (typeof engines?.node !== 'string') continue;
       for (const version of [minimum, NODE_24_LTS]) {
-        if (!semver.satisfies(version, engines.node)) refusing.push(`${where || 'indiestack'}@${entry.version ?? ''} wants node ${engines.node}, not ${version}`);
+        if (!semver.satisfies(version, engines.node))
+          refusing.push(`${where || 'indiestack'}@${entry.version ?? ''} wants node ${engines.node}, not ${version}`);
       }
     }
     expect(refusing).toEqual([]);
@@ -88,9 +89,13 @@ describe('supported Node.js versions', () => {
 
   it('use-node.sh keeps a supported Node on PATH and changes nothing else', async () => {
     const here = path.dirname(process.execPath);
-    const result = await run('bash', ['-c', '. scripts/use-node.sh && echo "node=$(command -v node) nodedir=${npm_config_nodedir-unset}"'], {
-      env: { PATH: `${here}:${process.env.PATH ?? ''}` },
-    });
+    const result = await run(
+      'bash',
+      ['-c', '. scripts/use-node.sh && echo "node=$(command -v node) nodedir=${npm_config_nodedir-unset}"'],
+      {
+        env: { PATH: `${here}:${process.env.PATH ?? ''}` },
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(`node=${process.execPath} nodedir=${process.env.npm_config_nodedir ?? 'unset'}`);
     expect(result.stderr).toContain(`use-node: using ${process.execPath} v${process.versions.node}`);

@@ -13,7 +13,9 @@ function importGraph(entry: string): { files: Set<string>; external: Set<string>
     if (files.has(file)) return;
     files.add(file);
     const source = readFileSync(file, 'utf8');
-    for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)) {
+    for (const match of source.matchAll(
+      /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g,
+    )) {
       const specifier = match[1] ?? match[2] ?? '';
       if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier));
       else external.add(specifier);
@@ -52,7 +54,10 @@ describe('the built package', () => {
   });
 
   it('ships a bin that runs after a build', () => {
-    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      scripts: Record<string, string>;
+    };
     expect(pkg.bin.indiestack).toBe('./bin/indiestack.js');
     // prepare builds dist/ unless it is already newer than its sources (scripts/prepare.mjs)
     expect(pkg.scripts.prepare).toBe('node scripts/prepare.mjs');
@@ -73,7 +78,7 @@ describe('a clone that npm install has built (issue 30 item 1)', () => {
     expect(statSync(marker).mtimeMs).toBe(before);
   });
 
-  it('`npm start` (the README\'s run command) runs the clone\'s own bin: npm names the command at once, then the server answers', async () => {
+  it("`npm start` (the README's run command) runs the clone's own bin: npm names the command at once, then the server answers", async () => {
     const { spawn } = await import('node:child_process');
     const { mkdtempSync, rmSync } = await import('node:fs');
     const os = await import('node:os');
@@ -114,7 +119,9 @@ describe('a clone that npm install has built (issue 30 item 1)', () => {
   });
 
   it('the lockfile is what npm writes on a fresh install (better-sqlite3 has an install script), so the clone stays clean', () => {
-    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
     expect(lock.packages['node_modules/better-sqlite3']?.hasInstallScript).toBe(true);
   });
 });

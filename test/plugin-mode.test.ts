@@ -48,7 +48,12 @@ describe('plugin mode: mounted inside a host application', () => {
 
   it("keeps the host's routes, form parser and error handler working", async () => {
     expect((await host.inject({ method: 'GET', url: '/' })).json()).toEqual({ host: 'home' });
-    const echo = await host.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1&b=2' });
+    const echo = await host.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'a=1&b=2',
+    });
     expect(echo.json()).toEqual({ got: { a: '1', b: '2' } });
     const json = await host.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"x":[1]}' });
     expect(json.json()).toEqual({ got: { x: [1] } });
@@ -87,7 +92,12 @@ describe("plugin mode: webmention owners with the host's accounts", () => {
       findUser: (id) => [...users.values()].find((user) => user.id === id) ?? null,
       ...(listUsers ? { listUsers: () => [...users.values()] } : {}),
     };
-    await app.register(indieweb, { database, accounts, secret: TEST_SECRET, config: loadConfig({ env: { INDIEWEB_BASE_URL: 'https://host.example' } }) });
+    await app.register(indieweb, {
+      database,
+      accounts,
+      secret: TEST_SECRET,
+      config: loadConfig({ env: { INDIEWEB_BASE_URL: 'https://host.example' } }),
+    });
     await app.ready();
     return {
       app,
@@ -97,7 +107,8 @@ describe("plugin mode: webmention owners with the host's accounts", () => {
       },
     };
   }
-  const adminList = (app: FastifyInstance, name: string) => app.inject({ method: 'GET', url: '/indieweb/admin/webmentions/', headers: { 'x-host-user': name } });
+  const adminList = (app: FastifyInstance, name: string) =>
+    app.inject({ method: 'GET', url: '/indieweb/admin/webmentions/', headers: { 'x-host-user': name } });
 
   it('with listUsers(): a mention belongs to the user whose profile URL covers the target, and only their admin lists it', async () => {
     const { app, close } = await mount(true);
@@ -137,16 +148,30 @@ describe('plugin mode: with the built-in accounts', () => {
         return reply.code(418).send({ host: 'error handler' });
       });
       host.post('/echo', async (request) => ({ got: request.body }));
-      await host.register(indieweb, { database, secret: TEST_SECRET, config: loadConfig({ env: { INDIEWEB_BASE_URL: 'https://host.example' } }) });
+      await host.register(indieweb, {
+        database,
+        secret: TEST_SECRET,
+        config: loadConfig({ env: { INDIEWEB_BASE_URL: 'https://host.example' } }),
+      });
 
       expect((await host.inject({ method: 'GET', url: '/indieweb/login/' })).statusCode).toBe(200);
-      const ours = await host.inject({ method: 'POST', url: '/indieweb/login/', headers: { 'content-type': 'application/json' }, payload: '{' });
+      const ours = await host.inject({
+        method: 'POST',
+        url: '/indieweb/login/',
+        headers: { 'content-type': 'application/json' },
+        payload: '{',
+      });
       expect(ours.statusCode).toBe(400);
       expect(ours.body).toBe('invalid_request');
       const theirs = await host.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{' });
       expect(theirs.statusCode).toBe(418);
       expect(hostErrors).toHaveLength(1);
-      const echo = await host.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1' });
+      const echo = await host.inject({
+        method: 'POST',
+        url: '/echo',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'a=1',
+      });
       expect(echo.json()).toEqual({ got: { a: '1' } });
     } finally {
       await host.close();
@@ -184,7 +209,7 @@ describe('plugin mode: the one route outside /indieweb', () => {
     }
   });
 
-  it("a host that has the route keeps it, and registering does not fail with FST_ERR_DUPLICATED_ROUTE", async () => {
+  it('a host that has the route keeps it, and registering does not fail with FST_ERR_DUPLICATED_ROUTE', async () => {
     const { host, close } = await hostWith({ ownRoute: true });
     try {
       expect((await host.inject({ method: 'GET', url: WELL_KNOWN })).json()).toEqual({ host: 'metadata' });

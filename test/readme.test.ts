@@ -31,8 +31,23 @@ describe('README', () => {
 
   it('names every CLI command the issues promise', () => {
     for (const command of [
-      'serve', 'migrate', 'user add', 'user list', 'user disable', 'user enable', 'user passwd', 'token issue', 'token list', 'token revoke',
-      'links', 'profile show', 'profile set', 'webmention list', 'webmention reprocess', 'webmention spam', 'send-webmentions',
+      'serve',
+      'migrate',
+      'user add',
+      'user list',
+      'user disable',
+      'user enable',
+      'user passwd',
+      'token issue',
+      'token list',
+      'token revoke',
+      'links',
+      'profile show',
+      'profile set',
+      'webmention list',
+      'webmention reprocess',
+      'webmention spam',
+      'send-webmentions',
     ]) {
       expect(readme).toContain(`indiestack ${command}`);
     }

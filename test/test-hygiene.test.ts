@@ -19,13 +19,16 @@ describe('test servers write only under temporary directories (issue 30 item 11)
   it.each([
     ['buildTestApp', () => buildTestApp()],
     ['mountedApp', () => mountedApp()],
-  ] as const)('%s: its data and media directories are under the temp directory, not the clone, and are gone once it closes', async (_name, start) => {
-    const t = await start();
-    const { dataDir, media } = t.app.indieweb.config;
-    expect(inside(path.resolve(dataDir), os.tmpdir())).toBe(true);
-    expect(inside(path.resolve(dataDir), CLONE)).toBe(false);
-    expect(inside(path.resolve(media.dir), path.resolve(dataDir))).toBe(true);
-    await t.close();
-    expect(existsSync(dataDir)).toBe(false);
-  });
+  ] as const)(
+    '%s: its data and media directories are under the temp directory, not the clone, and are gone once it closes',
+    async (_name, start) => {
+      const t = await start();
+      const { dataDir, media } = t.app.indieweb.config;
+      expect(inside(path.resolve(dataDir), os.tmpdir())).toBe(true);
+      expect(inside(path.resolve(dataDir), CLONE)).toBe(false);
+      expect(inside(path.resolve(media.dir), path.resolve(dataDir))).toBe(true);
+      await t.close();
+      expect(existsSync(dataDir)).toBe(false);
+    },
+  );
 });

@@ -59,7 +59,10 @@ export function makePng(bytes) {
 export function multipartBody(file, { name = 'file', filename = 'bench.png', type = 'image/png' } = {}) {
   const boundary = `----indiestack-bench-${randomBytes(8).toString('hex')}`;
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`, 'latin1'),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`,
+      'latin1',
+    ),
     file,
     Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1'),
   ]);

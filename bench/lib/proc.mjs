@@ -25,7 +25,12 @@ export function serverEnv(dataDir, extra = {}) {
 
 /** Runs the built CLI (`env`: more settings, such as INDIEWEB_DATABASE_URL); returns its stdout. */
 export function cli(dataDir, args, input, env = {}) {
-  return execFileSync(process.execPath, [BIN, ...args], { env: serverEnv(dataDir, env), input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  return execFileSync(process.execPath, [BIN, ...args], {
+    env: serverEnv(dataDir, env),
+    input,
+    encoding: 'utf8',
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }
 
 export async function freePort() {
@@ -45,7 +50,9 @@ export function get(url, headers = {}) {
     const request = http.get(url, { headers, agent: false }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString('utf8'), headers: response.headers }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString('utf8'), headers: response.headers }),
+      );
       response.on('error', () => resolve(null));
     });
     request.on('error', () => resolve(null));
@@ -114,7 +121,10 @@ export async function startBaseline(payloadFile) {
 export async function startSourceServer() {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const started = await spawnUntilHealthy([path.join(ROOT, 'bench', 'source-server.mjs'), String(port)], { env: cleanEnv({}), healthUrl: `${url}/healthz` });
+  const started = await spawnUntilHealthy([path.join(ROOT, 'bench', 'source-server.mjs'), String(port)], {
+    env: cleanEnv({}),
+    healthUrl: `${url}/healthz`,
+  });
   return { ...started, port, url };
 }
 
@@ -206,7 +216,9 @@ export function otherLoad(pids) {
       const ours = pids.map(cpuTicks).reduce((sum, ticks, i) => sum + (ticks - start.pids[i]), 0);
       const elapsed = system.all - start.system.all;
       if (elapsed <= 0) return 0;
-      const cores = readFileSync('/proc/stat', 'utf8').split('\n').filter((line) => /^cpu\d/.test(line)).length;
+      const cores = readFileSync('/proc/stat', 'utf8')
+        .split('\n')
+        .filter((line) => /^cpu\d/.test(line)).length;
       const other = (system.busy - start.system.busy - own - ours) / elapsed;
       return Math.max(0, Math.round(other * cores * 100) / 100);
     },

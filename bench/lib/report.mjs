@@ -35,13 +35,15 @@ export function aggregate(rounds) {
 }
 
 const int = (value) => (value === undefined || value === null || Number.isNaN(value) ? '—' : Math.round(value).toLocaleString('en-US'));
-const ms = (value) => (value === undefined || value === null || Number.isNaN(value) ? '—' : value >= 100 ? int(value) : String(Math.round(value * 10) / 10));
+const ms = (value) =>
+  value === undefined || value === null || Number.isNaN(value) ? '—' : value >= 100 ? int(value) : String(Math.round(value * 10) / 10);
 const mib = (bytes) => (bytes === undefined || bytes === null || Number.isNaN(bytes) ? '—' : String(Math.round(bytes / MiB)));
 const percent = (ratio) => `${Math.round(ratio * 100)} %`;
 
 function summary(run) {
   const rows = {};
-  for (const [id, rounds] of Object.entries(run.rounds)) if (id !== 'media-20x10mib' && id !== 'webmention-process' && id !== 'healthz-under-parse') rows[id] = aggregate(rounds);
+  for (const [id, rounds] of Object.entries(run.rounds))
+    if (id !== 'media-20x10mib' && id !== 'webmention-process' && id !== 'healthz-under-parse') rows[id] = aggregate(rounds);
   const mentions = run.rounds['webmention-process'];
   if (mentions !== undefined) {
     rows['webmention-process'] = {
@@ -110,22 +112,45 @@ export function evaluateTargets(run) {
 
   const config = rows.config;
   const configRatio = ofBaseline(config);
-  add('`q=config` ≥ 60 % of baseline', configRatio === null ? 'not run' : `${percent(configRatio)} (${int(config.rps)} vs ${int(base.rps)}/s)`, configRatio === null ? null : configRatio >= 0.6);
+  add(
+    '`q=config` ≥ 60 % of baseline',
+    configRatio === null ? 'not run' : `${percent(configRatio)} (${int(config.rps)} vs ${int(base.rps)}/s)`,
+    configRatio === null ? null : configRatio >= 0.6,
+  );
   add('`q=config` p99 ≤ 10 ms', config ? `${ms(config.p99)} ms` : 'not run', config ? config.p99 <= 10 : null);
   const create = rows['json-create'];
   const createRatio = ofBaseline(create);
-  add('JSON create ≥ 50 % of baseline', createRatio === null ? 'not run' : `${percent(createRatio)} (${int(create.rps)} vs ${int(base.rps)}/s)`, createRatio === null ? null : createRatio >= 0.5);
+  add(
+    'JSON create ≥ 50 % of baseline',
+    createRatio === null ? 'not run' : `${percent(createRatio)} (${int(create.rps)} vs ${int(base.rps)}/s)`,
+    createRatio === null ? null : createRatio >= 0.5,
+  );
   add('JSON create p99 ≤ 10 ms', create ? `${ms(create.p99)} ms` : 'not run', create ? create.p99 <= 10 : null);
-  for (const [id, what] of [['config', '`q=config`'], ['json-create', 'JSON create']]) {
+  for (const [id, what] of [
+    ['config', '`q=config`'],
+    ['json-create', 'JSON create'],
+  ]) {
     const sqlite = rows[id];
     const postgres = rows[`${id}-pg`];
     const ratio = sqlite && postgres ? postgres.rps / sqlite.rps : null;
-    add(`${what} on PostgreSQL ≥ 50 % of SQLite (issue 18)`, ratio === null ? 'not run' : `${percent(ratio)} (${int(postgres.rps)} vs ${int(sqlite.rps)}/s)`, ratio === null ? null : ratio >= 0.5);
+    add(
+      `${what} on PostgreSQL ≥ 50 % of SQLite (issue 18)`,
+      ratio === null ? 'not run' : `${percent(ratio)} (${int(postgres.rps)} vs ${int(sqlite.rps)}/s)`,
+      ratio === null ? null : ratio >= 0.5,
+    );
   }
   const exchange = rows['token-exchange'];
-  add('Token exchange ≥ 2,000/s (SQLite)', exchange ? `${int(exchange.rps)}/s` : 'not run', exchange ? exchange.rps >= 2000 && exchange.non2xx === 0 : null);
+  add(
+    'Token exchange ≥ 2,000/s (SQLite)',
+    exchange ? `${int(exchange.rps)}/s` : 'not run',
+    exchange ? exchange.rps >= 2000 && exchange.non2xx === 0 : null,
+  );
   const uploads = rows['media-20x10mib'];
-  add('20 concurrent 10 MiB uploads: server RSS < 300 MiB', uploads ? `${mib(uploads.peakRss)} MiB` : 'not run', uploads ? uploads.peakRss < 300 * MiB && uploads.failed.length === 0 : null);
+  add(
+    '20 concurrent 10 MiB uploads: server RSS < 300 MiB',
+    uploads ? `${mib(uploads.peakRss)} MiB` : 'not run',
+    uploads ? uploads.peakRss < 300 * MiB && uploads.failed.length === 0 : null,
+  );
   const mentions = rows['webmention-process'];
   add(
     'Webmention processing ≥ 200 mentions/s against the local source',
@@ -136,17 +161,24 @@ export function evaluateTargets(run) {
   const parseRatio = parsing ? parsing.busyMedian / parsing.idleMedian : null;
   add(
     '`/healthz` median while 20 pathological pages are parsed ≤ 3× idle (issue 28)',
-    parsing ? `${parseRatio.toFixed(1)}× (${ms(parsing.busyMedian)} vs ${ms(parsing.idleMedian)} ms idle; worst ${ms(parsing.busyMax)} ms)` : 'not run',
+    parsing
+      ? `${parseRatio.toFixed(1)}× (${ms(parsing.busyMedian)} vs ${ms(parsing.idleMedian)} ms idle; worst ${ms(parsing.busyMax)} ms)`
+      : 'not run',
     parsing ? parseRatio <= 3 && parsing.failed === parsing.count * (run.rounds['healthz-under-parse']?.length ?? 1) : null,
   );
   const c = run.settings.connections;
-  for (const [group, what, unit] of [['growth-source', '`q=source` list page', 'entries'], ['growth-token', 'Bearer-token lookup', 'tokens']]) {
+  for (const [group, what, unit] of [
+    ['growth-source', '`q=source` list page', 'entries'],
+    ['growth-token', 'Bearer-token lookup', 'tokens'],
+  ]) {
     const large = rows[`${group}-large`];
     const small = rows[`${group}-small`];
     const ratio = ratioOf(large, small, c);
     add(
       `${what} with ${int(run.settings.growth)} stored ${unit}: latency ≤ 1.5× that with ${run.settings.small}`,
-      ratio === null ? 'not run' : `${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} (mean ${latencyText(large, c)} vs ${latencyText(small, c)})`,
+      ratio === null
+        ? 'not run'
+        : `${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} (mean ${latencyText(large, c)} vs ${latencyText(small, c)})`,
       ratio === null ? null : ratio <= 1.5,
     );
   }
@@ -155,8 +187,14 @@ export function evaluateTargets(run) {
   const memCreate = rows['json-create'];
   add(
     'Database handler (SQLite): JSON create ≥ 5,000/s and ≥ 40 % of the in-memory handler (issue 31)',
-    dbCreate ? `${int(dbCreate.rps)}/s${memCreate ? ` = ${percent(dbCreate.rps / memCreate.rps)} of ${int(memCreate.rps)}/s` : ''}` : 'not run',
-    dbCreate ? dbCreate.rps >= 5000 && dbCreate.non2xx === 0 && (memCreate === null || memCreate === undefined || dbCreate.rps >= 0.4 * memCreate.rps) : null,
+    dbCreate
+      ? `${int(dbCreate.rps)}/s${memCreate ? ` = ${percent(dbCreate.rps / memCreate.rps)} of ${int(memCreate.rps)}/s` : ''}`
+      : 'not run',
+    dbCreate
+      ? dbCreate.rps >= 5000 &&
+          dbCreate.non2xx === 0 &&
+          (memCreate === null || memCreate === undefined || dbCreate.rps >= 0.4 * memCreate.rps)
+      : null,
   );
   const dbCreatePg = rows['db-create-pg'];
   add(
@@ -164,16 +202,26 @@ export function evaluateTargets(run) {
     dbCreatePg && dbCreate ? `${percent(dbCreatePg.rps / dbCreate.rps)} (${int(dbCreatePg.rps)} vs ${int(dbCreate.rps)}/s)` : 'not run',
     dbCreatePg && dbCreate ? dbCreatePg.rps >= 0.5 * dbCreate.rps && dbCreatePg.non2xx === 0 : null,
   );
-  add('Database handler (SQLite): server peak RSS during the create run ≤ 150 MiB (issue 31)', dbCreate ? `${mib(dbCreate.peakRss)} MiB` : 'not run', dbCreate ? dbCreate.peakRss <= 150 * MiB : null);
+  add(
+    'Database handler (SQLite): server peak RSS during the create run ≤ 150 MiB (issue 31)',
+    dbCreate ? `${mib(dbCreate.peakRss)} MiB` : 'not run',
+    dbCreate ? dbCreate.peakRss <= 150 * MiB : null,
+  );
   const bad = rows['db-token-bad-code'] ?? rows['token-bad-code'];
-  add('`POST /token/` with a bad code ≥ 5,000/s (issue 31)', bad ? `${int(bad.rps)}/s (all answered 400 invalid_grant: ${int(bad.non2xx)} non-2xx)` : 'not run', bad ? bad.rps >= 5000 && bad.errors === 0 : null);
+  add(
+    '`POST /token/` with a bad code ≥ 5,000/s (issue 31)',
+    bad ? `${int(bad.rps)}/s (all answered 400 invalid_grant: ${int(bad.non2xx)} non-2xx)` : 'not run',
+    bad ? bad.rps >= 5000 && bad.errors === 0 : null,
+  );
   for (const suffix of ['', '-pg']) {
     const large = rows[`db-source-large${suffix}`];
     const small = rows[`db-source-small${suffix}`];
     const ratio = ratioOf(large, small, c);
     add(
       `Database handler${suffix === '' ? ' (SQLite)' : ' (PostgreSQL)'}: \`q=source\` page of 20 with ${int(run.settings.growth)} entries ≤ 1.5× the latency with ${run.settings.small}`,
-      ratio === null ? 'not run' : `${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} (mean ${latencyText(large, c)} vs ${latencyText(small, c)})`,
+      ratio === null
+        ? 'not run'
+        : `${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} (mean ${latencyText(large, c)} vs ${latencyText(small, c)})`,
       ratio === null ? null : ratio <= 1.5,
     );
   }
@@ -195,7 +243,7 @@ export function formatReport(run, targets) {
   lines.push(
     `Measured ${run.date.slice(0, 16).replace('T', ' ')} UTC at commit \`${run.commit}\`${run.dirty ? ' (with uncommitted changes)' : ''} on ${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}. ` +
       `${c} connections, ${run.settings.warmup} s warm-up + ${run.settings.duration} s per workload, ${run.settings.rounds} interleaved round(s); ` +
-      'req/s and p50 are the mean over rounds, p99 and RSS the worst; growth latencies are connections ÷ req/s (Little\'s law).',
+      "req/s and p50 are the mean over rounds, p99 and RSS the worst; growth latencies are connections ÷ req/s (Little's law).",
   );
   lines.push('');
   lines.push('| Workload | req/s | p50 ms | p99 ms | errors / non-2xx | server peak RSS MiB | notes |');
@@ -204,25 +252,39 @@ export function formatReport(run, targets) {
   const row = (label, r, notes = '') => {
     if (!r) return;
     const none = r.completed === 0;
-    lines.push(`| ${label} | ${int(r.rps)} | ${none ? '—' : ms(r.p50)} | ${none ? '—' : ms(r.p99)} | ${int(r.errors)} / ${int(r.non2xx)} | ${mib(r.peakRss)} | ${notes}${loaded(r)} |`);
+    lines.push(
+      `| ${label} | ${int(r.rps)} | ${none ? '—' : ms(r.p50)} | ${none ? '—' : ms(r.p99)} | ${int(r.errors)} / ${int(r.non2xx)} | ${mib(r.peakRss)} | ${notes}${loaded(r)} |`,
+    );
   };
   const vs = (r) => (r && base ? `${percent(r.rps / base.rps)} of baseline` : '');
-  row('baseline: bare Fastify route', base, run.extra.baselineBytes ? `${run.extra.baselineBytes}-byte JSON, same size as \`q=config\`` : '');
+  row(
+    'baseline: bare Fastify route',
+    base,
+    run.extra.baselineBytes ? `${run.extra.baselineBytes}-byte JSON, same size as \`q=config\`` : '',
+  );
   row('`GET /micropub/?q=config`', rows.config, vs(rows.config));
   row('`POST /micropub/` JSON create', rows['json-create'], vs(rows['json-create']));
-  const ofSqlite = (id) => (rows[id] && rows[`${id}-pg`] ? `${percent(rows[`${id}-pg`].rps / rows[id].rps)} of SQLite; embedded PostgreSQL on the same machine` : '');
+  const ofSqlite = (id) =>
+    rows[id] && rows[`${id}-pg`]
+      ? `${percent(rows[`${id}-pg`].rps / rows[id].rps)} of SQLite; embedded PostgreSQL on the same machine`
+      : '';
   row('`GET /micropub/?q=config`, PostgreSQL', rows['config-pg'], ofSqlite('config'));
   row('`POST /micropub/` JSON create, PostgreSQL', rows['json-create-pg'], ofSqlite('json-create'));
   row('`POST /micropub/` form create', rows['form-create'], vs(rows['form-create']));
   row('`POST /token/` code exchange', rows['token-exchange'], 'one prepared code per request');
-  row('`POST /media/` 1 MiB PNG', rows['media-1mib'], rows['media-1mib'] ? `${(rows['media-1mib'].rps).toFixed(0)} MiB/s stored` : '');
+  row('`POST /media/` 1 MiB PNG', rows['media-1mib'], rows['media-1mib'] ? `${rows['media-1mib'].rps.toFixed(0)} MiB/s stored` : '');
   const uploads = rows['media-20x10mib'];
   if (uploads) {
     lines.push(
       `| \`POST /media/\` ${uploads.count} concurrent 10 MiB PNGs | — | ${ms(uploads.p50)} | ${ms(uploads.p99)} | ${uploads.failed.length} / ${uploads.failed.filter((s) => s !== 0).length} | ${mib(uploads.peakRss)} | all ${uploads.count} in ${ms(uploads.wallMs)} ms; idle RSS before ${mib(uploads.rssBefore)} MiB; own server |`,
     );
   }
-  if (rows['webmention-receive']) row('`POST /webmention/` receive (enqueue)', rows['webmention-receive'], 'distinct sources; the worker verifies meanwhile; own server per round');
+  if (rows['webmention-receive'])
+    row(
+      '`POST /webmention/` receive (enqueue)',
+      rows['webmention-receive'],
+      'distinct sources; the worker verifies meanwhile; own server per round',
+    );
   else lines.push('| `POST /webmention/` receive (enqueue) | — | — | — | — | — | not run |');
   const mentions = rows['webmention-process'];
   if (mentions) {
@@ -238,29 +300,74 @@ export function formatReport(run, targets) {
   }
   const small = run.settings.small;
   const large = int(run.settings.growth);
-  for (const [group, what, unit] of [['growth-source', '`q=source` list page (20 items)', 'entries'], ['growth-token', 'bearer lookup (`GET /token/`)', 'tokens']]) {
+  for (const [group, what, unit] of [
+    ['growth-source', '`q=source` list page (20 items)', 'entries'],
+    ['growth-token', 'bearer lookup (`GET /token/`)', 'tokens'],
+  ]) {
     const smallRow = rows[`${group}-small`];
     const largeRow = rows[`${group}-large`];
     row(`${what}, ${small} ${unit}`, smallRow, smallRow ? `mean latency ${latencyText(smallRow, c)}` : '');
     const ratio = ratioOf(largeRow, smallRow, c);
-    row(`${what}, ${large} ${unit}`, largeRow, ratio === null ? '' : `mean latency ${latencyText(largeRow, c)} = ${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} that with ${small}`);
+    row(
+      `${what}, ${large} ${unit}`,
+      largeRow,
+      ratio === null
+        ? ''
+        : `mean latency ${latencyText(largeRow, c)} = ${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} that with ${small}`,
+    );
   }
   // issue 31: the database handler, each row against what it should be compared with in this run
-  row('`POST /token/` with a bad code', rows['token-bad-code'], 'in-memory handler server; 400 `invalid_grant` expected (counted as non-2xx)');
+  row(
+    '`POST /token/` with a bad code',
+    rows['token-bad-code'],
+    'in-memory handler server; 400 `invalid_grant` expected (counted as non-2xx)',
+  );
   const ofRow = (r, other, what) => (r && other ? `${percent(r.rps / other.rps)} of ${what}` : '');
-  for (const [suffix, label] of [['', 'SQLite'], ['-pg', 'PostgreSQL']]) {
-    const against = (id, memoryId) => (suffix === '' ? ofRow(rows[id], rows[memoryId], 'the in-memory handler') : ofRow(rows[`${id}-pg`], rows[id], 'SQLite'));
+  for (const [suffix, label] of [
+    ['', 'SQLite'],
+    ['-pg', 'PostgreSQL'],
+  ]) {
+    const against = (id, memoryId) =>
+      suffix === '' ? ofRow(rows[id], rows[memoryId], 'the in-memory handler') : ofRow(rows[`${id}-pg`], rows[id], 'SQLite');
     const r = (id) => rows[`${id}${suffix}`];
-    row(`database handler, ${label}: \`q=config\``, r('db-config'), suffix === '' ? ofRow(r('db-config'), rows.config, 'the in-memory handler') : against('db-config'));
-    row(`database handler, ${label}: JSON create`, r('db-create'), suffix === '' ? ofRow(r('db-create'), rows['json-create'], 'the in-memory handler') : against('db-create'));
+    row(
+      `database handler, ${label}: \`q=config\``,
+      r('db-config'),
+      suffix === '' ? ofRow(r('db-config'), rows.config, 'the in-memory handler') : against('db-config'),
+    );
+    row(
+      `database handler, ${label}: JSON create`,
+      r('db-create'),
+      suffix === '' ? ofRow(r('db-create'), rows['json-create'], 'the in-memory handler') : against('db-create'),
+    );
     row(`database handler, ${label}: update (replace)`, r('db-update'), suffix === '' ? vs(r('db-update')) : against('db-update'));
-    row(`database handler, ${label}: \`POST /token/\` bad code`, r('db-token-bad-code'), suffix === '' ? vs(r('db-token-bad-code')) : against('db-token-bad-code'));
+    row(
+      `database handler, ${label}: \`POST /token/\` bad code`,
+      r('db-token-bad-code'),
+      suffix === '' ? vs(r('db-token-bad-code')) : against('db-token-bad-code'),
+    );
     const smallRow = r('db-source-small');
     const largeRow = r('db-source-large');
-    row(`database handler, ${label}: \`q=source\` page of 20, ${small} entries`, smallRow, smallRow ? `mean latency ${latencyText(smallRow, c)}` : '');
+    row(
+      `database handler, ${label}: \`q=source\` page of 20, ${small} entries`,
+      smallRow,
+      smallRow ? `mean latency ${latencyText(smallRow, c)}` : '',
+    );
     const ratio = ratioOf(largeRow, smallRow, c);
-    row(`database handler, ${label}: \`q=source\` page of 20, ${large} entries`, largeRow, ratio === null ? '' : `mean latency ${latencyText(largeRow, c)} = ${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} that with ${small}`);
-    row(`database handler, ${label}: \`q=source\` with a filter nothing matches, ${large} entries`, r('db-source-filter-large'), r('db-source-filter-large') ? `every entry of the user looked at in SQL; mean latency ${latencyText(r('db-source-filter-large'), c)}` : '');
+    row(
+      `database handler, ${label}: \`q=source\` page of 20, ${large} entries`,
+      largeRow,
+      ratio === null
+        ? ''
+        : `mean latency ${latencyText(largeRow, c)} = ${ratio === Infinity ? '∞' : `${ratio.toFixed(2)}×`} that with ${small}`,
+    );
+    row(
+      `database handler, ${label}: \`q=source\` with a filter nothing matches, ${large} entries`,
+      r('db-source-filter-large'),
+      r('db-source-filter-large')
+        ? `every entry of the user looked at in SQL; mean latency ${latencyText(r('db-source-filter-large'), c)}`
+        : '',
+    );
     row(`database handler, ${label}: entry page, ${large} entries`, r('db-page-large'), vs(r('db-page-large')));
     row(`database handler, ${label}: \`feed.atom\`, ${large} entries`, r('db-feed-large'), vs(r('db-feed-large')));
   }
@@ -282,7 +389,10 @@ export function formatReport(run, targets) {
   lines.push('');
   lines.push('| Target (issues 8, 18 and 31) | Measured | Result |');
   lines.push('|---|---|---|');
-  for (const target of targets) lines.push(`| ${target.target} | ${target.measured} | ${target.pass === null ? 'TODO / not measured' : target.pass ? 'pass' : '**FAIL**'} |`);
+  for (const target of targets)
+    lines.push(
+      `| ${target.target} | ${target.measured} | ${target.pass === null ? 'TODO / not measured' : target.pass ? 'pass' : '**FAIL**'} |`,
+    );
   return lines.join('\n');
 }
 

@@ -20,7 +20,14 @@ const sqliteFile = (dataDir) => path.join(dataDir, 'indiestack.sqlite');
 /** Creates the account and returns a token with every scope the workloads need; `env` picks another database. */
 export function createAccount(dataDir, env = {}) {
   cli(dataDir, ['user', 'add', USER, '--me', ME, '--password-stdin'], 'bench-password-0123456789\n', env);
-  const out = cli(dataDir, ['token', 'issue', '--user', USER, '--client-id', CLIENT_ID, '--scope', 'create update delete media'], undefined, env).trim().split('\n');
+  const out = cli(
+    dataDir,
+    ['token', 'issue', '--user', USER, '--client-id', CLIENT_ID, '--scope', 'create update delete media'],
+    undefined,
+    env,
+  )
+    .trim()
+    .split('\n');
   return out[out.length - 1].trim();
 }
 
@@ -54,7 +61,16 @@ export function insertTokens(dataDir, count, keep) {
     db.transaction(() => {
       for (let i = 0; i < count; i++) {
         const token = randomBytes(32).toString('base64url');
-        insert.run(randomBytes(9).toString('base64url'), sha256(token), owner, CLIENT_ID, ME, 'create update media', now.toISOString(), expires);
+        insert.run(
+          randomBytes(9).toString('base64url'),
+          sha256(token),
+          owner,
+          CLIENT_ID,
+          ME,
+          'create update media',
+          now.toISOString(),
+          expires,
+        );
         if (i % every === 0 && kept.length < keep) kept.push(token);
       }
     })();
@@ -99,7 +115,9 @@ export async function insertQueuedWebmentions(dataDir, count, { sourceBase, targ
     const mention = db.prepare(
       "insert into indieweb_webmention (id, source, target, target_key, status, created_at, updated_at) values (?, ?, ?, ?, 'pending', ?, ?)",
     );
-    const job = db.prepare("insert into indieweb_job (id, kind, ref, run_at, attempts, created_at) values (?, 'webmention.verify', ?, ?, 0, ?)");
+    const job = db.prepare(
+      "insert into indieweb_job (id, kind, ref, run_at, attempts, created_at) values (?, 'webmention.verify', ?, ?, 0, ?)",
+    );
     const targetKey = canonicalUrl(target);
     db.transaction(() => {
       for (let i = 0; i < count; i++) {

@@ -7,7 +7,11 @@ function upload(url, token, body, contentType) {
     const started = process.hrtime.bigint();
     const request = http.request(
       url,
-      { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': body.length } },
+      {
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': body.length },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve({ status: response.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }));

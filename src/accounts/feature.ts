@@ -44,7 +44,11 @@ export function createAccounts(deps: {
   const { accounts, users, passkeys, config, signer, clock, csrf, secureCookies } = deps;
   const { baseUrl } = config;
   const proofs = users !== null ? createSessionProofs({ signer, clock, secureCookies }) : null;
-  const signInThrottle = createFailureThrottle({ freeFailures: config.signInThrottle.freeFailures, maxDelaySeconds: config.signInThrottle.maxDelay, clock });
+  const signInThrottle = createFailureThrottle({
+    freeFailures: config.signInThrottle.freeFailures,
+    maxDelaySeconds: config.signInThrottle.maxDelay,
+    clock,
+  });
   return {
     accounts,
     users,
@@ -52,7 +56,8 @@ export function createAccounts(deps: {
     proofs,
     signInThrottle,
     routes: async (app) => {
-      if (users !== null && passkeys !== null) await accountRoutes(app, { accounts, users, passkeys, csrf, signer, clock, signInThrottle, baseUrl, secureCookies });
+      if (users !== null && passkeys !== null)
+        await accountRoutes(app, { accounts, users, passkeys, csrf, signer, clock, signInThrottle, baseUrl, secureCookies });
     },
   };
 }

@@ -31,7 +31,8 @@ export async function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash, extra] = stored.split('$');
   // only parameters we write are accepted, so a damaged or foreign hash fails closed
-  if (scheme !== 'scrypt' || extra !== undefined || n !== String(PARAMS.N) || r !== String(PARAMS.r) || p !== String(PARAMS.p)) return false;
+  if (scheme !== 'scrypt' || extra !== undefined || n !== String(PARAMS.N) || r !== String(PARAMS.r) || p !== String(PARAMS.p))
+    return false;
   if (salt === undefined || hash === undefined) return false;
   const expected = Buffer.from(hash, 'base64url');
   const saltBytes = Buffer.from(salt, 'base64url');

@@ -29,7 +29,8 @@ import type { UserService } from './user-service.js';
 const HOME_PATH = '/indieweb/';
 
 /** The one answer to a password that does not sign in: unknown name, wrong password, disabled or passkey-only account. */
-export const SIGN_IN_FAILED = 'Sign-in failed. Check the user name and the password. (An account that signs in with passkeys only refuses every password: use "Sign in with a passkey".)';
+export const SIGN_IN_FAILED =
+  'Sign-in failed. Check the user name and the password. (An account that signs in with passkeys only refuses every password: use "Sign in with a passkey".)';
 
 export interface AccountRoutesDeps {
   readonly accounts: Accounts;
@@ -52,7 +53,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
 
   const returnPathOf = (value: unknown): string => (typeof value === 'string' && isSafeReturnPath(value) ? value : HOME_PATH);
 
-  function loginPage(request: FastifyRequest, reply: FastifyReply, status: number, options: { returnTo: string; username?: string; message?: SafeHtml }) {
+  function loginPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    options: { returnTo: string; username?: string; message?: SafeHtml },
+  ) {
     return sendLoginPage(reply, status, { baseUrl, csrfToken: csrf.tokenFor(request, reply, null), ...options });
   }
 
@@ -90,7 +96,10 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     // scrypt either way), so the answer does not confirm a guessed or phished password (issue 28 F9)
     if (user === null || user.passwordless) {
       attempt.fail();
-      request.log.info(user === null ? {} : { userId: user.id }, user === null ? 'login failed' : 'login refused: the account signs in with passkeys only');
+      request.log.info(
+        user === null ? {} : { userId: user.id },
+        user === null ? 'login failed' : 'login refused: the account signs in with passkeys only',
+      );
       return loginPage(request, reply, 401, { returnTo, username, message: errorAlert(SIGN_IN_FAILED) });
     }
     attempt.succeed([keys.account]);
@@ -107,7 +116,11 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     if (user === null) return reply.redirect(`${baseUrl}/indieweb/login/`, 303);
     return sendPage(reply, 200, {
       title: 'Sign out',
-      body: layout({ heading: 'Sign out', width: 'narrow', content: html`<p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}` }),
+      body: layout({
+        heading: 'Sign out',
+        width: 'narrow',
+        content: html`<p>Signed in as <strong>${user.name}</strong>.</p>${logoutForm(request, reply, user)}`,
+      }),
     });
   });
 
@@ -117,7 +130,12 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     if (user !== null && !csrf.isValid(request, user.id, body[CSRF_FIELD])) {
       return sendPage(reply, 403, {
         title: 'Sign out',
-        body: layout({ heading: 'Sign out', width: 'narrow', message: errorAlert('The form expired. Please try again.'), content: logoutForm(request, reply, user) }),
+        body: layout({
+          heading: 'Sign out',
+          width: 'narrow',
+          message: errorAlert('The form expired. Please try again.'),
+          content: logoutForm(request, reply, user),
+        }),
       });
     }
     clearCookie(reply, SESSION_COOKIE, { secure: secureCookies });
@@ -137,7 +155,14 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     return sendPage(reply, 200, {
       title: 'Your indiestack',
       body: layout({
-        nav: navigation({ links: [{ href: HOME_PATH, label: 'Home' }, { href: `${admin}/`, label: 'Admin' }], current: HOME_PATH, end: logoutForm(request, reply, user) }),
+        nav: navigation({
+          links: [
+            { href: HOME_PATH, label: 'Home' },
+            { href: `${admin}/`, label: 'Admin' },
+          ],
+          current: HOME_PATH,
+          end: logoutForm(request, reply, user),
+        }),
         heading: `Signed in as ${user.name}`,
         content: html`<div class="columns">
 <section class="panel" aria-labelledby="manage-heading">

@@ -17,7 +17,11 @@ export function writeSession(reply: FastifyReply, deps: SessionCookieDeps, claim
 }
 
 /** Signs the user in on this browser: the signed session cookie, whichever way they proved who they are (a proof made now). */
-export function startSession(reply: FastifyReply, deps: SessionCookieDeps, user: { readonly id: string; readonly sessionEpoch: number }): void {
+export function startSession(
+  reply: FastifyReply,
+  deps: SessionCookieDeps,
+  user: { readonly id: string; readonly sessionEpoch: number },
+): void {
   const nowS = Math.floor(deps.clock.now().getTime() / 1000);
   writeSession(reply, deps, { userId: user.id, epoch: user.sessionEpoch, expiresAt: nowS + SESSION_LIFETIME_S, provenAt: nowS });
 }

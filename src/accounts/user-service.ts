@@ -52,7 +52,8 @@ export function createUserService(deps: {
       try {
         await users.insert({ id, name: input.name, passwordHash: await passwords.hash(input.password), profileUrls, now: now() });
       } catch (error) {
-        if (isUniqueViolation(error)) throw new ConflictError(`user "${input.name}" or one of its profile URLs already exists`, { cause: error });
+        if (isUniqueViolation(error))
+          throw new ConflictError(`user "${input.name}" or one of its profile URLs already exists`, { cause: error });
         throw error;
       }
       return (await users.findById(id)) as UserRecord;
@@ -97,6 +98,8 @@ export function createUserService(deps: {
 }
 
 function assertPassword(password: string): void {
-  if ([...password].length < MIN_PASSWORD_LENGTH) throw new InvalidRequestError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (password.length > MAX_PASSWORD_LENGTH) throw new InvalidRequestError(`the password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    throw new InvalidRequestError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw new InvalidRequestError(`the password must have at most ${MAX_PASSWORD_LENGTH} characters`);
 }

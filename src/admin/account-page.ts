@@ -42,7 +42,11 @@ const PASSWORD_FIELDS = html`
 <button type="submit">Change password</button>`;
 
 /** The page, with the alert of a refused change (text, or the throttle's ready-made alert). */
-function sendAccountPage(request: FastifyRequest, reply: FastifyReply, problem?: { readonly alert: string | SafeHtml; readonly status: number }): FastifyReply {
+function sendAccountPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  problem?: { readonly alert: string | SafeHtml; readonly status: number },
+): FastifyReply {
   const { csrf } = sessionOf(request);
   const alert = problem === undefined ? '' : typeof problem.alert === 'string' ? errorAlert(problem.alert) : problem.alert;
   const content = html`<div class="columns">
@@ -91,7 +95,10 @@ export function accountPage(app: FastifyInstance, deps: AccountPageDeps): void {
   app.get('/account/', async (request, reply) => sendAccountPage(request, reply));
 
   /** Passkeys of the account added after this session's sign-in. */
-  async function addedSinceSignIn(request: FastifyRequest, userId: string): Promise<{ recent: PasskeyRecord[]; signedInAt: string | null }> {
+  async function addedSinceSignIn(
+    request: FastifyRequest,
+    userId: string,
+  ): Promise<{ recent: PasskeyRecord[]; signedInAt: string | null }> {
     const proof = proofs.of(request);
     const signedInAt = proof === null ? null : new Date(proof.signedInAt * 1000).toISOString();
     const own = await passkeys.list(userId);
@@ -101,7 +108,10 @@ export function accountPage(app: FastifyInstance, deps: AccountPageDeps): void {
   app.get('/account/sign-out-everywhere', async (request, reply) => {
     const { user, csrf } = sessionOf(request);
     const { recent, signedInAt } = await addedSinceSignIn(request, user.id);
-    return sendAdminPage(request, reply, { title: 'Sign out everywhere', content: signOutBody(csrf, recent, signedInAt, confirm.isFresh(request)) });
+    return sendAdminPage(request, reply, {
+      title: 'Sign out everywhere',
+      content: signOutBody(csrf, recent, signedInAt, confirm.isFresh(request)),
+    });
   });
 
   app.post('/account/password', async (request, reply) => {
@@ -113,7 +123,8 @@ export function accountPage(app: FastifyInstance, deps: AccountPageDeps): void {
     }
     const current = readParam(request.body, 'current') ?? '';
     const next = readParam(request.body, 'new') ?? '';
-    if (next !== (readParam(request.body, 'confirm') ?? '')) return sendAccountPage(request, reply, { alert: 'The new passwords do not match.', status: 400 });
+    if (next !== (readParam(request.body, 'confirm') ?? ''))
+      return sendAccountPage(request, reply, { alert: 'The new passwords do not match.', status: 400 });
     // the current password is guessed like a sign-in: the same throttle, the same keys, no hashing while it says wait
     const keys = passwordAttemptKeys(request.ip, user.name);
     const decision = signInThrottle.begin(keys.all);
@@ -151,9 +162,14 @@ export function accountPage(app: FastifyInstance, deps: AccountPageDeps): void {
       const own = await passkeys.list(user.id);
       const removed = own.filter((passkey) => remove.includes(passkey.id));
       // removing every passkey of a passkey-only account gives the password back: the account never loses its last way in
-      if (removed.length > 0 && removed.length === own.length && (await users.findById(user.id))?.passwordless === true) await passkeys.setPasswordless(user.id, false);
+      if (removed.length > 0 && removed.length === own.length && (await users.findById(user.id))?.passwordless === true)
+        await passkeys.setPasswordless(user.id, false);
       for (const passkey of removed) await passkeys.remove(user.id, passkey.id);
-      if (removed.length > 0) request.log.info({ userId: user.id, passkeyIds: removed.map((passkey) => passkey.id) }, 'passkeys removed on signing out everywhere');
+      if (removed.length > 0)
+        request.log.info(
+          { userId: user.id, passkeyIds: removed.map((passkey) => passkey.id) },
+          'passkeys removed on signing out everywhere',
+        );
     }
     await users.signOutEverywhere(user.id);
     request.log.info({ userId: user.id }, 'signed out everywhere');

@@ -67,7 +67,10 @@ export function appsPage(app: FastifyInstance, deps: AppsPageDeps): void {
   app.get('/apps/', async (request, reply) => {
     const { user, csrf } = sessionOf(request);
     const clients = await tokens.grantsByClient(user.id);
-    const described = await describeClients(clientInfo, clients.map((client) => client.clientId));
+    const described = await describeClients(
+      clientInfo,
+      clients.map((client) => client.clientId),
+    );
     const content =
       clients.length === 0
         ? html`<p>No app has access to your site.</p>`

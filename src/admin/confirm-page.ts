@@ -67,7 +67,12 @@ export function createConfirmStep(deps: ConfirmPageDeps) {
   const { users, passkeys, proofs, signInThrottle, baseUrl } = deps;
 
   /** The step: a password form (unless passkey-only) and a passkey form (when the account has one). */
-  async function sendConfirm(request: FastifyRequest, reply: FastifyReply, then: string, options: { status?: number; problem?: Problem; lead?: string } = {}): Promise<FastifyReply> {
+  async function sendConfirm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    then: string,
+    options: { status?: number; problem?: Problem; lead?: string } = {},
+  ): Promise<FastifyReply> {
     const { user, csrf } = sessionOf(request);
     const record = await users.findById(user.id);
     const passwordless = record?.passwordless === true;
@@ -121,13 +126,19 @@ ${csrfField(csrf)}<input type="hidden" name="then" value="${then}"><input type="
       if (record === null) return sendConfirm(request, reply, then, { status: 400 });
       // a passkey-only account's password proves nothing: refused before any hashing, whatever was typed
       if (record.passwordless) {
-        return sendConfirm(request, reply, then, { status: 400, problem: { at: 'passkey', alert: errorAlert('This account signs in with passkeys only: confirm with one of your passkeys.') } });
+        return sendConfirm(request, reply, then, {
+          status: 400,
+          problem: { at: 'passkey', alert: errorAlert('This account signs in with passkeys only: confirm with one of your passkeys.') },
+        });
       }
       const keys = passwordAttemptKeys(request.ip, user.name);
       const decision = signInThrottle.begin(keys.all);
       if (!decision.allowed) {
         request.log.info({ userId: user.id, retryAfter: decision.retryAfter }, 'confirmation throttled');
-        return sendConfirm(request, reply, then, { status: 429, problem: { at: 'password', alert: throttledAnswer(reply, decision.retryAfter) } });
+        return sendConfirm(request, reply, then, {
+          status: 429,
+          problem: { at: 'password', alert: throttledAnswer(reply, decision.retryAfter) },
+        });
       }
       const { attempt } = decision;
       const authenticated = await users.authenticate(user.name, password).catch((error: unknown) => {
@@ -136,7 +147,10 @@ ${csrfField(csrf)}<input type="hidden" name="then" value="${then}"><input type="
       });
       if (authenticated === null || authenticated.id !== user.id) {
         attempt.fail();
-        return sendConfirm(request, reply, then, { status: 401, problem: { at: 'password', alert: errorAlert('The password is not right.') } });
+        return sendConfirm(request, reply, then, {
+          status: 401,
+          problem: { at: 'password', alert: errorAlert('The password is not right.') },
+        });
       }
       attempt.succeed([keys.account]);
       return confirmed(request, reply, user.id, then);
@@ -152,8 +166,10 @@ ${csrfField(csrf)}<input type="hidden" name="then" value="${then}"><input type="
       const { user } = sessionOf(request);
       const then = thenOf(readParam(request.body, 'then'));
       const response = readParam(request.body, 'response', MAX_CEREMONY_RESPONSE_LENGTH) ?? '';
-      const refused = (status: number, message: string) => sendConfirm(request, reply, then, { status, problem: { at: 'passkey', alert: errorAlert(message) } });
-      if (response === '') return refused(400, 'Confirming with a passkey needs JavaScript in this browser. Turn it on, or use your password.');
+      const refused = (status: number, message: string) =>
+        sendConfirm(request, reply, then, { status, problem: { at: 'passkey', alert: errorAlert(message) } });
+      if (response === '')
+        return refused(400, 'Confirming with a passkey needs JavaScript in this browser. Turn it on, or use your password.');
       try {
         const { user: owner } = await passkeys.authenticate({ challengeId: readParam(request.body, 'challenge_id') ?? '', response });
         if (owner.id !== user.id) return refused(401, 'This passkey belongs to another account: use one of yours.');

@@ -31,7 +31,8 @@ export function handlerSentence(handler: string | null, baseUrl: string, userNam
   if (handler === 'database') {
     return html`<p>Posts are kept in <strong>indiestack's database</strong> (<code>INDIEWEB_MICROPUB_HANDLER=database</code>) and served as pages: your home is <a href="${baseUrl}/${userName}/">${baseUrl}/${userName}/</a>, with <a href="${baseUrl}/${userName}/feed.atom">Atom</a> and <a href="${baseUrl}/${userName}/feed.json">JSON</a> feeds.</p>`;
   }
-  if (handler === 'files') return html`<p>Posts are written as <strong>Markdown files</strong> into your static site (<code>INDIEWEB_MICROPUB_HANDLER=files</code>): your site generator publishes them.</p>`;
+  if (handler === 'files')
+    return html`<p>Posts are written as <strong>Markdown files</strong> into your static site (<code>INDIEWEB_MICROPUB_HANDLER=files</code>): your site generator publishes them.</p>`;
   return html`<p>Posts go to <strong>your own handler</strong> (<code>INDIEWEB_MICROPUB_HANDLER=${handler}</code>): it decides where they are kept and served.</p>`;
 }
 

@@ -72,20 +72,30 @@ export function sendAdminPage(request: FastifyRequest, reply: FastifyReply, page
   const done = readParam(request.query, 'done');
   const message = done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
   const pages = PAGES.map((link) =>
-    link.href === `${ADMIN}/webmentions/` && session.heldMentions > 0 ? { href: `${ADMIN}/webmentions/?approval=held`, label: `Webmentions (${session.heldMentions} waiting)` } : link,
+    link.href === `${ADMIN}/webmentions/` && session.heldMentions > 0
+      ? { href: `${ADMIN}/webmentions/?approval=held`, label: `Webmentions (${session.heldMentions} waiting)` }
+      : link,
   );
   const links = session.hasAccountPage ? [...pages, PASSKEYS, ACCOUNT] : pages;
   const path = request.url.split('?')[0] ?? '';
   const nav = navigation({
     links,
-    current: links.find((link) => link.href.split('?')[0] === path)?.href ?? links.find((link) => path.startsWith(link.href.split('?')[0]!.replace(/\/$/, '')))?.href,
+    current:
+      links.find((link) => link.href.split('?')[0] === path)?.href ??
+      links.find((link) => path.startsWith(link.href.split('?')[0]!.replace(/\/$/, '')))?.href,
     end: buttonForm({ action: '/indieweb/logout/', csrf: session.csrf, label: 'Sign out' }),
   });
   return sendPage(reply, page.status ?? 200, {
     title: page.title,
     ...(page.scripts === undefined ? {} : { scripts: page.scripts }),
     ...(page.connect === undefined ? {} : { connect: page.connect }),
-    body: layout({ nav, heading: page.title, message: message === undefined ? '' : notice(message), content: page.content, ...(page.width === undefined ? {} : { width: page.width }) }),
+    body: layout({
+      nav,
+      heading: page.title,
+      message: message === undefined ? '' : notice(message),
+      content: page.content,
+      ...(page.width === undefined ? {} : { width: page.width }),
+    }),
   });
 }
 

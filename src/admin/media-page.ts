@@ -55,7 +55,10 @@ ${buttonForm({ action: `${ADMIN}/media/delete`, csrf, hidden: { id: file.id }, l
 
 function limitsHint(limits: MediaPageDeps['limits']): string {
   const size = limits.maxUploadBytes === null ? '' : ` Up to ${byteSize(limits.maxUploadBytes)}.`;
-  const types = limits.allowedTypes === null ? ' Images, audio, video and documents; never pages or scripts.' : ` Allowed: ${limits.allowedTypes.join(', ')}.`;
+  const types =
+    limits.allowedTypes === null
+      ? ' Images, audio, video and documents; never pages or scripts.'
+      : ` Allowed: ${limits.allowedTypes.join(', ')}.`;
   return `The file is checked like an upload from an app: its content must be what its name says.${types}${size}`;
 }
 
@@ -73,10 +76,17 @@ ${csrfField(csrf)}
 export function mediaPage(app: FastifyInstance, deps: MediaPageDeps): void {
   const { media, baseUrl } = deps;
 
-  async function sendMediaPage(request: FastifyRequest, reply: FastifyReply, problem?: { readonly message: string; readonly status: number }): Promise<FastifyReply> {
+  async function sendMediaPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    problem?: { readonly message: string; readonly status: number },
+  ): Promise<FastifyReply> {
     const { user, csrf } = sessionOf(request);
     const files = await media.listOwned(user);
-    const list = files.length === 0 ? html`<p>No uploads yet.</p>` : html`<ul class="media">${files.map((file) => mediaItem(file, csrf, baseUrl))}</ul>`;
+    const list =
+      files.length === 0
+        ? html`<p>No uploads yet.</p>`
+        : html`<ul class="media">${files.map((file) => mediaItem(file, csrf, baseUrl))}</ul>`;
     const content = html`${uploadForm(csrf, deps.limits, problem?.message)}
 <h2>Your files</h2>
 ${list}`;
@@ -99,11 +109,17 @@ ${list}`;
     } catch (error) {
       if (error instanceof FormExpired) {
         request.log.info('admin upload rejected: csrf token missing or expired');
-        return sendMediaPage(request, reply, { status: 403, message: 'The form expired or did not come from this site. Reload the page and choose the file again.' });
+        return sendMediaPage(request, reply, {
+          status: 403,
+          message: 'The form expired or did not come from this site. Reload the page and choose the file again.',
+        });
       }
       if (!isIndieWebError(error) || error.status >= 500) throw error;
       request.log.info({ userId: user.id, status: error.status, reason: error.message }, 'admin upload refused');
-      return sendMediaPage(request, reply, { status: error.status, message: `Not uploaded: ${error.description ?? 'the file was refused'}.` });
+      return sendMediaPage(request, reply, {
+        status: error.status,
+        message: `Not uploaded: ${error.description ?? 'the file was refused'}.`,
+      });
     }
     return redirectDone(reply, baseUrl, '/media/', 'uploaded');
   });

@@ -123,7 +123,12 @@ ${passwordSection(record?.passwordless === true, own.length, csrf)}</section>
     const name = readParam(request.body, 'name', 1024) ?? '';
     const response = readParam(request.body, 'response', MAX_CEREMONY_RESPONSE_LENGTH) ?? '';
     if (response === '') {
-      return sendPasskeysPage(request, reply, { at: 'add', status: 400, name, message: 'Adding a passkey needs JavaScript in this browser: turn it on and try again.' });
+      return sendPasskeysPage(request, reply, {
+        at: 'add',
+        status: 400,
+        name,
+        message: 'Adding a passkey needs JavaScript in this browser: turn it on and try again.',
+      });
     }
     try {
       const added = await passkeys.register(user, { challengeId: readParam(request.body, 'challenge_id') ?? '', response, name });
@@ -133,7 +138,8 @@ ${passwordSection(record?.passwordless === true, own.length, csrf)}</section>
         request.log.info({ userId: user.id, reason: error.reason, err: error.cause }, 'passkey registration refused');
         return sendPasskeysPage(request, reply, { at: 'add', status: 400, name, message: error.description ?? error.message });
       }
-      if (error instanceof InvalidRequestError) return sendPasskeysPage(request, reply, { at: 'name', status: 400, name, message: error.description ?? error.message });
+      if (error instanceof InvalidRequestError)
+        return sendPasskeysPage(request, reply, { at: 'name', status: 400, name, message: error.description ?? error.message });
       throw error;
     }
     return redirectDone(reply, baseUrl, '/passkeys/', 'passkey-added');
@@ -147,7 +153,8 @@ ${passwordSection(record?.passwordless === true, own.length, csrf)}</section>
     try {
       if (await passkeys.remove(user.id, readParam(request.body, 'id') ?? '')) request.log.info({ userId: user.id }, 'passkey removed');
     } catch (error) {
-      if (error instanceof ConflictError) return sendPasskeysPage(request, reply, { at: 'page', status: 409, message: error.description ?? error.message });
+      if (error instanceof ConflictError)
+        return sendPasskeysPage(request, reply, { at: 'page', status: 409, message: error.description ?? error.message });
       throw error;
     }
     return redirectDone(reply, baseUrl, '/passkeys/', 'passkey-removed');
@@ -158,11 +165,13 @@ ${passwordSection(record?.passwordless === true, own.length, csrf)}</section>
     if (refused !== null) return refused;
     const { user } = sessionOf(request);
     const mode = readParam(request.body, 'mode');
-    if (mode !== 'on' && mode !== 'off') return sendPasskeysPage(request, reply, { at: 'page', status: 400, message: 'Choose whether your password signs you in.' });
+    if (mode !== 'on' && mode !== 'off')
+      return sendPasskeysPage(request, reply, { at: 'page', status: 400, message: 'Choose whether your password signs you in.' });
     try {
       await passkeys.setPasswordless(user.id, mode === 'on');
     } catch (error) {
-      if (error instanceof ConflictError) return sendPasskeysPage(request, reply, { at: 'page', status: 409, message: error.description ?? error.message });
+      if (error instanceof ConflictError)
+        return sendPasskeysPage(request, reply, { at: 'page', status: 409, message: error.description ?? error.message });
       throw error;
     }
     request.log.info({ userId: user.id, passwordless: mode === 'on' }, 'password sign-in changed');

@@ -93,19 +93,35 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
 
   await app.register(
     async (pages) => {
-      guardAdminPages(pages, { accounts: deps.accounts, csrf: deps.csrf, hasAccountPage: users !== null, countHeld: (userId) => deps.webmentionModeration.countHeld(userId) });
+      guardAdminPages(pages, {
+        accounts: deps.accounts,
+        csrf: deps.csrf,
+        hasAccountPage: users !== null,
+        countHeld: (userId) => deps.webmentionModeration.countHeld(userId),
+      });
       dashboardPage(pages, { micropub, webmentions: deps.webmentions, handler: deps.contentHandler ?? null, baseUrl });
       profilePage(pages, { profiles: deps.profiles, baseUrl });
       appsPage(pages, { tokens: deps.tokens, clientInfo: deps.clientInfo, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });
       if (deps.webmentionSending !== undefined) webmentionsSentPage(pages, deps.webmentionSending);
-      webmentionSettingsPage(pages, { readTokens: deps.webmentionTokens, moderation: deps.webmentionModeration, webhooks: deps.webhooks, baseUrl });
+      webmentionSettingsPage(pages, {
+        readTokens: deps.webmentionTokens,
+        moderation: deps.webmentionModeration,
+        webhooks: deps.webhooks,
+        baseUrl,
+      });
       mediaPage(pages, { media: deps.media, upload: deps.mediaUpload, limits: deps.mediaLimits, csrf: deps.csrf, baseUrl });
       writeArea(pages, { micropub, csrf: deps.csrf, uploads: deps.uploads, outbound: deps.outbound, baseUrl });
       setupPage(pages, { doctor: deps.doctor, baseUrl });
       if (users !== null && deps.passkeys !== null && deps.proofs !== null) {
         // session freshness: account changes need a proof of the last 5 minutes (issue 28 F6)
-        const confirm = createConfirmStep({ users, passkeys: deps.passkeys, proofs: deps.proofs, signInThrottle: deps.signInThrottle, baseUrl });
+        const confirm = createConfirmStep({
+          users,
+          passkeys: deps.passkeys,
+          proofs: deps.proofs,
+          signInThrottle: deps.signInThrottle,
+          baseUrl,
+        });
         confirm.routes(pages);
         accountPage(pages, { users, passkeys: deps.passkeys, proofs: deps.proofs, confirm, signInThrottle: deps.signInThrottle, baseUrl });
         passkeysPage(pages, { users, passkeys: deps.passkeys, confirm, baseUrl });
@@ -116,7 +132,10 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
 }
 
 /** Adds the guard to every route of `app` (an encapsulated scope holding only admin pages). */
-function guardAdminPages(app: FastifyInstance, deps: { accounts: Accounts; csrf: Csrf; hasAccountPage: boolean; countHeld: (userId: string) => Promise<number> }): void {
+function guardAdminPages(
+  app: FastifyInstance,
+  deps: { accounts: Accounts; csrf: Csrf; hasAccountPage: boolean; countHeld: (userId: string) => Promise<number> },
+): void {
   const { accounts, csrf, hasAccountPage } = deps;
   app.decorateRequest('adminSession', null);
   app.addHook('preHandler', async (request, reply) => {

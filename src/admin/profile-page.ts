@@ -49,7 +49,10 @@ function cardFromForm(body: unknown, current: HCard): Record<string, string[]> {
     const raw = readParam(body, formField.name, FIELD_READ_LIMIT) ?? '';
     const value = raw.trim();
     const next = formField.list
-      ? raw.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '')
+      ? raw
+          .split(/\r?\n/)
+          .map((line) => line.trim())
+          .filter((line) => line !== '')
       : value === ''
         ? (current[formField.name] ?? []).slice(1)
         : [value, ...(current[formField.name] ?? []).slice(1)];
@@ -118,12 +121,17 @@ export function profilePage(app: FastifyInstance, deps: ProfilePageDeps): void {
     try {
       parsed = JSON.parse(json);
     } catch {
-      return sendProfilePage(request, reply, current, { from: 'json', problems: [{ field: 'h_card', message: 'is not valid JSON' }], json });
+      return sendProfilePage(request, reply, current, {
+        from: 'json',
+        problems: [{ field: 'h_card', message: 'is not valid JSON' }],
+        json,
+      });
     }
     try {
       await profiles.update(user, parsed);
     } catch (error) {
-      if (error instanceof HCardValidationError) return sendProfilePage(request, reply, current, { from: 'json', problems: error.problems, json });
+      if (error instanceof HCardValidationError)
+        return sendProfilePage(request, reply, current, { from: 'json', problems: error.problems, json });
       throw error;
     }
     return redirectDone(reply, baseUrl, '/profile/', 'saved');

@@ -54,7 +54,13 @@ function summary(checks: readonly CheckResult[]): SafeHtml {
 /** One table per profile URL (its checks' names end with it), then the server's checks. */
 function results(checks: readonly CheckResult[], profileUrls: readonly string[]): SafeHtml {
   const about = (me: string) => (check: CheckResult) => check.name.endsWith(` ${me}`);
-  const homepages = profileUrls.map((me) => checkTable(html`Your homepage <a href="${me}">${wrappable(me)}</a>, as an app signing in with it sees it`, checks.filter(about(me)), me));
+  const homepages = profileUrls.map((me) =>
+    checkTable(
+      html`Your homepage <a href="${me}">${wrappable(me)}</a>, as an app signing in with it sees it`,
+      checks.filter(about(me)),
+      me,
+    ),
+  );
   const server = checks.filter((check) => !profileUrls.some((me) => about(me)(check)));
   return html`<h2>Results</h2>
 ${summary(checks)}
@@ -66,7 +72,11 @@ ${checkTable(html`This server, as apps reach it, and what it stands on`, server)
 export function setupPage(app: FastifyInstance, deps: SetupPageDeps): void {
   const { doctor, baseUrl } = deps;
 
-  function sendSetupPage(request: FastifyRequest, reply: FastifyReply, outcome: { checks?: readonly CheckResult[]; busy?: boolean }): FastifyReply {
+  function sendSetupPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    outcome: { checks?: readonly CheckResult[]; busy?: boolean },
+  ): FastifyReply {
     const { csrf, user } = sessionOf(request);
     const content = html`<p>Checks your site from the outside, as an app signing in with it would: that this server answers at its public address and gets the Authorization header through any proxy, that your homepage links this server and has an h-card, and that the database, media storage and background jobs work. It takes a few seconds.</p>
 ${outcome.busy === true ? errorAlert('A check of your setup is already running. Wait until it has finished, then try again.') : ''}
@@ -89,8 +99,10 @@ ${outcome.checks === undefined ? '' : results(outcome.checks, user.me)}
       reply.header('retry-after', '10');
       return sendSetupPage(request, reply, { busy: true });
     }
-    request.log.info({ userId: user.id, failed: run.checks.filter((check) => check.status === 'FAIL').map((check) => check.name) }, 'setup checked');
+    request.log.info(
+      { userId: user.id, failed: run.checks.filter((check) => check.status === 'FAIL').map((check) => check.name) },
+      'setup checked',
+    );
     return sendSetupPage(request, reply, { checks: run.checks });
   });
 }
-

@@ -34,7 +34,10 @@ async function tokenSection(deps: WebmentionSettingsPageDeps, userId: string, cs
   const api = `${deps.baseUrl}/indieweb/webmention/api`;
   const rotate = (label: string) => buttonForm({ action: `${ADMIN}${SETTINGS_PATH}rotate-token`, csrf, label });
   if (current.state !== 'ok') {
-    const why = current.state === 'stale' ? html`<p>Your token was made under another server secret and cannot be shown; a new one replaces it.</p>` : html`<p>You have no API token yet.</p>`;
+    const why =
+      current.state === 'stale'
+        ? html`<p>Your token was made under another server secret and cannot be shown; a new one replaces it.</p>`
+        : html`<p>You have no API token yet.</p>`;
     return html`<section id="api-token" class="card"><h2>API token</h2>${why}${rotate('Make a token')}</section>`;
   }
   return html`<section id="api-token" class="card"><h2>API token</h2>
@@ -51,7 +54,10 @@ function ruleRow(rule: WebmentionRule, csrf: string): SafeHtml {
 
 async function rulesSection(deps: WebmentionSettingsPageDeps, userId: string, csrf: string): Promise<SafeHtml> {
   const rules = await deps.moderation.listRules(userId);
-  const table = rules.length === 0 ? html`<p>No rules.</p>` : html`<table><thead><tr><th>Rule</th><th>Matches</th><th>Value</th><th></th></tr></thead><tbody>${rules.map((rule) => ruleRow(rule, csrf))}</tbody></table>`;
+  const table =
+    rules.length === 0
+      ? html`<p>No rules.</p>`
+      : html`<table><thead><tr><th>Rule</th><th>Matches</th><th>Value</th><th></th></tr></thead><tbody>${rules.map((rule) => ruleRow(rule, csrf))}</tbody></table>`;
   const form = postForm({
     action: `${ADMIN}${SETTINGS_PATH}add-rule`,
     csrf,
@@ -97,7 +103,9 @@ export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSet
     return html`${problem === undefined ? '' : errorAlert(problem)}<div class="stack">${await tokenSection(deps, user.id, csrf)}${await rulesSection(deps, user.id, csrf)}${await webhookSection(deps, user.id, csrf)}</div>`;
   };
 
-  app.get(SETTINGS_PATH, async (request, reply) => sendAdminPage(request, reply, { title: 'Webmention settings', content: await render(request) }));
+  app.get(SETTINGS_PATH, async (request, reply) =>
+    sendAdminPage(request, reply, { title: 'Webmention settings', content: await render(request) }),
+  );
 
   app.post(`${SETTINGS_PATH}add-rule`, async (request, reply) => {
     const action = readParam(request.body, 'action');
@@ -106,7 +114,10 @@ export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSet
       if (action !== 'block' && action !== 'allow') throw new Error('unknown rule');
       await deps.moderation.addRule(sessionOf(request).user.id, action, value);
     } catch (error) {
-      const problem = isIndieWebError(error) && error.description !== undefined ? error.description : 'Choose block or allow, and give a domain or an http(s) URL.';
+      const problem =
+        isIndieWebError(error) && error.description !== undefined
+          ? error.description
+          : 'Choose block or allow, and give a domain or an http(s) URL.';
       return sendAdminPage(request, reply, { title: 'Webmention settings', status: 400, content: await render(request, problem) });
     }
     return redirectDone(reply, deps.baseUrl, SETTINGS_PATH, 'rule-added');
@@ -119,14 +130,22 @@ export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSet
       } catch (error) {
         if (!isIndieWebError(error)) throw error;
         const status = error.status === 404 ? 404 : 400;
-        return sendAdminPage(request, reply, { title: 'Webmention settings', status, content: await render(request, error.description ?? 'Not found.') });
+        return sendAdminPage(request, reply, {
+          title: 'Webmention settings',
+          status,
+          content: await render(request, error.description ?? 'Not found.'),
+        });
       }
       return redirectDone(reply, deps.baseUrl, SETTINGS_PATH, done);
     });
-  webhookAction('webhook', (userId, body) => {
-    const url = (readParam(body, 'url') ?? '').trim();
-    return deps.webhooks.setUrl(userId, url === '' ? null : url, { webmentionIo: readParam(body, 'webmention_io') === '1' });
-  }, 'webhook');
+  webhookAction(
+    'webhook',
+    (userId, body) => {
+      const url = (readParam(body, 'url') ?? '').trim();
+      return deps.webhooks.setUrl(userId, url === '' ? null : url, { webmentionIo: readParam(body, 'webmention_io') === '1' });
+    },
+    'webhook',
+  );
   webhookAction('webhook-secret', (userId) => deps.webhooks.rotateSecret(userId), 'webhook');
   webhookAction('webhook-test', (userId) => deps.webhooks.sendTest(userId), 'sent');
   webhookAction('send-again', (userId, body) => deps.webhooks.sendAgain(userId, readParam(body, 'id') ?? ''), 'sent');

@@ -77,7 +77,9 @@ function paging(query: ListQuery, shown: number, total: number): SafeHtml | '' {
 }
 
 function filterForm(query: ListQuery): SafeHtml {
-  const options = WEBMENTION_STATUSES.map((status) => html`<option value="${status}"${status === query.status ? html` selected` : ''}>${status}</option>`);
+  const options = WEBMENTION_STATUSES.map(
+    (status) => html`<option value="${status}"${status === query.status ? html` selected` : ''}>${status}</option>`,
+  );
   return html`<form method="get" action="${ADMIN}/webmentions/" class="filters" role="search" aria-label="Filter webmentions"><div><label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${options}</select></div><div><label for="filter-target">Target</label><input type="url" id="filter-target" name="target" value="${query.target}"></div><button type="submit">Filter</button></form>`;
 }
 
@@ -110,10 +112,14 @@ export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps)
       ...(query.held ? { approval: 'held' as const } : {}),
       offset: query.offset,
     });
-    const list = items.length === 0 ? html`<p>No webmentions.</p>` : html`<ul class="mentions">${items.map((item) => mentionItem(item, csrf))}</ul>`;
+    const list =
+      items.length === 0 ? html`<p>No webmentions.</p>` : html`<ul class="mentions">${items.map((item) => mentionItem(item, csrf))}</ul>`;
     const held = sessionOf(request).heldMentions;
     const settings = html`<p>${held > 0 ? html`<a href="${ADMIN}/webmentions/?approval=held">${String(held)} waiting for approval</a> · ` : ''}<a href="${ADMIN}/webmention-settings/">Webmention settings</a>: API token, block and allow lists. · <a href="${ADMIN}/webmentions/sent/">Sent webmentions</a></p>`;
-    return sendAdminPage(request, reply, { title: 'Webmentions', content: html`${settings}${filterForm(query)}\n${list}${paging(query, items.length, total)}` });
+    return sendAdminPage(request, reply, {
+      title: 'Webmentions',
+      content: html`${settings}${filterForm(query)}\n${list}${paging(query, items.length, total)}`,
+    });
   });
 
   app.post<{ Params: { id: string; action: string } }>('/webmentions/:id/:action', async (request, reply) => {

@@ -46,7 +46,8 @@ export function webmentionsSentPage(app: FastifyInstance, deps: { sender: Publis
       items.length === 0
         ? html`<p>No webmentions sent yet.</p>`
         : html`<table class="sent"><thead><tr><th>From (your entry)</th><th>To</th><th>Status</th><th>HTTP</th><th>Attempts</th><th>Error</th><th>Updated</th></tr></thead><tbody>${items.map(row)}</tbody></table>`;
-    const more = offset + items.length < total ? html`<p><a href="${ADMIN}${SENT_PATH}?offset=${String(offset + PAGE_SIZE)}">Older</a></p>` : '';
+    const more =
+      offset + items.length < total ? html`<p><a href="${ADMIN}${SENT_PATH}?offset=${String(offset + PAGE_SIZE)}">Older</a></p>` : '';
     return sendAdminPage(request, reply, { title: 'Sent webmentions', content: html`${mode}${table}${more}` });
   });
 }

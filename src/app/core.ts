@@ -136,7 +136,11 @@ function lazySigner(secret: () => string): Signer {
   };
 }
 
-async function resolveValidator(given: ClientIdValidator | undefined, specifier: string | null, log: FastifyBaseLogger): Promise<LoadedCallable<ClientIdValidator> | null> {
+async function resolveValidator(
+  given: ClientIdValidator | undefined,
+  specifier: string | null,
+  log: FastifyBaseLogger,
+): Promise<LoadedCallable<ClientIdValidator> | null> {
   if (given !== undefined) return { ok: true, fn: given };
   if (specifier === null) return null;
   const loaded = await loadCallable<ClientIdValidator>(specifier, process.cwd());
@@ -171,7 +175,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   // identity: accounts, tokens, profiles
   const ownAccounts = options.accounts === undefined;
-  const users = ownAccounts ? createUserService({ users: stores.users, clock, passwords: createPasswordHasher({ maxConcurrent: config.maxConcurrentHashes }) }) : null;
+  const users = ownAccounts
+    ? createUserService({ users: stores.users, clock, passwords: createPasswordHasher({ maxConcurrent: config.maxConcurrentHashes }) })
+    : null;
   const accounts = options.accounts ?? createStandaloneAccounts({ users: stores.users, signer, clock, baseUrl: config.baseUrl });
   const tokens = createTokenService({
     tokens: stores.tokens,
@@ -185,14 +191,21 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   });
   if (server && ownAccounts) {
     database.onChangeFeed((event) => {
-      if (event.kind === 'lost') log.warn({ err: event.error ?? undefined }, 'token memory: lost the database connection that hears of revocations; every token is looked up until it is back');
+      if (event.kind === 'lost')
+        log.warn(
+          { err: event.error ?? undefined },
+          'token memory: lost the database connection that hears of revocations; every token is looked up until it is back',
+        );
       else log.info('token memory: hearing of revocations again');
     });
   }
   const profiles = createProfileService({ profiles: stores.profiles, clock });
   // who may use a token: the client policy (with a host's validator module, loaded once) and the resource guard
   const access = part(async (): Promise<AccessPart> => {
-    const [{ createClientPolicy }, { createBearerGuard }] = await Promise.all([import('../indieauth/client-policy.js'), import('../indieauth/bearer.js')]);
+    const [{ createClientPolicy }, { createBearerGuard }] = await Promise.all([
+      import('../indieauth/client-policy.js'),
+      import('../indieauth/bearer.js'),
+    ]);
     const clientPolicy = createClientPolicy({
       allowedClientIds: config.allowedClientIds,
       validator: await resolveValidator(options.clientIdValidator, config.clientIdValidator, log),
@@ -203,7 +216,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const passkeys = part(async () => {
     if (!ownAccounts) return null;
     const { createPasskeyService } = await import('../accounts/passkeys/service.js');
-    return createPasskeyService({ passkeys: stores.passkeys, challenges: stores.webauthnChallenges, users: stores.users, clock, baseUrl: config.baseUrl, signer });
+    return createPasskeyService({
+      passkeys: stores.passkeys,
+      challenges: stores.webauthnChallenges,
+      users: stores.users,
+      clock,
+      baseUrl: config.baseUrl,
+      signer,
+    });
   });
 
   // content: where uploads go; the handler, its URL policy and media hooks
@@ -252,7 +272,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   // operations: "Check my setup" (a secret given to the core counts as set)
   const doctor = part(async () => {
     const { createDoctorService } = await import('../operations/doctor/service.js');
-    return createDoctorService({ config: { ...config, secret: options.secret ?? config.secret }, database, jobs: stores.jobs, storage: await mediaStorage.get(), clock, meter });
+    return createDoctorService({
+      config: { ...config, secret: options.secret ?? config.secret },
+      database,
+      jobs: stores.jobs,
+      storage: await mediaStorage.get(),
+      clock,
+      meter,
+    });
   });
 
   return {

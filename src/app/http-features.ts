@@ -21,7 +21,10 @@ import type { Core } from './core.js';
 
 export type HttpFeatures = Awaited<ReturnType<typeof createHttpFeatures>>;
 
-export async function createHttpFeatures(core: Core, options: { hostAccounts: Accounts | undefined; entryPages: EntryPagesOption | undefined }) {
+export async function createHttpFeatures(
+  core: Core,
+  options: { hostAccounts: Accounts | undefined; entryPages: EntryPagesOption | undefined },
+) {
   const { config, clock, signer, stores, meter, log } = core;
   const secureCookies = config.baseUrl.startsWith('https:');
   // the core's parts, bottom first
@@ -33,13 +36,41 @@ export async function createHttpFeatures(core: Core, options: { hostAccounts: Ac
 
   const csrf = createCsrf({ signer, clock, secureCookies });
   const accounts = createAccounts({ accounts: core.accounts, users: core.users, passkeys, config, signer, clock, csrf, secureCookies });
-  const profile = createProfile({ service: core.profiles, users: core.users, baseUrl: config.baseUrl, entryPages: options.entryPages !== undefined && options.entryPages !== false });
-  const indieauth = createIndieAuth({ config, clock, stores, accounts: core.accounts, profiles: core.profiles, tokens: core.tokens, clientPolicy, bearer, csrf, meter });
+  const profile = createProfile({
+    service: core.profiles,
+    users: core.users,
+    baseUrl: config.baseUrl,
+    entryPages: options.entryPages !== undefined && options.entryPages !== false,
+  });
+  const indieauth = createIndieAuth({
+    config,
+    clock,
+    stores,
+    accounts: core.accounts,
+    profiles: core.profiles,
+    tokens: core.tokens,
+    clientPolicy,
+    bearer,
+    csrf,
+    meter,
+  });
   const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer, content, meter });
   // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH)
-  const micropub = createMicropub({ config, content, bearer, media, meter, ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }) });
+  const micropub = createMicropub({
+    config,
+    content,
+    bearer,
+    media,
+    meter,
+    ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }),
+  });
   // the admin's Write area looks at the pages a post cites (title, author)
-  const writeOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, maxBytes: CITE_MAX_BYTES, onOutcome: meter.outboundFetch });
+  const writeOutbound = createOutbound({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    timeoutMs: config.outboundTimeout * 1000,
+    maxBytes: CITE_MAX_BYTES,
+    onOutcome: meter.outboundFetch,
+  });
   const admin = createAdmin({
     accounts: core.accounts,
     contentHandler: config.micropubHandler,

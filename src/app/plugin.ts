@@ -112,7 +112,10 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     onWebmentionReceived: options.onWebmentionReceived,
     worker: options.worker !== false,
   });
-  const { accounts, profile, indieauth, media, micropub, webmention, admin, entries, close } = await createHttpFeatures(core, { hostAccounts: options.accounts, entryPages: options.entryPages });
+  const { accounts, profile, indieauth, media, micropub, webmention, admin, entries, close } = await createHttpFeatures(core, {
+    hostAccounts: options.accounts,
+    entryPages: options.entryPages,
+  });
   const { metrics } = core;
 
   // register: lifecycle, the public decorator, the routes

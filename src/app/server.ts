@@ -66,7 +66,11 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     // slow clients: a head must arrive within headersTimeout, a whole request within requestTimeout (408, then closed)
-    http: { headersTimeout: config.server.headersTimeout * 1000, requestTimeout: config.server.requestTimeout * 1000, connectionsCheckingInterval: 1000 },
+    http: {
+      headersTimeout: config.server.headersTimeout * 1000,
+      requestTimeout: config.server.requestTimeout * 1000,
+      connectionsCheckingInterval: 1000,
+    },
     requestTimeout: config.server.requestTimeout * 1000,
     keepAliveTimeout: config.server.keepAliveTimeout * 1000,
     // a connection idle this long (no bytes either way) is closed
@@ -84,7 +88,11 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
   const tightened = database.tightenedFiles ?? [];
   if (tightened.length > 0) app.log.warn({ files: tightened }, 'database files were readable by other users: made 0600 (owner only)');
   const loose = database.looseFiles ?? [];
-  if (loose.length > 0) app.log.warn({ files: loose }, 'database files are readable by other users and their mode cannot be changed by this user: chmod 600 them');
+  if (loose.length > 0)
+    app.log.warn(
+      { files: loose },
+      'database files are readable by other users and their mode cannot be changed by this user: chmod 600 them',
+    );
   // an Expect other than 100-continue: Node's own 417 keeps the connection open with the body unread, which is then parsed
   // as a next request; ours says Connection: close, like every answer sent before the body was read
   app.server.on('checkExpectation', (_request, response) => {

@@ -24,7 +24,9 @@ export function registerBackupCommands(program: Command, io: CliIo, run: (work: 
         });
         const { database } = summary.manifest;
         const parts = [
-          database.file === null ? 'no database (PostgreSQL: use pg_dump)' : `the database (schema ${database.migrations.at(-1) ?? 'empty'})`,
+          database.file === null
+            ? 'no database (PostgreSQL: use pg_dump)'
+            : `the database (schema ${database.migrations.at(-1) ?? 'empty'})`,
           summary.manifest.media ? `${summary.mediaFiles} media files` : 'no media (S3)',
           `${summary.siteFiles} site files`,
         ];
@@ -47,7 +49,9 @@ export function registerBackupCommands(program: Command, io: CliIo, run: (work: 
           const { openDatabase } = await import('../storage/open.js');
           await (await openDatabase(config)).close();
         }
-        io.stdout.write(`restored ${summary.files} files from ${source} (written by indiestack ${summary.manifest.indiestack} at ${summary.manifest.createdAt}) into ${config.dataDir}\n`);
+        io.stdout.write(
+          `restored ${summary.files} files from ${source} (written by indiestack ${summary.manifest.indiestack} at ${summary.manifest.createdAt}) into ${config.dataDir}\n`,
+        );
       }),
     );
 }

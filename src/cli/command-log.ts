@@ -22,7 +22,17 @@ export function commandLog(io: Pick<CliIo, 'stderr'>): FastifyBaseLogger {
     io.stderr.write(`indiestack: ${lineOf(args)}\n`);
   };
   const quiet = () => {};
-  const log = { level: 'error', fatal: write, error: write, warn: quiet, info: quiet, debug: quiet, trace: quiet, silent: quiet, child: () => log };
+  const log = {
+    level: 'error',
+    fatal: write,
+    error: write,
+    warn: quiet,
+    info: quiet,
+    debug: quiet,
+    trace: quiet,
+    silent: quiet,
+    child: () => log,
+  };
   // the methods the core calls, with pino's signatures; nothing reads the rest of pino's interface
   return log as unknown as FastifyBaseLogger;
 }

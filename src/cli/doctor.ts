@@ -6,7 +6,9 @@ import { withCore } from './with-core.js';
 export function registerDoctorCommand(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): void {
   program
     .command('doctor')
-    .description('check the deployment from the outside, as a client would: base URL, Authorization header, profile links, clock, database, media, jobs')
+    .description(
+      'check the deployment from the outside, as a client would: base URL, Authorization header, profile links, clock, database, media, jobs',
+    )
     .argument('[name]', 'the account whose profile URLs are checked (default: every account)')
     .option('--json', 'print the checks as JSON')
     .action((name: string | undefined, options: { json?: boolean }) =>
@@ -31,7 +33,11 @@ export function registerDoctorCommand(program: Command, io: CliIo, run: (work: (
                 storage: await mediaStorage(),
                 now: () => clock.now(),
               },
-              accounts.flatMap((user) => (user === null ? [] : [{ profileUrls: user.me, links: linksCommandHint(`indiestack links ${user.name} --base-url ${config.baseUrl}`) }])),
+              accounts.flatMap((user) =>
+                user === null
+                  ? []
+                  : [{ profileUrls: user.me, links: linksCommandHint(`indiestack links ${user.name} --base-url ${config.baseUrl}`) }],
+              ),
             );
           } finally {
             await outbound.close();

@@ -25,12 +25,26 @@ describe('formatTable', () => {
   });
 
   it('starts every column at the same offset on every line', () => {
-    const lines = formatTable(['A', 'BB', 'C'], [['xxxx', 'y', 'z'], ['', 'yyyyy', 'zz']]).trimEnd().split('\n');
+    const lines = formatTable(
+      ['A', 'BB', 'C'],
+      [
+        ['xxxx', 'y', 'z'],
+        ['', 'yyyyy', 'zz'],
+      ],
+    )
+      .trimEnd()
+      .split('\n');
     expect(lines).toEqual(['A     BB     C', 'xxxx  y      z', '      yyyyy  zz']);
   });
 
   it('does not pad the last column', () => {
-    const table = formatTable(['NAME', 'NOTE'], [['a', 'x'], ['b', 'longer note']]);
+    const table = formatTable(
+      ['NAME', 'NOTE'],
+      [
+        ['a', 'x'],
+        ['b', 'longer note'],
+      ],
+    );
     for (const line of table.split('\n')) expect(line).toBe(line.trimEnd());
   });
 

@@ -54,6 +54,7 @@ export function promptHidden(io: CliIo, question: string): Promise<string> {
 /** Lays rows out in columns separated by two spaces. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (row: readonly string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ');
+  const line = (row: readonly string[]) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ');
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }

@@ -53,7 +53,8 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
   };
   const fail = (code: number, lines: readonly string[]) => {
     // one line each, whatever the message quotes: control characters are shown escaped
-    for (const line of lines) io.stderr.write(`indiestack: ${line.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1))}\n`);
+    for (const line of lines)
+      io.stderr.write(`indiestack: ${line.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1))}\n`);
     exitCode = code;
   };
   const run = async (work: () => Promise<void | number>) => {
@@ -62,7 +63,8 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
       if (typeof code === 'number') exitCode = code;
     } catch (error) {
       if (error instanceof ConfigError) fail(EXIT_CONFIG, error.problems);
-      else if (isIndieWebError(error) || error instanceof ListenError || (await isDatabaseUnavailable(error))) fail(EXIT_FAILURE, [(error as Error).message]);
+      else if (isIndieWebError(error) || error instanceof ListenError || (await isDatabaseUnavailable(error)))
+        fail(EXIT_FAILURE, [(error as Error).message]);
       else fail(EXIT_FAILURE, [`unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
     }
   };
@@ -87,12 +89,15 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
       };
       // a misspelled setting would otherwise be ignored without a word
       const known = SETTINGS.map((setting) => setting.name);
-      for (const name of unknownSettingNames(io.env)) io.stderr.write(`indiestack: warning: unknown setting ${name} ignored${didYouMean(name, known)}\n`);
+      for (const name of unknownSettingNames(io.env))
+        io.stderr.write(`indiestack: warning: unknown setting ${name} ignored${didYouMean(name, known)}\n`);
     });
 
   program
     .command('serve')
-    .description('run the server (migrates the database first); posts are kept in memory and lost on stop unless INDIEWEB_MICROPUB_HANDLER=database (or files, or ./your-handler.js#export)')
+    .description(
+      'run the server (migrates the database first); posts are kept in memory and lost on stop unless INDIEWEB_MICROPUB_HANDLER=database (or files, or ./your-handler.js#export)',
+    )
     .option('--host <address>', 'address to listen on (INDIEWEB_HOST)')
     .option('--port <number>', 'port to listen on (INDIEWEB_PORT)')
     .action((options: { host?: string; port?: string }) =>
@@ -102,7 +107,9 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
         const basePath = new URL(config.baseUrl).pathname;
         if (basePath !== '/' && basePath !== '') {
           const named = io.overrides?.baseUrl !== undefined ? '--base-url' : 'INDIEWEB_BASE_URL';
-          throw new ConfigError([`${named}: "${config.baseUrl}" has a path; \`serve\` answers at the root of its host (/indieweb/…), so give it the host's root URL, or mount indiestack under a prefix in your own Fastify app (docs/plugin-mode.md)`]);
+          throw new ConfigError([
+            `${named}: "${config.baseUrl}" has a path; \`serve\` answers at the root of its host (/indieweb/…), so give it the host's root URL, or mount indiestack under a prefix in your own Fastify app (docs/plugin-mode.md)`,
+          ]);
         }
         // the server (Fastify and every feature) loads only for serve, so other commands start fast
         const { createServer } = await import('../app/server.js');
@@ -129,9 +136,16 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
         } catch (error) {
           await app.close();
           const code = (error as { code?: string }).code;
-          if (code === 'EADDRINUSE') throw new ListenError(`port ${config.port} on ${config.host} is already in use: stop what holds it, or pick another with --port (INDIEWEB_PORT)`);
-          if (code === 'EACCES') throw new ListenError(`not allowed to listen on port ${config.port}: ports below 1024 need privileges; pick another with --port (INDIEWEB_PORT)`);
-          if (code === 'EADDRNOTAVAIL') throw new ListenError(`${config.host} is not an address of this machine: pick another with --host (INDIEWEB_HOST)`);
+          if (code === 'EADDRINUSE')
+            throw new ListenError(
+              `port ${config.port} on ${config.host} is already in use: stop what holds it, or pick another with --port (INDIEWEB_PORT)`,
+            );
+          if (code === 'EACCES')
+            throw new ListenError(
+              `not allowed to listen on port ${config.port}: ports below 1024 need privileges; pick another with --port (INDIEWEB_PORT)`,
+            );
+          if (code === 'EADDRNOTAVAIL')
+            throw new ListenError(`${config.host} is not an address of this machine: pick another with --host (INDIEWEB_HOST)`);
           throw error;
         }
         app.log.info({ baseUrl: config.baseUrl }, 'indiestack is serving');

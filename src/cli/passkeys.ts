@@ -36,10 +36,18 @@ export function registerPasskeyCommands(user: Command, io: CliIo, run: (work: ()
         io.stdout.write(
           formatTable(
             ['ID', 'NAME', 'ADDED', 'LAST USED', 'SYNCED'],
-            passkeys.map((passkey) => [passkey.id, passkey.name, passkey.createdAt, passkey.lastUsedAt ?? 'never', passkey.backedUp ? 'yes' : 'no']),
+            passkeys.map((passkey) => [
+              passkey.id,
+              passkey.name,
+              passkey.createdAt,
+              passkey.lastUsedAt ?? 'never',
+              passkey.backedUp ? 'yes' : 'no',
+            ]),
           ),
         );
-        io.stderr.write(`${name}: ${passkeys.length} passkey${passkeys.length === 1 ? '' : 's'}; password sign-in ${passwordless ? 'off (passkeys only)' : 'on'}\n`);
+        io.stderr.write(
+          `${name}: ${passkeys.length} passkey${passkeys.length === 1 ? '' : 's'}; password sign-in ${passwordless ? 'off (passkeys only)' : 'on'}\n`,
+        );
       }),
     );
 
@@ -52,7 +60,8 @@ export function registerPasskeyCommands(user: Command, io: CliIo, run: (work: ()
       run(async () => {
         await withCore(io, async (core) => {
           const record = await requireUser(core, name);
-          if (!(await (await passkeyServiceOf(core)).remove(record.id, id))) throw new NotFoundError(`user ${name} has no passkey with ID "${id}"`);
+          if (!(await (await passkeyServiceOf(core)).remove(record.id, id)))
+            throw new NotFoundError(`user ${name} has no passkey with ID "${id}"`);
         });
         io.stdout.write(`removed passkey ${id} of ${name}\n`);
       }),
@@ -66,7 +75,9 @@ export function registerPasskeyCommands(user: Command, io: CliIo, run: (work: ()
     .action((name: string, mode: string) =>
       run(async () => {
         if (mode !== 'on' && mode !== 'off') throw new InvalidRequestError(`"${mode}" is neither on nor off`);
-        await withCore(io, async (core) => (await passkeyServiceOf(core)).setPasswordless((await requireUser(core, name)).id, mode === 'on'));
+        await withCore(io, async (core) =>
+          (await passkeyServiceOf(core)).setPasswordless((await requireUser(core, name)).id, mode === 'on'),
+        );
         io.stdout.write(`password sign-in of ${name} is ${mode === 'on' ? 'off: only passkeys sign in' : 'on'}\n`);
       }),
     );

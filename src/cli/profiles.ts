@@ -27,7 +27,9 @@ export function registerProfileCommands(program: Command, io: CliIo, run: (work:
         // the base URL of --base-url or INDIEWEB_BASE_URL: the one `serve` must be given too
         const { baseUrl } = configFrom(io);
         if (!('INDIEWEB_BASE_URL' in io.env) && io.overrides?.baseUrl === undefined) {
-          io.stderr.write(`indiestack: warning: no base URL given, these links point at ${baseUrl}; pass the public one with --base-url (or INDIEWEB_BASE_URL), as for serve\n`);
+          io.stderr.write(
+            `indiestack: warning: no base URL given, these links point at ${baseUrl}; pass the public one with --base-url (or INDIEWEB_BASE_URL), as for serve\n`,
+          );
         }
         io.stdout.write(`${linkTags(baseUrl)}\n`);
       }),
@@ -57,7 +59,9 @@ export function registerProfileCommands(program: Command, io: CliIo, run: (work:
         try {
           text = options.json === '-' ? await readStdin(io) : await readFile(options.json, 'utf8');
         } catch (error) {
-          throw new InvalidRequestError(`cannot read ${options.json}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          throw new InvalidRequestError(
+            `cannot read ${options.json}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          );
         }
         let parsed: unknown;
         try {

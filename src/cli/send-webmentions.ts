@@ -45,7 +45,7 @@ export function registerSendWebmentionsCommand(program: Command, io: CliIo, run:
     .command('send-webmentions')
     // the spec's name for the command
     .alias('send_webmentions')
-    .description("send Webmentions from a page to the pages it links to (or to the given targets); exits 1 when any failed")
+    .description('send Webmentions from a page to the pages it links to (or to the given targets); exits 1 when any failed')
     .argument('<source>', 'URL of the page that mentions the targets')
     .option('--target <url...>', 'target URLs (default: the links in the source page, inside its first h-entry when it has one)')
     .action((source: string, options: { target?: string[] }) =>
@@ -55,7 +55,10 @@ export function registerSendWebmentionsCommand(program: Command, io: CliIo, run:
         const stderr = io.stderr as Partial<NodeJS.WriteStream>;
         const terminal = stderr.isTTY === true;
         // a progress line that wraps could no longer be cleared with \r
-        const fit = (line: string) => (stderr.columns !== undefined && stderr.columns > 1 && line.length >= stderr.columns ? `${line.slice(0, stderr.columns - 2)}…` : line);
+        const fit = (line: string) =>
+          stderr.columns !== undefined && stderr.columns > 1 && line.length >= stderr.columns
+            ? `${line.slice(0, stderr.columns - 2)}…`
+            : line;
         const { createOutbound } = await import('../outbound/fetch.js');
         const { sendWebmentions } = await import('../webmention/send.js');
         const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });

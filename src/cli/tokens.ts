@@ -8,7 +8,23 @@ import { didYouMean } from './suggest.js';
 import { formatTable, type CliIo } from './io.js';
 
 /** Scopes the endpoints and common IndieWeb clients use; others are stored but warned about. */
-const KNOWN_SCOPES = new Set(['profile', 'email', 'create', 'update', 'delete', 'undelete', 'media', 'draft', 'read', 'follow', 'mute', 'block', 'channels', 'post', 'deploy']);
+const KNOWN_SCOPES = new Set([
+  'profile',
+  'email',
+  'create',
+  'update',
+  'delete',
+  'undelete',
+  'media',
+  'draft',
+  'read',
+  'follow',
+  'mute',
+  'block',
+  'channels',
+  'post',
+  'deploy',
+]);
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) <= 0 || Number(value) > MAX_LIFETIME_S) {
@@ -22,18 +38,32 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
 
   token
     .command('issue')
-    .description('issue an access token: the token alone on stdout, what was issued on stderr (expires after INDIEWEB_TOKEN_EXPIRES_IN, 24 h by default, unless --no-expiry)')
+    .description(
+      'issue an access token: the token alone on stdout, what was issued on stderr (expires after INDIEWEB_TOKEN_EXPIRES_IN, 24 h by default, unless --no-expiry)',
+    )
     .requiredOption('--user <name>', 'owner of the token')
     .requiredOption('--client-id <url>', 'client the token is for')
     .requiredOption('--scope <scopes>', 'space-separated scopes, e.g. "create update media"')
     .option('--me <url>', "profile URL the token claims (one of the user's; default: the first)")
-    .addOption(new Option('--expires-in <seconds>', 'lifetime (default: INDIEWEB_TOKEN_EXPIRES_IN)').argParser(positiveInteger).conflicts('expiry'))
+    .addOption(
+      new Option('--expires-in <seconds>', 'lifetime (default: INDIEWEB_TOKEN_EXPIRES_IN)').argParser(positiveInteger).conflicts('expiry'),
+    )
     .option('--no-expiry', 'issue a token that never expires')
     .action((options: { user: string; clientId: string; scope: string; me?: string; expiresIn?: number; expiry: boolean }) =>
       run(async () => {
-        if (options.scope.includes(',')) throw new InvalidRequestError(`--scope takes space-separated names, not a comma-separated list: --scope "${options.scope.split(',').map((name) => name.trim()).filter((name) => name !== '').join(' ')}"`);
+        if (options.scope.includes(','))
+          throw new InvalidRequestError(
+            `--scope takes space-separated names, not a comma-separated list: --scope "${options.scope
+              .split(',')
+              .map((name) => name.trim())
+              .filter((name) => name !== '')
+              .join(' ')}"`,
+          );
         for (const name of scopeNames(options.scope)) {
-          if (!KNOWN_SCOPES.has(name)) io.stderr.write(`indiestack: warning: "${name}" is not a scope indiestack knows${didYouMean(name, KNOWN_SCOPES)}; it is stored as given\n`);
+          if (!KNOWN_SCOPES.has(name))
+            io.stderr.write(
+              `indiestack: warning: "${name}" is not a scope indiestack knows${didYouMean(name, KNOWN_SCOPES)}; it is stored as given\n`,
+            );
         }
         const issued = await withCore(io, async ({ users, tokens, config }) => {
           const owner = await users.findByName(options.user);
@@ -83,17 +113,36 @@ export function registerTokenCommands(program: Command, io: CliIo, run: (work: (
           io.stdout.write(
             formatTable(
               ['GRANT', 'USER', 'CLIENT', 'SCOPE', 'ISSUED', 'EXPIRES', 'LAST USED', 'REFRESH'],
-              grants.map((g) => [g.grantId, names.get(g.userId) ?? g.userId, g.clientId, g.scope, g.createdAt, g.expiresAt ?? 'never', g.lastUsedAt ?? '-', g.refreshable ? 'yes' : 'no']),
+              grants.map((g) => [
+                g.grantId,
+                names.get(g.userId) ?? g.userId,
+                g.clientId,
+                g.scope,
+                g.createdAt,
+                g.expiresAt ?? 'never',
+                g.lastUsedAt ?? '-',
+                g.refreshable ? 'yes' : 'no',
+              ]),
             ),
           );
           return;
         }
         const now = new Date().toISOString();
-        const status = (t: (typeof rows)[number]) => (t.revokedAt !== null ? 'revoked' : t.expiresAt !== null && t.expiresAt <= now ? 'expired' : 'valid');
+        const status = (t: (typeof rows)[number]) =>
+          t.revokedAt !== null ? 'revoked' : t.expiresAt !== null && t.expiresAt <= now ? 'expired' : 'valid';
         io.stdout.write(
           formatTable(
             ['ID', 'USER', 'CLIENT', 'SCOPE', 'ISSUED', 'EXPIRES', 'LAST USED', 'STATUS'],
-            rows.map((t) => [t.id, names.get(t.userId) ?? t.userId, t.clientId, t.scope, t.createdAt, t.expiresAt ?? 'never', t.lastUsedAt ?? '-', status(t)]),
+            rows.map((t) => [
+              t.id,
+              names.get(t.userId) ?? t.userId,
+              t.clientId,
+              t.scope,
+              t.createdAt,
+              t.expiresAt ?? 'never',
+              t.lastUsedAt ?? '-',
+              status(t),
+            ]),
           ),
         );
       }),

@@ -14,7 +14,8 @@ async function readPassword(io: CliIo, fromStdin: boolean): Promise<string> {
   const password = await promptHidden(io, 'Password: ');
   const { MIN_PASSWORD_LENGTH } = await import('../accounts/user-service.js');
   // said before the second prompt, not after both
-  if ([...password].length < MIN_PASSWORD_LENGTH) throw new InvalidRequestError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    throw new InvalidRequestError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
   const again = await promptHidden(io, 'Password (again): ');
   if (password !== again) throw new InvalidRequestError('the passwords do not match');
   return password;
@@ -43,14 +44,26 @@ export function registerUserCommands(program: Command, io: CliIo, run: (work: ()
     .action(() =>
       run(async () => {
         const all = await withCore(io, ({ users }) => users.list());
-        io.stdout.write(formatTable(['NAME', 'STATUS', 'PROFILE URLS'], all.map((u) => [u.name, u.isActive ? 'active' : 'disabled', u.me.join(' ')])));
+        io.stdout.write(
+          formatTable(
+            ['NAME', 'STATUS', 'PROFILE URLS'],
+            all.map((u) => [u.name, u.isActive ? 'active' : 'disabled', u.me.join(' ')]),
+          ),
+        );
       }),
     );
 
-  for (const [command, active] of [['disable', false], ['enable', true]] as const) {
+  for (const [command, active] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
     user
       .command(command)
-      .description(active ? 'allow the account to sign in again and its tokens to work' : 'stop the account from signing in; its sessions and tokens end for good')
+      .description(
+        active
+          ? 'allow the account to sign in again and its tokens to work'
+          : 'stop the account from signing in; its sessions and tokens end for good',
+      )
       .argument('<name>', 'user name')
       .action((name: string) =>
         run(async () => {

@@ -30,7 +30,9 @@ export function registerWebmentionApiCommands(webmention: Command, io: CliIo, ru
           }
           const current = await tokens.current(user.id);
           if (current.state === 'stale') {
-            throw new InvalidRequestError('the token was made under another server secret (INDIEWEB_SECRET or --data-dir differ from serve\'s?); run with the same settings as serve, or --rotate for a new one');
+            throw new InvalidRequestError(
+              "the token was made under another server secret (INDIEWEB_SECRET or --data-dir differ from serve's?); run with the same settings as serve, or --rotate for a new one",
+            );
           }
           if (current.state === 'ok') return current.token;
           const made = await tokens.rotate(user.id);

@@ -64,7 +64,9 @@ export function registerWebmentionModerationCommands(webmention: Command, io: Cl
       .option('--user <name>', "only for this account's mentions (default: every account's)")
       .action((value: string, options: { user?: string }) =>
         run(async () => {
-          const rule = await withModeration(io, async (moderation, services) => moderation.addRule(await scopeOf(services, options.user), action, value));
+          const rule = await withModeration(io, async (moderation, services) =>
+            moderation.addRule(await scopeOf(services, options.user), action, value),
+          );
           io.stdout.write(`${rule.id}  ${rule.action} ${rule.kind} ${rule.value}\n`);
         }),
       );
@@ -77,7 +79,12 @@ export function registerWebmentionModerationCommands(webmention: Command, io: Cl
     .action((options: { user?: string }) =>
       run(async () => {
         const rules = await withModeration(io, async (moderation, services) => moderation.listRules(await scopeOf(services, options.user)));
-        io.stdout.write(formatTable(['ID', 'ACTION', 'KIND', 'VALUE', 'CREATED'], rules.map((rule) => [rule.id, rule.action, rule.kind, rule.value, rule.createdAt])));
+        io.stdout.write(
+          formatTable(
+            ['ID', 'ACTION', 'KIND', 'VALUE', 'CREATED'],
+            rules.map((rule) => [rule.id, rule.action, rule.kind, rule.value, rule.createdAt]),
+          ),
+        );
       }),
     );
 

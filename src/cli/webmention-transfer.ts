@@ -35,7 +35,8 @@ async function readExportFile(io: CliIo, file: string): Promise<ExportFile> {
   try {
     return readExport(text);
   } catch (error) {
-    if (error instanceof ExportFormatError) throw new InvalidRequestError(`${file} is not a webmention.io export, nothing imported: ${error.message}`);
+    if (error instanceof ExportFormatError)
+      throw new InvalidRequestError(`${file} is not a webmention.io export, nothing imported: ${error.message}`);
     throw error;
   }
 }
@@ -51,7 +52,10 @@ export function registerWebmentionTransferCommands(webmention: Command, io: CliI
       run(async () => {
         const exported = await readExportFile(io, file);
         const counts = await withCore(io, async (core) => {
-          const [{ createWebmentionOwnership }, { importMentions }] = await Promise.all([import('../webmention/ownership.js'), import('../webmention/transfer/import.js')]);
+          const [{ createWebmentionOwnership }, { importMentions }] = await Promise.all([
+            import('../webmention/ownership.js'),
+            import('../webmention/transfer/import.js'),
+          ]);
           const fixedOwner = await userIdOf(core, options.user);
           let ownerOf: (target: string) => Promise<string | null> = async () => fixedOwner;
           if (fixedOwner === null) {
@@ -64,14 +68,22 @@ export function registerWebmentionTransferCommands(webmention: Command, io: CliI
             });
             ownerOf = (target) => ownership.ownerOf(target);
           }
-          return importMentions({ transact: core.stores.transactWebmentions, clock: core.clock, ownerOf, mentions: exported.mentions, originName: options.origin });
+          return importMentions({
+            transact: core.stores.transactWebmentions,
+            clock: core.clock,
+            ownerOf,
+            mentions: exported.mentions,
+            originName: options.origin,
+          });
         });
         const skipped = [
           counts.alreadyHere > 0 ? `${counts.alreadyHere} already here` : '',
           counts.skippedPrivate > 0 ? `${counts.skippedPrivate} private left out` : '',
           counts.skippedUnverified > 0 ? `${counts.skippedUnverified} unverified left out` : '',
         ].filter((part) => part !== '');
-        io.stdout.write(`imported ${counts.imported} of ${exported.mentions.length} mentions${skipped.length === 0 ? '' : ` (${skipped.join(', ')})`}\n`);
+        io.stdout.write(
+          `imported ${counts.imported} of ${exported.mentions.length} mentions${skipped.length === 0 ? '' : ` (${skipped.join(', ')})`}\n`,
+        );
       }),
     );
 

@@ -7,7 +7,8 @@ import { formatTable, type CliIo } from './io.js';
 import { trimEndOf } from '../core/text.js';
 
 function statusOption(value: string): WebmentionStatus {
-  if (!(WEBMENTION_STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${WEBMENTION_STATUSES.join(', ')}`);
+  if (!(WEBMENTION_STATUSES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`must be one of ${WEBMENTION_STATUSES.join(', ')}`);
   return value as WebmentionStatus;
 }
 
@@ -17,7 +18,11 @@ function idOf(value: string): string {
 }
 
 /** Registers `webmention list|reprocess|spam`; returns the `webmention` command for the others to add to. */
-export function registerWebmentionCommands(program: Command, io: CliIo, run: (work: () => Promise<void | number>) => Promise<void>): Command {
+export function registerWebmentionCommands(
+  program: Command,
+  io: CliIo,
+  run: (work: () => Promise<void | number>) => Promise<void>,
+): Command {
   const webmention = program.command('webmention').description('moderate received webmentions');
 
   webmention
@@ -29,14 +34,24 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
     .action((options: { status?: WebmentionStatus; reasons?: boolean; held?: boolean }) =>
       run(async () => {
         const { items } = await withCore(io, ({ stores }) =>
-          stores.webmentions.list({ ...(options.status === undefined ? {} : { status: options.status }), ...(options.held === true ? { approval: 'held' as const } : {}) }),
+          stores.webmentions.list({
+            ...(options.status === undefined ? {} : { status: options.status }),
+            ...(options.held === true ? { approval: 'held' as const } : {}),
+          }),
         );
         const columns = ['ID', 'STATUS', 'TYPE', 'SOURCE', 'TARGET', 'UPDATED'];
         const cells = (w: (typeof items)[number]) => [w.id, w.status, w.type ?? '-', w.source, w.target, w.updatedAt];
         // the reason comes last, so the columns scripts read keep their places
         const withReasons = options.reasons === true || options.status === 'failed';
         const reasonOf = (w: (typeof items)[number]) => (w.status === 'failed' && w.error !== null ? w.error : '-');
-        io.stdout.write(withReasons ? formatTable([...columns, 'REASON'], items.map((w) => [...cells(w), reasonOf(w)])) : formatTable(columns, items.map(cells)));
+        io.stdout.write(
+          withReasons
+            ? formatTable(
+                [...columns, 'REASON'],
+                items.map((w) => [...cells(w), reasonOf(w)]),
+              )
+            : formatTable(columns, items.map(cells)),
+        );
       }),
     );
 
@@ -52,7 +67,8 @@ export function registerWebmentionCommands(program: Command, io: CliIo, run: (wo
         // the service's own processing (the core's): its failure reasons, its webhooks after processing
         await withCore(io, async (core) => {
           const feature = await core.webmention();
-          const records = id === undefined ? (await feature.service.list({ status: 'failed' })).items : [await feature.service.get(idOf(id))];
+          const records =
+            id === undefined ? (await feature.service.list({ status: 'failed' })).items : [await feature.service.get(idOf(id))];
           for (const record of records) {
             const outcome = await feature.service.reprocess(record.id);
             if (outcome.status === 'failed') failures += 1;

@@ -31,7 +31,9 @@ export async function withCore<T>(io: CliIo, work: (core: CommandCore) => Promis
   const where = describeDatabase(config);
   const missing = config.database.kind === 'sqlite' && config.database.filename !== ':memory:' && !existsSync(config.database.filename);
   if (missing && options.create !== true) {
-    throw new DatabaseUnavailableError(where, { cause: new Error('no such file; run this where `indiestack serve` runs, or give --data-dir or INDIEWEB_DATABASE_URL') });
+    throw new DatabaseUnavailableError(where, {
+      cause: new Error('no such file; run this where `indiestack serve` runs, or give --data-dir or INDIEWEB_DATABASE_URL'),
+    });
   }
   if (missing) io.stderr.write(`indiestack: creating a new database at ${where}\n`);
   const database = await openDatabase(config);

@@ -47,7 +47,13 @@ export interface ServerLimits {
   readonly shutdownTimeout: number;
 }
 
-export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({ headersTimeout: 10, requestTimeout: 120, keepAliveTimeout: 5, maxConnections: 1000, shutdownTimeout: 10 });
+export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({
+  headersTimeout: 10,
+  requestTimeout: 120,
+  keepAliveTimeout: 5,
+  maxConnections: 1000,
+  shutdownTimeout: 10,
+});
 
 export const WEBMENTION_MODERATIONS = ['none', 'first-from-domain', 'all'] as const;
 /** `none`: public once verified; `first-from-domain`: a source domain's first mention waits for approval; `all`: every new mention waits. */
@@ -70,7 +76,11 @@ export interface WebmentionLimits {
 }
 
 /** The pending cap is on by default; the two rate limits are off, as SPEC.md ("Rate limiting: none is implemented") has it. */
-export const DEFAULT_WEBMENTION_LIMITS: WebmentionLimits = Object.freeze({ maxPendingPerHost: 1000, perClientPerMinute: null, perSourceHostPerMinute: null });
+export const DEFAULT_WEBMENTION_LIMITS: WebmentionLimits = Object.freeze({
+  maxPendingPerHost: 1000,
+  perClientPerMinute: null,
+  perSourceHostPerMinute: null,
+});
 
 /** A failure throttle's settings (src/core/throttle.ts; docs/security.md "Throttles"). */
 export interface ThrottleConfig {
@@ -106,9 +116,7 @@ export const DEFAULT_MEDIA_ALLOWED_TYPES: readonly string[] = Object.freeze([
 
 export const DEFAULT_DATABASE_TIMEOUT_S = 3;
 
-export type DatabaseLocation =
-  | { readonly kind: 'sqlite'; readonly filename: string }
-  | { readonly kind: 'postgres'; readonly url: string };
+export type DatabaseLocation = { readonly kind: 'sqlite'; readonly filename: string } | { readonly kind: 'postgres'; readonly url: string };
 
 export interface MediaConfig {
   /** Bytes; null means no limit. */

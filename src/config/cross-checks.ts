@@ -16,19 +16,26 @@ export interface CrossCheck {
 export const CROSS_CHECKS: readonly CrossCheck[] = [
   {
     after: 'INDIEWEB_SHUTDOWN_TIMEOUT',
-    check: ({ server }) => (server.headersTimeout > server.requestTimeout ? ['INDIEWEB_HEADERS_TIMEOUT: must not be longer than INDIEWEB_REQUEST_TIMEOUT'] : []),
+    check: ({ server }) =>
+      server.headersTimeout > server.requestTimeout ? ['INDIEWEB_HEADERS_TIMEOUT: must not be longer than INDIEWEB_REQUEST_TIMEOUT'] : [],
   },
   {
     after: 'INDIEWEB_S3_BUCKET',
-    check: ({ media }, isSet) => (media.storage.kind === 's3' && !isSet('INDIEWEB_S3_BUCKET') ? ['INDIEWEB_S3_BUCKET: required when INDIEWEB_MEDIA_STORAGE=s3'] : []),
+    check: ({ media }, isSet) =>
+      media.storage.kind === 's3' && !isSet('INDIEWEB_S3_BUCKET') ? ['INDIEWEB_S3_BUCKET: required when INDIEWEB_MEDIA_STORAGE=s3'] : [],
   },
   {
     after: 'INDIEWEB_S3_SECRET_ACCESS_KEY',
     check: ({ media }, isSet) =>
-      media.storage.kind === 's3' && isSet('INDIEWEB_S3_ACCESS_KEY_ID') !== isSet('INDIEWEB_S3_SECRET_ACCESS_KEY') ? ['INDIEWEB_S3_ACCESS_KEY_ID and INDIEWEB_S3_SECRET_ACCESS_KEY go together'] : [],
+      media.storage.kind === 's3' && isSet('INDIEWEB_S3_ACCESS_KEY_ID') !== isSet('INDIEWEB_S3_SECRET_ACCESS_KEY')
+        ? ['INDIEWEB_S3_ACCESS_KEY_ID and INDIEWEB_S3_SECRET_ACCESS_KEY go together']
+        : [],
   },
   {
     after: 'INDIEWEB_FILES_URL_TEMPLATE',
-    check: ({ files }) => filesTemplateProblems(files.defaultTemplates).map((problem) => `INDIEWEB_FILES_PATH_TEMPLATE/INDIEWEB_FILES_URL_TEMPLATE: ${problem}`),
+    check: ({ files }) =>
+      filesTemplateProblems(files.defaultTemplates).map(
+        (problem) => `INDIEWEB_FILES_PATH_TEMPLATE/INDIEWEB_FILES_URL_TEMPLATE: ${problem}`,
+      ),
   },
 ];

@@ -125,10 +125,20 @@ describe('loadConfig', () => {
         INDIEWEB_MEDIA_MAX_UPLOAD_COUNT: 'lots',
         INDIEWEB_DATABASE_URL: 'mysql://db.example/app',
       });
-      const names = ['INDIEWEB_PORT', 'INDIEWEB_LOG_LEVEL', 'INDIEWEB_SECRET', 'INDIEWEB_TRUST_PROXY', 'INDIEWEB_MEDIA_MAX_UPLOAD_COUNT', 'INDIEWEB_DATABASE_URL'];
+      const names = [
+        'INDIEWEB_PORT',
+        'INDIEWEB_LOG_LEVEL',
+        'INDIEWEB_SECRET',
+        'INDIEWEB_TRUST_PROXY',
+        'INDIEWEB_MEDIA_MAX_UPLOAD_COUNT',
+        'INDIEWEB_DATABASE_URL',
+      ];
       expect(problems).toHaveLength(names.length);
       for (const name of names) {
-        expect(problems.filter((line) => line.startsWith(`${name}: `)), name).toHaveLength(1);
+        expect(
+          problems.filter((line) => line.startsWith(`${name}: `)),
+          name,
+        ).toHaveLength(1);
       }
     });
 
@@ -284,9 +294,12 @@ describe('loadConfig', () => {
       expect(load({ INDIEWEB_DATABASE_URL: raw }).database).toEqual({ kind: 'sqlite', filename });
     });
 
-    it.each(['mysql://db.example/app', 'mongodb://db.example/app', 'https://db.example/'])('reports the unsupported scheme of %j', (raw) => {
-      expect(problemsOf({ INDIEWEB_DATABASE_URL: raw })).toEqual([expect.stringMatching(/^INDIEWEB_DATABASE_URL: .*unsupported scheme/)]);
-    });
+    it.each(['mysql://db.example/app', 'mongodb://db.example/app', 'https://db.example/'])(
+      'reports the unsupported scheme of %j',
+      (raw) => {
+        expect(problemsOf({ INDIEWEB_DATABASE_URL: raw })).toEqual([expect.stringMatching(/^INDIEWEB_DATABASE_URL: .*unsupported scheme/)]);
+      },
+    );
 
     it('reports a postgres URL without a host', () => {
       expect(problemsOf({ INDIEWEB_DATABASE_URL: 'postgres:///indiestack' })).toEqual([expect.stringMatching(/^INDIEWEB_DATABASE_URL: /)]);
@@ -365,12 +378,15 @@ describe('loadConfig', () => {
   });
 
   describe('module specifiers', () => {
-    it.each(['./handler.js', './handler.js#createHandler', '@acme/indie-handler#handler', 'file:///srv/handler.js'])('accepts %j', (raw) => {
-      const config = load({ INDIEWEB_MICROPUB_HANDLER: raw, INDIEWEB_MICROPUB_URL_POLICY: raw, INDIEWEB_CLIENT_ID_VALIDATOR: raw });
-      expect(config.micropubHandler).toBe(raw);
-      expect(config.micropubUrlPolicy).toBe(raw);
-      expect(config.clientIdValidator).toBe(raw);
-    });
+    it.each(['./handler.js', './handler.js#createHandler', '@acme/indie-handler#handler', 'file:///srv/handler.js'])(
+      'accepts %j',
+      (raw) => {
+        const config = load({ INDIEWEB_MICROPUB_HANDLER: raw, INDIEWEB_MICROPUB_URL_POLICY: raw, INDIEWEB_CLIENT_ID_VALIDATOR: raw });
+        expect(config.micropubHandler).toBe(raw);
+        expect(config.micropubUrlPolicy).toBe(raw);
+        expect(config.clientIdValidator).toBe(raw);
+      },
+    );
 
     it.each(['#handler', './handler.js#', './handler.js#a#b'])('reports %j', (raw) => {
       expect(problemsOf({ INDIEWEB_MICROPUB_HANDLER: raw, INDIEWEB_MICROPUB_URL_POLICY: raw, INDIEWEB_CLIENT_ID_VALIDATOR: raw })).toEqual([
@@ -383,20 +399,16 @@ describe('loadConfig', () => {
 
   describe('lists', () => {
     it('splits server-managed properties on commas and whitespace', () => {
-      expect(load({ INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES: 'published,updated  syndication,\n\tcategory' }).micropubServerManagedProperties).toEqual([
-        'published',
-        'updated',
-        'syndication',
-        'category',
-      ]);
+      expect(
+        load({ INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES: 'published,updated  syndication,\n\tcategory' })
+          .micropubServerManagedProperties,
+      ).toEqual(['published', 'updated', 'syndication', 'category']);
     });
 
     it('splits allowed client ids on commas and whitespace', () => {
-      expect(load({ INDIEWEB_ALLOWED_CLIENT_IDS: 'https://a.example/, https://b.example/app\nhttps://c.example/' }).allowedClientIds).toEqual([
-        'https://a.example/',
-        'https://b.example/app',
-        'https://c.example/',
-      ]);
+      expect(
+        load({ INDIEWEB_ALLOWED_CLIENT_IDS: 'https://a.example/, https://b.example/app\nhttps://c.example/' }).allowedClientIds,
+      ).toEqual(['https://a.example/', 'https://b.example/app', 'https://c.example/']);
     });
 
     it('reports each allowed client id that is not a strict http(s) URL', () => {
@@ -438,14 +450,20 @@ describe('loadConfig', () => {
     });
 
     it('reads whole numbers, including 0', () => {
-      const media = load({ INDIEWEB_MEDIA_MAX_UPLOAD_BYTES: '1024', INDIEWEB_MEDIA_MAX_UPLOAD_COUNT: '0', INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES: '4096' }).media;
+      const media = load({
+        INDIEWEB_MEDIA_MAX_UPLOAD_BYTES: '1024',
+        INDIEWEB_MEDIA_MAX_UPLOAD_COUNT: '0',
+        INDIEWEB_MEDIA_MAX_UPLOAD_TOTAL_BYTES: '4096',
+      }).media;
       expect(media.maxUploadBytes).toBe(1024);
       expect(media.maxUploadCount).toBe(0);
       expect(media.maxUploadTotalBytes).toBe(4096);
     });
 
     it.each(['-1', '10MB', '1.5', 'unlimited'])('reports %j for each limit', (raw) => {
-      expect(problemsOf(Object.fromEntries(names.map((name) => [name, raw])))).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^${name}: `))));
+      expect(problemsOf(Object.fromEntries(names.map((name) => [name, raw])))).toEqual(
+        names.map((name) => expect.stringMatching(new RegExp(`^${name}: `))),
+      );
     });
   });
 
@@ -456,7 +474,11 @@ describe('loadConfig', () => {
 
     it('reads whole numbers, and none as no limit', () => {
       expect(
-        load({ INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST: 'none', INDIEWEB_WEBMENTION_RATE_LIMIT: '30', INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT: '10' }).webmentionLimits,
+        load({
+          INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST: 'none',
+          INDIEWEB_WEBMENTION_RATE_LIMIT: '30',
+          INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT: '10',
+        }).webmentionLimits,
       ).toEqual({ maxPendingPerHost: null, perClientPerMinute: 30, perSourceHostPerMinute: 10 });
       expect(load({ INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST: '5', INDIEWEB_WEBMENTION_RATE_LIMIT: 'NONE' }).webmentionLimits).toEqual({
         maxPendingPerHost: 5,
@@ -467,9 +489,11 @@ describe('loadConfig', () => {
 
     it.each(['0', '-1', '1.5', 'unlimited', '10/min'])('reports %j for each of them', (raw) => {
       const names = ['INDIEWEB_WEBMENTION_MAX_PENDING_PER_HOST', 'INDIEWEB_WEBMENTION_RATE_LIMIT', 'INDIEWEB_WEBMENTION_SOURCE_RATE_LIMIT'];
-      expect(problemsOf(Object.fromEntries(names.map((name) => [name, raw])))).toEqual(names.map((name) => expect.stringMatching(new RegExp(`^${name}: "`))));
-      });
+      expect(problemsOf(Object.fromEntries(names.map((name) => [name, raw])))).toEqual(
+        names.map((name) => expect.stringMatching(new RegExp(`^${name}: "`))),
+      );
     });
+  });
 
   describe('timeouts of outside services', () => {
     const s3 = { INDIEWEB_MEDIA_STORAGE: 's3', INDIEWEB_S3_BUCKET: 'media' };
@@ -498,7 +522,12 @@ describe('loadConfig', () => {
 
   describe('throttles and password hashing', () => {
     it('reads free failures, the longest wait and the hashes at once', () => {
-      const config = load({ INDIEWEB_SIGNIN_FREE_ATTEMPTS: '3', INDIEWEB_SIGNIN_MAX_DELAY: '60', INDIEWEB_TOKEN_FREE_FAILURES: '20', INDIEWEB_MAX_CONCURRENT_HASHES: '1' });
+      const config = load({
+        INDIEWEB_SIGNIN_FREE_ATTEMPTS: '3',
+        INDIEWEB_SIGNIN_MAX_DELAY: '60',
+        INDIEWEB_TOKEN_FREE_FAILURES: '20',
+        INDIEWEB_MAX_CONCURRENT_HASHES: '1',
+      });
       expect(config.signInThrottle).toEqual({ freeFailures: 3, maxDelay: 60 });
       expect(config.tokenThrottle).toEqual({ freeFailures: 20, maxDelay: 60 });
       expect(config.maxConcurrentHashes).toBe(1);
@@ -578,9 +607,12 @@ describe('redactUrl', () => {
     expect(redactUrl(raw)).toBe(expected);
   });
 
-  it.each(['postgres://db.example/app', 'postgres://indie@db.example/app', 'sqlite:/var/db/site.sqlite', ':memory:', ''])('leaves %j unchanged', (raw) => {
-    expect(redactUrl(raw)).toBe(raw);
-  });
+  it.each(['postgres://db.example/app', 'postgres://indie@db.example/app', 'sqlite:/var/db/site.sqlite', ':memory:', ''])(
+    'leaves %j unchanged',
+    (raw) => {
+      expect(redactUrl(raw)).toBe(raw);
+    },
+  );
 });
 
 describe('unknownSettingNames', () => {

@@ -43,7 +43,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const config = reading.config as unknown as Config;
 
   const problems = orderedProblems([
-    ...SETTINGS_TABLE.map((setting) => ({ after: REPORTED_AFTER.get(setting.name) ?? setting.name, moved: REPORTED_AFTER.has(setting.name), problems: reading.problemsOf(setting) })),
+    ...SETTINGS_TABLE.map((setting) => ({
+      after: REPORTED_AFTER.get(setting.name) ?? setting.name,
+      moved: REPORTED_AFTER.has(setting.name),
+      problems: reading.problemsOf(setting),
+    })),
     ...CROSS_CHECKS.map((rule) => ({ after: rule.after, moved: true, problems: rule.check(config, reading.isSet) })),
   ]);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -59,7 +63,9 @@ function orderedProblems(entries: readonly { after: string; moved: boolean; prob
     return index;
   };
   // Array.prototype.sort is stable
-  return [...entries].sort((a, b) => place(a.after) - place(b.after) || Number(a.moved) - Number(b.moved)).flatMap((entry) => entry.problems);
+  return [...entries]
+    .sort((a, b) => place(a.after) - place(b.after) || Number(a.moved) - Number(b.moved))
+    .flatMap((entry) => entry.problems);
 }
 
 /** An override as given, or the variable trimmed; an unset or blank variable is not given. */

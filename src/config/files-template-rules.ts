@@ -48,8 +48,10 @@ export function filesTemplateProblems(templates: FilesTemplates): string[] {
   if (urlParts === null) problems.push(`URL template "${templates.url}" has unpaired braces`);
   if (pathParts === null || urlParts === null) return problems;
 
-  for (const name of pathParts.variables) if (!known.has(name)) problems.push(`path template "${templates.path}" uses unknown variable {${name}}`);
-  if (!pathParts.literals.every((literal) => TEMPLATE_LITERAL.test(literal))) problems.push(`path template "${templates.path}" may only hold letters, digits and . _ ~ / - outside variables`);
+  for (const name of pathParts.variables)
+    if (!known.has(name)) problems.push(`path template "${templates.path}" uses unknown variable {${name}}`);
+  if (!pathParts.literals.every((literal) => TEMPLATE_LITERAL.test(literal)))
+    problems.push(`path template "${templates.path}" may only hold letters, digits and . _ ~ / - outside variables`);
   const segments = templates.path.split('/');
   if (templates.path.startsWith('/') || segments.some((segment) => segment === '' || segment.startsWith('.'))) {
     problems.push(`path template "${templates.path}" must be relative, without empty, "." or ".." segments or hidden names`);
@@ -57,12 +59,17 @@ export function filesTemplateProblems(templates: FilesTemplates): string[] {
   if (!/\.(md|markdown)$/.test(templates.path)) problems.push(`path template "${templates.path}" must end in .md or .markdown`);
   if (!pathParts.variables.includes('slug')) problems.push(`path template "${templates.path}" must contain {slug}`);
 
-  if (!templates.url.startsWith('{site}') || urlParts.variables.filter((name) => name === 'site').length !== 1) problems.push(`URL template "${templates.url}" must start with {site} and use it once`);
-  for (const name of urlParts.variables) if (name !== 'site' && !known.has(name)) problems.push(`URL template "${templates.url}" uses unknown variable {${name}}`);
-  if (!urlParts.literals.every((literal) => TEMPLATE_LITERAL.test(literal))) problems.push(`URL template "${templates.url}" may only hold letters, digits and . _ ~ / - outside variables`);
+  if (!templates.url.startsWith('{site}') || urlParts.variables.filter((name) => name === 'site').length !== 1)
+    problems.push(`URL template "${templates.url}" must start with {site} and use it once`);
+  for (const name of urlParts.variables)
+    if (name !== 'site' && !known.has(name)) problems.push(`URL template "${templates.url}" uses unknown variable {${name}}`);
+  if (!urlParts.literals.every((literal) => TEMPLATE_LITERAL.test(literal)))
+    problems.push(`URL template "${templates.url}" may only hold letters, digits and . _ ~ / - outside variables`);
 
-  const varying = (names: readonly string[]) => [...new Set(names.filter((name) => !['site', 'section', 'type'].includes(name)))].sort().join(' ');
-  if (varying(pathParts.variables) !== varying(urlParts.variables)) problems.push(`path template "${templates.path}" and URL template "${templates.url}" must use the same date and slug variables`);
+  const varying = (names: readonly string[]) =>
+    [...new Set(names.filter((name) => !['site', 'section', 'type'].includes(name)))].sort().join(' ');
+  if (varying(pathParts.variables) !== varying(urlParts.variables))
+    problems.push(`path template "${templates.path}" and URL template "${templates.url}" must use the same date and slug variables`);
   return problems;
 }
 
@@ -70,9 +77,14 @@ export function filesTemplateProblems(templates: FilesTemplates): string[] {
 export function filesUserDirProblem(userDir: string): string | null {
   if (userDir === '.') return null;
   const parts = splitFilesTemplate(userDir);
-  if (parts === null || parts.variables.some((name) => name !== 'user' && name !== 'id') || !parts.literals.every((literal) => TEMPLATE_LITERAL.test(literal))) {
+  if (
+    parts === null ||
+    parts.variables.some((name) => name !== 'user' && name !== 'id') ||
+    !parts.literals.every((literal) => TEMPLATE_LITERAL.test(literal))
+  ) {
     return 'is not "." or a template of letters, digits, . _ ~ / - with {user} and {id}';
   }
-  if (userDir.startsWith('/') || userDir.split('/').some((segment) => segment === '' || segment.startsWith('.'))) return 'must be relative, without empty, "." or ".." segments or hidden names';
+  if (userDir.startsWith('/') || userDir.split('/').some((segment) => segment === '' || segment.startsWith('.')))
+    return 'must be relative, without empty, "." or ".." segments or hidden names';
   return null;
 }

@@ -27,7 +27,10 @@ export function integer(range: { min?: number; max?: number } = {}): Parser<numb
   const min = range.min ?? 0;
   const max = range.max ?? Number.MAX_SAFE_INTEGER;
   return {
-    parse: (raw) => (/^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? accept(Number(raw)) : reject(`"${raw}" is not a whole number between ${min} and ${max}`)),
+    parse: (raw) =>
+      /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max
+        ? accept(Number(raw))
+        : reject(`"${raw}" is not a whole number between ${min} and ${max}`),
     show: String,
   };
 }
@@ -50,7 +53,8 @@ export function integerOrNone(range: { min: number; max: number }): Parser<numbe
   return {
     parse: (raw) => {
       if (raw.toLowerCase() === 'none') return accept(null);
-      if (!/^\d+$/.test(raw) || Number(raw) < range.min || Number(raw) > range.max) return reject(`"${raw}" is not a whole number between ${range.min} and ${range.max} or "none"`);
+      if (!/^\d+$/.test(raw) || Number(raw) < range.min || Number(raw) > range.max)
+        return reject(`"${raw}" is not a whole number between ${range.min} and ${range.max} or "none"`);
       return accept(Number(raw));
     },
     show: (value) => (value === null ? 'none' : String(value)),
@@ -127,7 +131,8 @@ export function moduleSpecifier(): Parser<string> {
   return {
     parse: (raw) => {
       const [specifier, exportName, extra] = raw.split('#');
-      if (specifier === undefined || specifier === '' || extra !== undefined || exportName === '') return reject(`"${raw}" is not a module specifier with an optional #export`);
+      if (specifier === undefined || specifier === '' || extra !== undefined || exportName === '')
+        return reject(`"${raw}" is not a module specifier with an optional #export`);
       return accept(raw);
     },
   };
@@ -169,10 +174,11 @@ export function databaseUrl(): Parser<DatabaseLocation> {
       }
       if (raw === ':memory:') return accept({ kind: 'sqlite', filename: ':memory:' });
       const match = /^(?:sqlite|file):(?:\/\/)?(.+)$/i.exec(raw);
-      if (match !== null) return accept({ kind: 'sqlite', filename: match[1] === ':memory:' ? ':memory:' : path.resolve(cwd, match[1] ?? '') });
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) return reject(`"${redactUrl(raw)}" uses an unsupported scheme (use postgres:// or sqlite:)`);
+      if (match !== null)
+        return accept({ kind: 'sqlite', filename: match[1] === ':memory:' ? ':memory:' : path.resolve(cwd, match[1] ?? '') });
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw))
+        return reject(`"${redactUrl(raw)}" uses an unsupported scheme (use postgres:// or sqlite:)`);
       return accept({ kind: 'sqlite', filename: path.resolve(cwd, raw) });
     },
   };
 }
-

@@ -47,7 +47,11 @@ export function readSettings(table: readonly Setting[], raw: (setting: Setting) 
     if (setting.when === undefined || setting.when(resolved)) {
       const text = raw(setting);
       const parsed = text === undefined ? undefined : setting.parser.parse(text, { cwd });
-      if (parsed !== undefined && !parsed.ok) problems.set(setting, parsed.problems.map((problem) => `${setting.name}: ${problem}`));
+      if (parsed !== undefined && !parsed.ok)
+        problems.set(
+          setting,
+          parsed.problems.map((problem) => `${setting.name}: ${problem}`),
+        );
       outcome = { read: true, given: text !== undefined, value: parsed?.ok === true ? parsed.value : setting.fallback(resolved) };
     }
     settling.delete(setting);

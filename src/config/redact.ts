@@ -22,7 +22,7 @@ const LINE_ENDS = '\n\r\u2028\u2029';
  * `raw.replace(/\/\/.*@/, '//***@')` did, in one pass (that pattern retried at every "//").
  */
 function hideUserInfo(raw: string): string {
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const slashes = raw.indexOf('//', from);
     if (slashes === -1) return raw;
     let lineEnd = slashes + 2;

@@ -27,7 +27,9 @@ export type ValueAt<P extends string, T = Config> = T extends unknown
   : never;
 
 /** The type a value must have to go at every one of the keys `P` (their intersection). */
-export type ValueFor<P extends ConfigKey> = (P extends unknown ? (value: ValueAt<P>) => void : never) extends (value: infer V) => void ? V : never;
+export type ValueFor<P extends ConfigKey> = (P extends unknown ? (value: ValueAt<P>) => void : never) extends (value: infer V) => void
+  ? V
+  : never;
 
 /** A parsed value, or what is wrong with the text (each problem is later prefixed with the variable's name). */
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: readonly string[] };
@@ -86,7 +88,8 @@ export function defineSetting<const P extends ConfigKey>(spec: SettingSpec<P>): 
   const fixed = spec.default;
   const fallback = typeof fixed === 'function' ? (fixed as (resolved: Resolved) => unknown) : () => fixed;
   let shownDefault = spec.shownDefault;
-  if (shownDefault === undefined && fixed !== undefined && typeof fixed !== 'function' && parser.show !== undefined) shownDefault = parser.show(fixed);
+  if (shownDefault === undefined && fixed !== undefined && typeof fixed !== 'function' && parser.show !== undefined)
+    shownDefault = parser.show(fixed);
   if (shownDefault === undefined) throw new TypeError(`${spec.name}: the table cannot show this default; give shownDefault`);
   return Object.freeze({
     name: spec.name,

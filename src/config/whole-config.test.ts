@@ -394,6 +394,8 @@ describe('loadConfig, whole results', () => {
       'INDIEWEB_PORT: "70000" is not a whole number between 0 and 65535',
       'INDIEWEB_BASE_URL: "https://x.example/?a" is not an absolute http(s) URL without query, fragment or userinfo',
     ]);
-    expect(problemsOf({}, { logLevel: ' info' })).toEqual(['INDIEWEB_LOG_LEVEL: " info" is not one of fatal, error, warn, info, debug, trace, silent']);
+    expect(problemsOf({}, { logLevel: ' info' })).toEqual([
+      'INDIEWEB_LOG_LEVEL: " info" is not one of fatal, error, warn, info, debug, trace, silent',
+    ]);
   });
 });

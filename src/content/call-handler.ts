@@ -16,7 +16,11 @@ export async function callHandler<T>(operation: string, call: () => Promise<T>):
     return await call();
   } catch (error) {
     // spec: the handler's message is not sent to the client; the description names only the operation
-    if (isHandlerValueError(error)) throw new InvalidRequestError(`${operation}: ${error.message}`, { cause: error, description: `the content handler refused ${operation}` });
+    if (isHandlerValueError(error))
+      throw new InvalidRequestError(`${operation}: ${error.message}`, {
+        cause: error,
+        description: `the content handler refused ${operation}`,
+      });
     // only errors of indiestack's own storage layer are marked; a host handler's database failing stays a 500
     if (isDatabaseUnavailable(error)) throw error;
     throw new HandlerFailureError(`${operation} failed`, { cause: error });

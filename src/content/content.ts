@@ -60,7 +60,11 @@ export async function loadContent(deps: {
   let urlPolicy: LoadedCallable<UrlPolicy> | null = deps.urlPolicy === undefined ? null : { ok: true, fn: deps.urlPolicy };
   if (urlPolicy === null && config.micropubUrlPolicy !== null) {
     urlPolicy = await loadCallable<UrlPolicy>(config.micropubUrlPolicy, process.cwd());
-    if (!urlPolicy.ok) log.error({ err: urlPolicy.error, specifier: config.micropubUrlPolicy }, 'micropub URL policy cannot be loaded; requests that need it answer 500');
+    if (!urlPolicy.ok)
+      log.error(
+        { err: urlPolicy.error, specifier: config.micropubUrlPolicy },
+        'micropub URL policy cannot be loaded; requests that need it answer 500',
+      );
   }
   return { handler, urlPolicy: createUrlPolicyCheck(urlPolicy) };
 }

@@ -11,7 +11,11 @@ import { createMemoryHandler } from './handlers/memory.js';
 const REQUIRED_METHODS = ['createEntry', 'getEntry', 'updateEntry', 'deleteEntry', 'undeleteEntry', 'getConfig'] as const;
 
 export function isMicropubHandler(value: unknown): value is MicropubHandler {
-  return typeof value === 'object' && value !== null && REQUIRED_METHODS.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    REQUIRED_METHODS.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
+  );
 }
 
 export interface ResolvedHandler {
@@ -28,7 +32,10 @@ export interface DatabaseHandlerDeps {
 }
 
 /** Which kind of handler the settings (or plugin mode) choose: a built-in one, or the host's own. */
-export function handlerKindOf(config: Pick<Config, 'micropubHandler'>, given: MicropubHandler | undefined): 'memory' | 'database' | 'files' | 'own' {
+export function handlerKindOf(
+  config: Pick<Config, 'micropubHandler'>,
+  given: MicropubHandler | undefined,
+): 'memory' | 'database' | 'files' | 'own' {
   if (given !== undefined) return 'own';
   const specifier = config.micropubHandler;
   if (specifier === null || specifier === 'memory') return 'memory';
@@ -44,25 +51,44 @@ export function handlerKindOf(config: Pick<Config, 'micropubHandler'>, given: Mi
  * {@link ConfigError}: publishing would not work. `log` receives the files
  * handler's failed commits and pushes.
  */
-export async function resolveHandler(config: Config, given: MicropubHandler | undefined, cwd: string, log?: FilesHandlerLog, database?: DatabaseHandlerDeps): Promise<ResolvedHandler> {
+export async function resolveHandler(
+  config: Config,
+  given: MicropubHandler | undefined,
+  cwd: string,
+  log?: FilesHandlerLog,
+  database?: DatabaseHandlerDeps,
+): Promise<ResolvedHandler> {
   if (given !== undefined) return { handler: given, inMemory: false };
   const specifier = config.micropubHandler;
-  if (specifier === null || specifier === 'memory') return { handler: createMemoryHandler({ baseUrl: config.baseUrl, maxEntries: config.memoryHandlerMaxEntries }), inMemory: true, builtIn: true };
+  if (specifier === null || specifier === 'memory')
+    return {
+      handler: createMemoryHandler({ baseUrl: config.baseUrl, maxEntries: config.memoryHandlerMaxEntries }),
+      inMemory: true,
+      builtIn: true,
+    };
   if (specifier === 'database') {
     if (database === undefined) throw new ConfigError(['INDIEWEB_MICROPUB_HANDLER: "database" needs the database the server runs on']);
-    return { handler: createDatabaseHandler({ baseUrl: config.baseUrl, entries: database.entries, clock: database.clock }), inMemory: false, builtIn: true };
+    return {
+      handler: createDatabaseHandler({ baseUrl: config.baseUrl, entries: database.entries, clock: database.clock }),
+      inMemory: false,
+      builtIn: true,
+    };
   }
   if (specifier === 'files') return { handler: createFilesHandlerFromConfig(config, log), inMemory: false, builtIn: true };
   let loaded: unknown;
   try {
     loaded = await loadExport(specifier, cwd);
   } catch (error) {
-    throw new ConfigError([`INDIEWEB_MICROPUB_HANDLER: cannot load "${specifier}": ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
+    throw new ConfigError([
+      `INDIEWEB_MICROPUB_HANDLER: cannot load "${specifier}": ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    ]);
   }
   const options: MicropubHandlerFactoryOptions = { baseUrl: config.baseUrl, dataDir: config.dataDir };
   const handler = typeof loaded === 'function' ? await (loaded as (o: MicropubHandlerFactoryOptions) => unknown)(options) : loaded;
   if (!isMicropubHandler(handler)) {
-    throw new ConfigError([`INDIEWEB_MICROPUB_HANDLER: "${specifier}" is neither a handler nor a function returning one (needs ${REQUIRED_METHODS.join(', ')})`]);
+    throw new ConfigError([
+      `INDIEWEB_MICROPUB_HANDLER: "${specifier}" is neither a handler nor a function returning one (needs ${REQUIRED_METHODS.join(', ')})`,
+    ]);
   }
   return { handler, inMemory: false };
 }

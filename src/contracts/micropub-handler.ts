@@ -1,5 +1,14 @@
 import type { HostUser } from './accounts.js';
-import type { MediaObject, MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, UpdateOperations } from './micropub-types.js';
+import type {
+  MediaObject,
+  MicropubConfig,
+  MicropubEntry,
+  MicropubProperties,
+  NewEntry,
+  Page,
+  PageRequest,
+  UpdateOperations,
+} from './micropub-types.js';
 
 /**
  * Where entries live. indiestack parses the request, checks the token and

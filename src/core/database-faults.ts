@@ -23,7 +23,16 @@ function isFromDatabase(error: unknown): boolean {
 }
 
 /** Network failures of the PostgreSQL connection: the server is down, unreachable or went away. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * SQLSTATEs of a PostgreSQL that cannot serve now: connection exceptions
@@ -36,7 +45,8 @@ const POSTGRES_UNAVAILABLE = /^(08...|57P0[123]|53[123]00)$/;
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|PROTOCOL)(_|$)/;
 
 /** What pg and Kysely say, without a code, when a connection cannot be had or was lost. */
-const UNAVAILABLE_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|not queryable|database connection is not open|driver has already been destroyed/i;
+const UNAVAILABLE_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|not queryable|database connection is not open|driver has already been destroyed/i;
 
 /**
  * True when a storage error means "the database cannot answer now" (so the
@@ -52,7 +62,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 function saysUnavailable(error: object): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || POSTGRES_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code))) return true;
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || POSTGRES_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code)))
+    return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
 }
 
@@ -60,5 +71,9 @@ function saysUnavailable(error: object): boolean {
 function errorChain(error: unknown, depth = 0): object[] {
   if (typeof error !== 'object' || error === null || depth > 4) return [];
   const inner = error instanceof AggregateError ? error.errors : [];
-  return [error, ...errorChain((error as { cause?: unknown }).cause, depth + 1), ...inner.flatMap((member: unknown) => errorChain(member, depth + 1))];
+  return [
+    error,
+    ...errorChain((error as { cause?: unknown }).cause, depth + 1),
+    ...inner.flatMap((member: unknown) => errorChain(member, depth + 1)),
+  ];
 }

@@ -175,7 +175,16 @@ export class HCardValidationError extends IndieWebError {
 }
 
 /** Why a passkey ceremony was refused (see accounts/passkeys/service.ts for what the person is told). */
-export const PASSKEY_REFUSALS = ['malformed', 'challenge', 'origin', 'unknown_credential', 'counter', 'verification', 'duplicate', 'inactive'] as const;
+export const PASSKEY_REFUSALS = [
+  'malformed',
+  'challenge',
+  'origin',
+  'unknown_credential',
+  'counter',
+  'verification',
+  'duplicate',
+  'inactive',
+] as const;
 export type PasskeyRefusal = (typeof PASSKEY_REFUSALS)[number];
 
 /** A passkey registration or sign-in that was refused; nothing was stored and nobody signed in. */

@@ -20,7 +20,12 @@ export interface FixedWindowLimiter {
 /** Keys remembered per limiter unless told otherwise. */
 export const DEFAULT_LIMITER_KEYS = 10_000;
 
-export function createFixedWindowLimiter(options: { limit: number; windowSeconds: number; clock: Clock; maxKeys?: number }): FixedWindowLimiter {
+export function createFixedWindowLimiter(options: {
+  limit: number;
+  windowSeconds: number;
+  clock: Clock;
+  maxKeys?: number;
+}): FixedWindowLimiter {
   const { limit, clock } = options;
   const windowMs = options.windowSeconds * 1000;
   const maxKeys = Math.max(1, options.maxKeys ?? DEFAULT_LIMITER_KEYS);
@@ -44,7 +49,8 @@ export function createFixedWindowLimiter(options: { limit: number; windowSeconds
         windows.set(key, window);
         if (windows.size > maxKeys) windows.delete(windows.keys().next().value!);
       }
-      if (window.count >= limit) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.start + windowMs - now) / 1000)) };
+      if (window.count >= limit)
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.start + windowMs - now) / 1000)) };
       window.count += 1;
       return { allowed: true };
     },

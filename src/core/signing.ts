@@ -18,4 +18,3 @@ export function createSigner(secret: string): Signer {
     verify: (purpose, value, signature) => constantTimeEqual(sign(purpose, value), signature),
   };
 }
-

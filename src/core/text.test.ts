@@ -3,7 +3,20 @@ import { escapeRegExp, replaceTags, trimEndOf, trimStartOf } from './text.js';
 
 describe('core/text', () => {
   it('replaceTags gives what /<[^>]*>/g gives', () => {
-    for (const text of ['', 'plain', '<p>Hi <b>there</b></p>', 'a < b', 'a < b > c', '<<a>>', '<a', 'x<y<z>w', '>>', '<>', 'a<b>c<d', '<<<<x>']) {
+    for (const text of [
+      '',
+      'plain',
+      '<p>Hi <b>there</b></p>',
+      'a < b',
+      'a < b > c',
+      '<<a>>',
+      '<a',
+      'x<y<z>w',
+      '>>',
+      '<>',
+      'a<b>c<d',
+      '<<<<x>',
+    ]) {
       expect(replaceTags(text)).toBe(text.replace(/<[^>]*>/g, ' '));
     }
   });

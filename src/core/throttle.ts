@@ -77,7 +77,8 @@ export function backoffSeconds(failures: number, freeFailures: number, maxDelayS
 export function createFailureThrottle(options: FailureThrottleOptions): FailureThrottle {
   const { freeFailures, maxDelaySeconds, clock } = options;
   if (freeFailures === null) return { enabled: false, begin: () => ALWAYS_ALLOWED, size: 0 };
-  if (!Number.isInteger(freeFailures) || freeFailures < 1) throw new RangeError(`a throttle needs at least one free failure, not ${freeFailures}`);
+  if (!Number.isInteger(freeFailures) || freeFailures < 1)
+    throw new RangeError(`a throttle needs at least one free failure, not ${freeFailures}`);
   const free = freeFailures;
   const maxKeys = options.maxKeys ?? DEFAULT_THROTTLE_MAX_KEYS;
   const quietPeriodMs = Math.max(MIN_QUIET_PERIOD_S, 4 * maxDelaySeconds) * 1000;

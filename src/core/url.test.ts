@@ -1,5 +1,12 @@
 import { describe, it, expect } from 'vitest';
-import { isSafeReturnPath, isStrictHttpUrl, parseStrictHttpUrl, profileUrlKey, sameUrlIgnoringSchemeHostCase, withRootPath } from './url.js';
+import {
+  isSafeReturnPath,
+  isStrictHttpUrl,
+  parseStrictHttpUrl,
+  profileUrlKey,
+  sameUrlIgnoringSchemeHostCase,
+  withRootPath,
+} from './url.js';
 
 describe('parseStrictHttpUrl', () => {
   it.each([

@@ -52,7 +52,13 @@ export function headMarkup(owner: OwnerView, head: PageHead): string {
 }
 
 /** An entry page with its headers: strict CSP, no framing, no sniffing, the webmention endpoint in `Link`. */
-export function sendEntryDocument(reply: FastifyReply, status: number, templates: EntryTemplates, view: { title: string; head: string; body: string; owner: OwnerView }, baseUrl: string): FastifyReply {
+export function sendEntryDocument(
+  reply: FastifyReply,
+  status: number,
+  templates: EntryTemplates,
+  view: { title: string; head: string; body: string; owner: OwnerView },
+  baseUrl: string,
+): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')

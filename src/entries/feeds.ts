@@ -50,7 +50,8 @@ export interface FeedItem {
 function contentHtml(row: EntryRow): string {
   const parts: string[] = [];
   for (const value of [...(row.properties.summary ?? []), ...(row.properties.content ?? [])]) {
-    if (typeof value === 'object' && value !== null && typeof (value as { html?: unknown }).html === 'string') parts.push(sanitizeEntryHtml((value as { html: string }).html));
+    if (typeof value === 'object' && value !== null && typeof (value as { html?: unknown }).html === 'string')
+      parts.push(sanitizeEntryHtml((value as { html: string }).html));
     else {
       const text = plainText(value);
       if (text !== null) parts.push(`<p>${escapeHtml(text).replace(/\n/g, '<br>')}</p>`);
@@ -58,12 +59,19 @@ function contentHtml(row: EntryRow): string {
   }
   for (const value of row.properties.photo ?? []) {
     const url = httpUrl(typeof value === 'object' && value !== null ? (value as { value?: unknown }).value : value);
-    const alt = typeof value === 'object' && value !== null && typeof (value as { alt?: unknown }).alt === 'string' ? (value as { alt: string }).alt : '';
+    const alt =
+      typeof value === 'object' && value !== null && typeof (value as { alt?: unknown }).alt === 'string'
+        ? (value as { alt: string }).alt
+        : '';
     if (url !== null) parts.push(`<p><img src="${escapeHtml(url)}" alt="${escapeHtml(alt)}"></p>`);
   }
   for (const name of ['in-reply-to', 'like-of', 'repost-of', 'bookmark-of'] as const) {
     for (const value of row.properties[name] ?? []) {
-      const url = httpUrl(typeof value === 'object' && value !== null ? ((value as { properties?: { url?: unknown[] } }).properties?.url?.[0] ?? (value as { value?: unknown }).value) : value);
+      const url = httpUrl(
+        typeof value === 'object' && value !== null
+          ? ((value as { properties?: { url?: unknown[] } }).properties?.url?.[0] ?? (value as { value?: unknown }).value)
+          : value,
+      );
       if (url !== null) parts.push(`<p>${escapeHtml(name)}: <a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p>`);
     }
   }
@@ -83,7 +91,10 @@ function instant(value: string, fallback: string): string {
 /** The feed of a user's newest listed entries. */
 export function feedDocument(owner: OwnerView, entries: readonly EntryRow[]): FeedDocument {
   const epoch = new Date(0).toISOString();
-  const updated = entries.reduce((latest, row) => (row.updatedAt > latest ? row.updatedAt : latest), entries[0]?.updatedAt ?? owner.profile.updatedAt);
+  const updated = entries.reduce(
+    (latest, row) => (row.updatedAt > latest ? row.updatedAt : latest),
+    entries[0]?.updatedAt ?? owner.profile.updatedAt,
+  );
   return {
     id: owner.homeUrl,
     title: `Posts by ${owner.displayName}`,

@@ -41,9 +41,13 @@ export function renderProfileCard(owner: Owner): SafeHtml {
     if (property === 'name' || property === 'photo' || property === 'note' || !PROPERTY_NAME.test(property)) continue;
     for (const value of values) {
       const url = HCARD_URL_PROPERTIES.has(property) || property === 'logo' ? httpUrl(value) : null;
-      if (property === 'email') rest.push(html`<li><a class="u-email" href="${/^mailto:/i.test(value) ? value : `mailto:${value}`}">${value.replace(/^mailto:/i, '')}</a></li>`);
+      if (property === 'email')
+        rest.push(
+          html`<li><a class="u-email" href="${/^mailto:/i.test(value) ? value : `mailto:${value}`}">${value.replace(/^mailto:/i, '')}</a></li>`,
+        );
       else if (property === 'logo' && url !== null) rest.push(html`<li><img class="u-logo" src="${url}" alt="Logo"></li>`);
-      else if (url !== null) rest.push(html`<li><a class="u-${property}" href="${url}" rel="me">${url.replace(/^https?:\/\//, '').replace(/\/$/, '')}</a></li>`);
+      else if (url !== null)
+        rest.push(html`<li><a class="u-${property}" href="${url}" rel="me">${url.replace(/^https?:\/\//, '').replace(/\/$/, '')}</a></li>`);
       else rest.push(html`<li><span class="p-${property}">${value}</span></li>`);
     }
   }

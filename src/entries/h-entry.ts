@@ -28,7 +28,24 @@ const CONTEXT: readonly (readonly [string, string])[] = [
 ];
 const RSVP_WORDS: Readonly<Record<string, string>> = { yes: 'Going', no: 'Not going', maybe: 'Maybe going', interested: 'Interested' };
 /** Rendered in their own places, not in the footer's list. */
-const PLACED = new Set(['name', 'content', 'photo', 'video', 'audio', 'published', 'url', 'uid', 'start', 'end', 'location', 'rsvp', 'summary', 'category', 'syndication', ...CONTEXT.map(([name]) => name)]);
+const PLACED = new Set([
+  'name',
+  'content',
+  'photo',
+  'video',
+  'audio',
+  'published',
+  'url',
+  'uid',
+  'start',
+  'end',
+  'location',
+  'rsvp',
+  'summary',
+  'category',
+  'syndication',
+  ...CONTEXT.map(([name]) => name),
+]);
 
 /** The root classes: the stored types that are valid names, else `h-entry`. */
 export function rootTypes(row: EntryRow): string[] {
@@ -106,7 +123,10 @@ function renderEventTimes(row: EntryRow): SafeHtml {
 }
 
 function renderContent(row: EntryRow): SafeHtml {
-  const parts = [...values(row, 'summary').map((value) => renderValue('summary', value)), ...values(row, 'content').map((value) => renderValue('content', value))];
+  const parts = [
+    ...values(row, 'summary').map((value) => renderValue('summary', value)),
+    ...values(row, 'content').map((value) => renderValue('content', value)),
+  ];
   return parts.length === 0 ? html`` : html`<div class="entry-content">${parts}</div>`;
 }
 
@@ -123,7 +143,10 @@ function renderGallery(row: EntryRow): SafeHtml {
 
 function renderFooter(row: EntryRow): SafeHtml {
   const published = values(row, 'published');
-  const permalinkTime = published.length > 0 ? published.map((value) => renderValue('published', value)) : [html`<time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time>`];
+  const permalinkTime =
+    published.length > 0
+      ? published.map((value) => renderValue('published', value))
+      : [html`<time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time>`];
   const urls = values(row, 'url');
   const uids = values(row, 'uid');
   const permalink =
@@ -132,15 +155,21 @@ function renderFooter(row: EntryRow): SafeHtml {
       : html`<a class="permalink" href="${row.url}">${permalinkTime}</a> ${urls.map((value) => renderValue('url', value))} ${uids.map((value) => renderValue('uid', value))}`;
   const rows: SafeHtml[] = [html`<li>${permalink}</li>`];
   const rsvp = values(row, 'rsvp');
-  if (rsvp.length > 0) rows.unshift(html`<li class="rsvp">RSVP: ${rsvp.map((value) => renderValue('rsvp', value))}${typeof rsvp[0] === 'string' && RSVP_WORDS[rsvp[0]] !== undefined ? html` (${RSVP_WORDS[rsvp[0]]})` : ''}</li>`);
+  if (rsvp.length > 0)
+    rows.unshift(
+      html`<li class="rsvp">RSVP: ${rsvp.map((value) => renderValue('rsvp', value))}${typeof rsvp[0] === 'string' && RSVP_WORDS[rsvp[0]] !== undefined ? html` (${RSVP_WORDS[rsvp[0]]})` : ''}</li>`,
+    );
   const location = values(row, 'location');
   if (location.length > 0) rows.push(html`<li class="location">At ${location.map((value) => renderValue('location', value))}</li>`);
   const categories = values(row, 'category');
-  if (categories.length > 0) rows.push(html`<li class="categories">Tagged ${categories.map((value) => renderValue('category', value))}</li>`);
+  if (categories.length > 0)
+    rows.push(html`<li class="categories">Tagged ${categories.map((value) => renderValue('category', value))}</li>`);
   const syndication = values(row, 'syndication');
-  if (syndication.length > 0) rows.push(html`<li class="syndication">Also on ${syndication.map((value) => renderValue('syndication', value))}</li>`);
+  if (syndication.length > 0)
+    rows.push(html`<li class="syndication">Also on ${syndication.map((value) => renderValue('syndication', value))}</li>`);
   const others = Object.entries(row.properties).filter(([name]) => !PLACED.has(name) && isShownProperty(name));
-  for (const [name, list] of others) rows.push(html`<li class="other"><span class="label">${name}:</span> ${list.map((value) => renderValue(name, value))}</li>`);
+  for (const [name, list] of others)
+    rows.push(html`<li class="other"><span class="label">${name}:</span> ${list.map((value) => renderValue(name, value))}</li>`);
   return html`<footer class="entry-meta"><ul>${rows}</ul></footer>`;
 }
 

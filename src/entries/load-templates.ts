@@ -14,7 +14,12 @@ import { BUILT_IN_TEMPLATES, resolveEntryTemplates, type EntryTemplates } from '
 /** The plugin option: `true` turns the pages on; an object may also replace templates. */
 export type EntryPagesOption = boolean | { readonly templates?: Partial<EntryTemplates> };
 
-export async function loadEntryTemplates(option: EntryPagesOption | undefined, config: Pick<Config, 'entryTemplates'>, log: FastifyBaseLogger, cwd = process.cwd()): Promise<EntryTemplates> {
+export async function loadEntryTemplates(
+  option: EntryPagesOption | undefined,
+  config: Pick<Config, 'entryTemplates'>,
+  log: FastifyBaseLogger,
+  cwd = process.cwd(),
+): Promise<EntryTemplates> {
   if (option === undefined || option === false) return BUILT_IN_TEMPLATES;
   // a host's own object: a mistake in it is the host's code, reported at registration
   if (typeof option === 'object' && option.templates !== undefined) return resolveEntryTemplates(option.templates);
@@ -22,7 +27,10 @@ export async function loadEntryTemplates(option: EntryPagesOption | undefined, c
   try {
     return resolveEntryTemplates(await loadExport(config.entryTemplates, cwd));
   } catch (error) {
-    log.error({ err: error, specifier: config.entryTemplates }, 'entry templates could not be loaded: the built-in templates serve instead');
+    log.error(
+      { err: error, specifier: config.entryTemplates },
+      'entry templates could not be loaded: the built-in templates serve instead',
+    );
     return BUILT_IN_TEMPLATES;
   }
 }

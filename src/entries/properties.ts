@@ -50,7 +50,9 @@ const DATE_FORMAT = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeSt
 export function readableDate(value: string): string {
   const time = Date.parse(value);
   if (Number.isNaN(time)) return value;
-  return /T|\d:\d/.test(value) ? `${DATE_FORMAT.format(time)} UTC` : new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(time);
+  return /T|\d:\d/.test(value)
+    ? `${DATE_FORMAT.format(time)} UTC`
+    : new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(time);
 }
 
 /** A URL shortened for reading: host and path, no scheme. */

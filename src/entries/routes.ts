@@ -25,7 +25,11 @@ export interface EntryRoutesDeps {
 const NOT_FOUND = 'not found\n';
 
 /** Registers a GET route with and without its trailing slash, unless the router already treats them as one. */
-function getBoth(app: FastifyInstance, url: string, handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>): void {
+function getBoth(
+  app: FastifyInstance,
+  url: string,
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+): void {
   app.get(url, handler);
   const other = url.endsWith('/') ? url.slice(0, -1) : `${url}/`;
   if (!app.hasRoute({ method: 'GET', url: other })) app.get(other, handler);
@@ -45,7 +49,9 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
   // pages link it with `?v=` the hash of its text: that URL is for good, any other is revalidated
   const stylesheet = staticAsset('text/css; charset=utf-8', templates.stylesheet);
   const version = stylesheetHash(templates.stylesheet);
-  app.get(`${prefix}${STYLESHEET_PATH}`, async (request, reply) => sendStaticAsset(request, reply, stylesheet, requestQuery(request.url).get('v') === version));
+  app.get(`${prefix}${STYLESHEET_PATH}`, async (request, reply) =>
+    sendStaticAsset(request, reply, stylesheet, requestQuery(request.url).get('v') === version),
+  );
 
   getBoth(app, `${prefix}/:user/`, async (request, reply) => {
     const path = below(request.url);
@@ -83,7 +89,12 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
       const user = path === null ? undefined : new RegExp(`^/([^/]+)/${escapeRegExp(file)}$`).exec(path)?.[1];
       const feed = user === undefined || !isUserSegment(user) ? null : await pages.feed(user);
       if (feed === null) return sendText(reply, 404, NOT_FOUND);
-      return reply.code(200).header('content-type', `${type}; charset=utf-8`).header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').send(render(feed.owner, feed.entries));
+      return reply
+        .code(200)
+        .header('content-type', `${type}; charset=utf-8`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'no-cache')
+        .send(render(feed.owner, feed.entries));
     });
   feedRoute('feed.atom', 'application/atom+xml', atomFeed);
   feedRoute('feed.json', 'application/feed+json', jsonFeed);

@@ -116,15 +116,18 @@ const FUNCTIONS = ['document', 'entry', 'home', 'gone'] as const;
  */
 export function resolveEntryTemplates(custom: unknown): EntryTemplates {
   if (custom === undefined || custom === null) return BUILT_IN_TEMPLATES;
-  if (typeof custom !== 'object') throw new TypeError('entry templates must be an object with document, entry, home, gone and/or stylesheet');
+  if (typeof custom !== 'object')
+    throw new TypeError('entry templates must be an object with document, entry, home, gone and/or stylesheet');
   const record = custom as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!(FUNCTIONS as readonly string[]).includes(key) && key !== 'stylesheet') throw new TypeError(`entry templates: unknown key "${key}" (known: ${[...FUNCTIONS, 'stylesheet'].join(', ')})`);
+    if (!(FUNCTIONS as readonly string[]).includes(key) && key !== 'stylesheet')
+      throw new TypeError(`entry templates: unknown key "${key}" (known: ${[...FUNCTIONS, 'stylesheet'].join(', ')})`);
   }
   for (const key of FUNCTIONS) {
     if (record[key] !== undefined && typeof record[key] !== 'function') throw new TypeError(`entry templates: "${key}" must be a function`);
   }
-  if (record.stylesheet !== undefined && typeof record.stylesheet !== 'string') throw new TypeError('entry templates: "stylesheet" must be a string of CSS');
+  if (record.stylesheet !== undefined && typeof record.stylesheet !== 'string')
+    throw new TypeError('entry templates: "stylesheet" must be a string of CSS');
   const merged = { ...BUILT_IN_TEMPLATES };
   for (const key of FUNCTIONS) if (record[key] !== undefined) Object.assign(merged, { [key]: record[key] });
   if (record.stylesheet !== undefined) Object.assign(merged, { stylesheet: record.stylesheet });

@@ -11,7 +11,11 @@ afterAll(() => closeParsePool());
 
 describe('the parse pool (issue 28 class 1)', () => {
   it('reads a page in a worker and gives back plain data', async () => {
-    const reading = await parseOffThread<{ linksToTarget: boolean; mention: { type: string; contentText: string } }>(PARSE, 'readSource', [QUICK, 'https://source.example/', TARGET]);
+    const reading = await parseOffThread<{ linksToTarget: boolean; mention: { type: string; contentText: string } }>(PARSE, 'readSource', [
+      QUICK,
+      'https://source.example/',
+      TARGET,
+    ]);
     expect(reading).toMatchObject({ linksToTarget: true, mention: { type: 'reply', contentText: 'Hello' } });
   });
 
@@ -19,12 +23,17 @@ describe('the parse pool (issue 28 class 1)', () => {
     // the budget covers starting the worker that replaces an aborted one (under the TypeScript loader in tests), so
     // it is well above that start-up even on a loaded machine, and far below the slow page's minutes
     const budgetMs = 1500;
-    const slow = Array.from({ length: PARSE_LIMITS.threads * 3 }, () => parseOffThread(PARSE, 'readSource', [SLOW, 'https://source.example/', TARGET], { budgetMs }));
+    const slow = Array.from({ length: PARSE_LIMITS.threads * 3 }, () =>
+      parseOffThread(PARSE, 'readSource', [SLOW, 'https://source.example/', TARGET], { budgetMs }),
+    );
     const quick = parseOffThread<{ linksToTarget: boolean }>(PARSE, 'readSource', [QUICK, 'https://source.example/', TARGET], { budgetMs });
     for (const outcome of await Promise.allSettled(slow)) {
       expect(outcome.status).toBe('rejected');
       expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(ParseFailure);
-      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ kind: 'over-budget', message: 'the page took longer than 1500 ms to read' });
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({
+        kind: 'over-budget',
+        message: 'the page took longer than 1500 ms to read',
+      });
     }
     // it waited behind three budgets' worth of slow pages, yet was read
     expect(await quick).toMatchObject({ linksToTarget: true });
@@ -32,6 +41,10 @@ describe('the parse pool (issue 28 class 1)', () => {
 
   it('an error the page raises comes back with its name and message (a shape bound)', async () => {
     const deep = `${'<div>'.repeat(600)}<a href="${TARGET}">x</a>`;
-    await expect(parseOffThread(PARSE, 'readSource', [deep, 'https://source.example/', TARGET])).rejects.toMatchObject({ kind: 'refused', causeName: 'SourceTooComplexError', message: 'source page nests elements deeper than 512 levels' });
+    await expect(parseOffThread(PARSE, 'readSource', [deep, 'https://source.example/', TARGET])).rejects.toMatchObject({
+      kind: 'refused',
+      causeName: 'SourceTooComplexError',
+      message: 'source page nests elements deeper than 512 levels',
+    });
   });
 });

@@ -64,7 +64,11 @@ const TS_RESOLVE_HOOK = `export async function resolve(specifier, context, next)
 }`;
 const dataUrl = (source: string) => `data:text/javascript,${encodeURIComponent(source)}`;
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const SOURCE_EXEC_ARGV = ['--disable-warning=ExperimentalWarning', '--import', dataUrl(`import { register } from 'node:module'; register(${JSON.stringify(dataUrl(TS_RESOLVE_HOOK))});`)];
+const SOURCE_EXEC_ARGV = [
+  '--disable-warning=ExperimentalWarning',
+  '--import',
+  dataUrl(`import { register } from 'node:module'; register(${JSON.stringify(dataUrl(TS_RESOLVE_HOOK))});`),
+];
 
 let pool: Piscina | null = null;
 
@@ -95,7 +99,12 @@ function thePool(): Piscina {
  * error the function throws comes back as a `refused` {@link ParseFailure}
  * carrying its name and message.
  */
-export async function parseOffThread<T>(module: URL, name: string, args: readonly unknown[], options: { budgetMs?: number } = {}): Promise<T> {
+export async function parseOffThread<T>(
+  module: URL,
+  name: string,
+  args: readonly unknown[],
+  options: { budgetMs?: number } = {},
+): Promise<T> {
   const task: ParseTask = { module: module.href, name, args };
   const budget = options.budgetMs ?? PARSE_LIMITS.budgetMs;
   if (turns.waiting >= PARSE_LIMITS.queue) throw new ParseFailure('busy', 'the server is reading too many pages at once; try again later');
@@ -105,7 +114,8 @@ export async function parseOffThread<T>(module: URL, name: string, args: readonl
       return (await thePool().run(task, { signal: AbortSignal.timeout(budget) })) as ParseOutcome;
     } catch (error) {
       const reason = (error instanceof Error ? `${error.name} ${error.message}` : String(error)).toLowerCase();
-      if (reason.includes('abort') || reason.includes('timeout')) throw new ParseFailure('over-budget', `the page took longer than ${budget} ms to read`);
+      if (reason.includes('abort') || reason.includes('timeout'))
+        throw new ParseFailure('over-budget', `the page took longer than ${budget} ms to read`);
       // out of memory (ERR_WORKER_OUT_OF_MEMORY) or a worker that died
       throw new ParseFailure('crashed', 'the page could not be read within the memory a page may use');
     }

@@ -30,11 +30,14 @@ export function assertReadableShape(tree: HtmlNode): void {
     const { node, depth, embedded } = stack.pop()!;
     let nested = embedded;
     if ('tagName' in node) {
-      if (depth > SOURCE_LIMITS.elementDepth) throw new SourceTooComplexError(`source page nests elements deeper than ${SOURCE_LIMITS.elementDepth} levels`);
+      if (depth > SOURCE_LIMITS.elementDepth)
+        throw new SourceTooComplexError(`source page nests elements deeper than ${SOURCE_LIMITS.elementDepth} levels`);
       const tokens = classList(node);
-      if (tokens.some((token) => token.startsWith('h-')) && ++items > SOURCE_LIMITS.items) throw new SourceTooComplexError(`source page has more than ${SOURCE_LIMITS.items} microformats items`);
+      if (tokens.some((token) => token.startsWith('h-')) && ++items > SOURCE_LIMITS.items)
+        throw new SourceTooComplexError(`source page has more than ${SOURCE_LIMITS.items} microformats items`);
       if (tokens.some((token) => token.startsWith('e-'))) nested += 1;
-      if (nested > SOURCE_LIMITS.embeddedHtmlDepth) throw new SourceTooComplexError(`source page nests e-* properties deeper than ${SOURCE_LIMITS.embeddedHtmlDepth} levels`);
+      if (nested > SOURCE_LIMITS.embeddedHtmlDepth)
+        throw new SourceTooComplexError(`source page nests e-* properties deeper than ${SOURCE_LIMITS.embeddedHtmlDepth} levels`);
     }
     const content = 'tagName' in node && node.tagName === 'template' ? (node as unknown as { content: HtmlNode }).content : null;
     if (content !== null) stack.push({ node: content, depth: depth + 1, embedded: nested });

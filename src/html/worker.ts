@@ -15,7 +15,8 @@ export interface ParseTask {
   readonly args: readonly unknown[];
 }
 
-export type ParseOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };
+export type ParseOutcome =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly name: string; readonly message: string };
 
 export default async function run(task: ParseTask): Promise<ParseOutcome> {
   const loaded = (await import(task.module)) as Record<string, unknown>;
@@ -24,6 +25,10 @@ export default async function run(task: ParseTask): Promise<ParseOutcome> {
   try {
     return { ok: true, value: await (fn as (...args: unknown[]) => unknown)(...task.args) };
   } catch (error) {
-    return { ok: false, name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) };
+    return {
+      ok: false,
+      name: error instanceof Error ? error.name : 'Error',
+      message: error instanceof Error ? error.message : String(error),
+    };
   }
 }

@@ -27,7 +27,16 @@ export interface AuthorizationRequest {
 }
 
 /** The names carried through login and consent unchanged. */
-export const AUTHORIZATION_PARAMS = ['client_id', 'redirect_uri', 'state', 'me', 'scope', 'code_challenge', 'code_challenge_method', 'response_type'] as const;
+export const AUTHORIZATION_PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'state',
+  'me',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  'response_type',
+] as const;
 
 /**
  * Applies the structural rules, in the spec's order of severity: a missing
@@ -49,7 +58,8 @@ export function parseAuthorizationRequest(params: unknown): AuthorizationRequest
 
   // today's IndieAuth sends response_type=code (older sign-in-only clients: id); absent keeps SPEC.md's behaviour
   const responseType = readParam(params, 'response_type');
-  if (responseType !== undefined && responseType !== 'code' && responseType !== 'id') throw new InvalidRequestError('response_type must be code');
+  if (responseType !== undefined && responseType !== 'code' && responseType !== 'id')
+    throw new InvalidRequestError('response_type must be code');
   const challenge = readParam(params, 'code_challenge');
   const method = readParam(params, 'code_challenge_method');
   if (challenge !== undefined && !isPkceValue(challenge)) throw new InvalidRequestError('malformed code_challenge');
@@ -103,7 +113,12 @@ export function redirectProblem(request: Pick<AuthorizationRequest, 'clientId' |
 
 export type AuthorizationService = ReturnType<typeof createAuthorizationService>;
 
-export function createAuthorizationService(deps: { authCodes: AuthCodesRepository; clientPolicy: ClientPolicy; clock: Clock; codeLifetime: number }) {
+export function createAuthorizationService(deps: {
+  authCodes: AuthCodesRepository;
+  clientPolicy: ClientPolicy;
+  clock: Clock;
+  codeLifetime: number;
+}) {
   const { authCodes, clientPolicy, clock, codeLifetime } = deps;
   return {
     /** Parses the request and runs the client validator (400 invalid_client when it refuses). */

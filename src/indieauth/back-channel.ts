@@ -29,7 +29,12 @@ export async function backChannelRoutes(app: FastifyInstance, deps: IndieAuthRou
    * address that must wait gets 429 (and null here) before anything is looked
    * up; an `invalid_grant` counts as a failure, other errors do not.
    */
-  async function redeemThrottled<T>(request: FastifyRequest, reply: FastifyReply, redeem: () => Promise<T>, grant: 'authorization_code' | 'refresh_token' | null = null): Promise<T | null> {
+  async function redeemThrottled<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    redeem: () => Promise<T>,
+    grant: 'authorization_code' | 'refresh_token' | null = null,
+  ): Promise<T | null> {
     const decision = tokenThrottle.begin([clientAddressKey(request.ip)]);
     if (!decision.allowed) {
       if (grant !== null) meter.tokenRefused('token_endpoint', 'throttled');
@@ -82,7 +87,10 @@ export async function backChannelRoutes(app: FastifyInstance, deps: IndieAuthRou
       }
       if (grantType !== undefined && grantType !== 'authorization_code') throw new UnsupportedGrantTypeError(`grant_type ${grantType}`);
       // a refresh token only for a modern client: it names the grant type and asks for JSON (SPEC's form answer keeps its four fields)
-      const issued = await redeemThrottled(request, reply, () =>
+      const issued = await redeemThrottled(
+        request,
+        reply,
+        () =>
           exchange.exchange(parseCodeRedemption(request.body), { withRefresh: grantType === 'authorization_code' && prefersJson(request) }),
         'authorization_code',
       );
@@ -104,10 +112,15 @@ export async function backChannelRoutes(app: FastifyInstance, deps: IndieAuthRou
       if (expiresIn !== null) fields.expires_in = expiresIn;
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       // DESIGN: JSON (200, with token_type) only for a client that prefers it; SPEC's 201 form otherwise
-      if (options.json !== true && !prefersJson(request)) return sendFields(request, reply, 201, refreshToken === null ? fields : { ...fields, refresh_token: refreshToken });
+      if (options.json !== true && !prefersJson(request))
+        return sendFields(request, reply, 201, refreshToken === null ? fields : { ...fields, refresh_token: refreshToken });
       const profile = await profileFor(issued.user, record.scope);
-      return sendJson(reply, 200, { ...fields, token_type: 'Bearer', ...(refreshToken === null ? {} : { refresh_token: refreshToken }), ...(profile === null ? {} : { profile }) });
+      return sendJson(reply, 200, {
+        ...fields,
+        token_type: 'Bearer',
+        ...(refreshToken === null ? {} : { refresh_token: refreshToken }),
+        ...(profile === null ? {} : { profile }),
+      });
     }
   });
-
 }

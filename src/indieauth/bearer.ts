@@ -9,7 +9,14 @@
 import { NO_METER, type Meter } from '../core/meter.js';
 import type { FastifyReply } from 'fastify';
 import type { HostUser } from '../contracts/accounts.js';
-import { AuthenticationError, forClient, InsufficientScopeError, InvalidClientError, InvalidRequestError, isIndieWebError } from '../core/errors.js';
+import {
+  AuthenticationError,
+  forClient,
+  InsufficientScopeError,
+  InvalidClientError,
+  InvalidRequestError,
+  isIndieWebError,
+} from '../core/errors.js';
 import { hasScope } from '../core/scope.js';
 import type { TokenRecord } from '../storage/repositories/tokens.js';
 import type { ErrorRow } from '../web/error-handler.js';
@@ -72,8 +79,10 @@ function fromBody(body: unknown): string | undefined | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const fields = body as Record<string, unknown>;
   const candidates: (string | null)[] = [];
-  if (fields.Authorization !== undefined) candidates.push(typeof fields.Authorization === 'string' ? (BEARER.exec(fields.Authorization)?.[1] ?? null) : null);
-  if (fields.access_token !== undefined) candidates.push(typeof fields.access_token === 'string' && fields.access_token !== '' ? fields.access_token : null);
+  if (fields.Authorization !== undefined)
+    candidates.push(typeof fields.Authorization === 'string' ? (BEARER.exec(fields.Authorization)?.[1] ?? null) : null);
+  if (fields.access_token !== undefined)
+    candidates.push(typeof fields.access_token === 'string' && fields.access_token !== '' ? fields.access_token : null);
   if (candidates.length === 0) return undefined;
   if (candidates.includes(null)) return null;
   if (new Set(candidates).size !== 1) throw new InvalidRequestError(forClient('different tokens in the body'));
@@ -94,7 +103,8 @@ export function extractBearerToken(request: BearerRequestParts, options: { trust
     if (header === null) throw new AuthenticationError('malformed Authorization header');
     throw new AuthenticationError('malformed token in the body');
   }
-  if (header !== undefined && body !== undefined && header !== body) throw new InvalidRequestError(forClient('different tokens in header and body'));
+  if (header !== undefined && body !== undefined && header !== body)
+    throw new InvalidRequestError(forClient('different tokens in header and body'));
   const token = header ?? body;
   if (token === undefined) throw new AuthenticationError('no access token');
   return token;
@@ -121,7 +131,10 @@ export function createBearerGuard(deps: { tokens: TokenService; clientPolicy: Cl
       try {
         token = extractBearerToken(request, { trustProxy });
       } catch (error) {
-        meter.tokenRefused('resource', error instanceof AuthenticationError && error.message === 'no access token' ? 'missing' : 'malformed');
+        meter.tokenRefused(
+          'resource',
+          error instanceof AuthenticationError && error.message === 'no access token' ? 'missing' : 'malformed',
+        );
         throw error;
       }
       const valid = await tokens.validate(token);

@@ -39,8 +39,15 @@ export async function readClientInfo(clientId: string, body: string, contentType
     }
     // a metadata document speaks only for the client_id it names
     if (typeof document !== 'object' || document === null || document.client_id !== clientId) return null;
-    const uris = Array.isArray(document.redirect_uris) ? document.redirect_uris.map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null) : [];
-    return { name: text(document.client_name), logo: absolute(document.logo_uri, finalUrl), url: absolute(document.client_uri, finalUrl), redirectUris: uris };
+    const uris = Array.isArray(document.redirect_uris)
+      ? document.redirect_uris.map((uri) => absolute(uri, finalUrl)).filter((uri): uri is string => uri !== null)
+      : [];
+    return {
+      name: text(document.client_name),
+      logo: absolute(document.logo_uri, finalUrl),
+      url: absolute(document.client_uri, finalUrl),
+      redirectUris: uris,
+    };
   }
   // parsed in the parse pool, off the event loop (issue 28 F4); a page past its bounds or budget throws, and reads as unreadable
   return parseOffThread<ClientPage>(CLIENT_PAGE_MODULE, 'readClientPage', [body, finalUrl]);
@@ -71,7 +78,8 @@ export function createClientInfoFetcher(deps: { outbound: Outbound; clock: Clock
           const value = response.headers[name];
           return Array.isArray(value) ? value[0] : value;
         };
-        if (response.status >= 200 && response.status < 300) info = await readClientInfo(clientId, response.body.toString('utf8'), header('content-type') ?? 'text/html', response.url);
+        if (response.status >= 200 && response.status < 300)
+          info = await readClientInfo(clientId, response.body.toString('utf8'), header('content-type') ?? 'text/html', response.url);
         ttl = ttlOf(header('cache-control'));
       } catch {
         info = null;

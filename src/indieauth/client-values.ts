@@ -8,7 +8,8 @@ import { resolveHttpUrl } from '../core/url.js';
 /** A property value or JSON member as text (a string, or an mf2 `{value}`); null otherwise. */
 export function text(value: unknown): string | null {
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string') return (value as { value: string }).value;
+  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string')
+    return (value as { value: string }).value;
   return null;
 }
 

@@ -27,17 +27,25 @@ function hiddenFields(request: AuthorizationRequest): SafeHtml {
     ['me', request.me],
     ['scope', request.scope],
   ];
-  if (request.codeChallenge !== null) fields.push(['code_challenge', request.codeChallenge], ['code_challenge_method', request.codeChallengeMethod ?? 'plain']);
+  if (request.codeChallenge !== null)
+    fields.push(['code_challenge', request.codeChallenge], ['code_challenge_method', request.codeChallengeMethod ?? 'plain']);
   return html`${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
 }
 
 /** The app's logo (https only, never a tracking pixel over http), or its first letter. */
 function appMark(client: ClientInfo | null, shownName: string): SafeHtml {
-  if (client?.logo?.startsWith('https:') === true) return html`<img class="client-logo" src="${client.logo}" alt="" width="64" height="64">`;
+  if (client?.logo?.startsWith('https:') === true)
+    return html`<img class="client-logo" src="${client.logo}" alt="" width="64" height="64">`;
   return html`<span class="initial" aria-hidden="true">${(shownName.replace(/^www\./i, '')[0] ?? '?').toUpperCase()}</span>`;
 }
 
-export function consentBody(options: { request: AuthorizationRequest; user: HostUser; csrf: string; notice?: SafeHtml; client?: ClientInfo | null }): SafeHtml {
+export function consentBody(options: {
+  request: AuthorizationRequest;
+  user: HostUser;
+  csrf: string;
+  notice?: SafeHtml;
+  client?: ClientInfo | null;
+}): SafeHtml {
   const { request, user, csrf } = options;
   const client = options.client ?? null;
   const clientHost = hostOf(request.clientId);
@@ -57,10 +65,10 @@ ${options.notice ?? ''}
   }</div>
 <h2>${scopes.length === 0 ? 'What the app gets' : `What ${name} may do`}</h2>
 ${
-    scopes.length === 0
-      ? html`<p>Sign-in only: the app learns your profile URL and gets no access to your site.</p>`
-      : html`<ul class="scopes">${scopes.map((scope) => html`<li><code>${scope}</code> — ${SCOPE_DESCRIPTIONS[scope] ?? "a permission indiestack does not describe (your site's own software decides what it allows)"}</li>`)}</ul>`
-  }
+  scopes.length === 0
+    ? html`<p>Sign-in only: the app learns your profile URL and gets no access to your site.</p>`
+    : html`<ul class="scopes">${scopes.map((scope) => html`<li><code>${scope}</code> — ${SCOPE_DESCRIPTIONS[scope] ?? "a permission indiestack does not describe (your site's own software decides what it allows)"}</li>`)}</ul>`
+}
 <details><summary>Details of the request</summary>
 <dl>
 <dt>App (client_id)</dt><dd><code>${request.clientId}</code></dd>

@@ -36,7 +36,8 @@ export interface CodeRedemption {
 export function parseCodeRedemption(body: unknown): CodeRedemption {
   const code = readParam(body, 'code');
   const clientId = readParam(body, 'client_id');
-  if (code === undefined || code === '' || clientId === undefined || clientId === '') throw new InvalidRequestError('code and client_id are required');
+  if (code === undefined || code === '' || clientId === undefined || clientId === '')
+    throw new InvalidRequestError('code and client_id are required');
   if (parseStrictHttpUrl(clientId) === null) throw new MalformedClientError('client_id');
   return {
     code,
@@ -95,7 +96,10 @@ export function createExchangeService(deps: {
     return new InvalidGrantError('code already used; the grant issued from it is revoked');
   };
 
-  async function issueRefresh(repositories: Repositories, grant: { grantId: string; userId: string; clientId: string; me: string; scope: string }): Promise<string> {
+  async function issueRefresh(
+    repositories: Repositories,
+    grant: { grantId: string; userId: string; clientId: string; me: string; scope: string },
+  ): Promise<string> {
     const refreshToken = randomToken();
     const now = clock.now();
     await repositories.refreshTokens.insert(
@@ -108,7 +112,8 @@ export function createExchangeService(deps: {
   /** Every check of the token endpoint's parameter table; throws `invalid_grant` on the first failure. */
   async function check(request: CodeRedemption): Promise<{ codeHash: string; record: AuthCodeRecord; user: HostUser }> {
     if (!(await clientPolicy.isAllowed(request.clientId))) throw new InvalidClientError('client refused by policy');
-    if (request.redirectUri !== undefined && parseStrictHttpUrl(request.redirectUri) === null) throw new InvalidGrantError('malformed redirect_uri');
+    if (request.redirectUri !== undefined && parseStrictHttpUrl(request.redirectUri) === null)
+      throw new InvalidGrantError('malformed redirect_uri');
     if (request.codeVerifier !== undefined && !isPkceValue(request.codeVerifier)) throw new InvalidGrantError('malformed code_verifier');
 
     const codeHash = sha256Base64Url(request.code);
@@ -122,12 +127,15 @@ export function createExchangeService(deps: {
       throw new InvalidGrantError('redirect_uri differs from the code');
     }
     // DESIGN: a client can never obtain a token claiming someone else's profile
-    if (request.me !== undefined && profileUrlKey(request.me) !== profileUrlKey(record.me)) throw new InvalidGrantError('me differs from the code');
+    if (request.me !== undefined && profileUrlKey(request.me) !== profileUrlKey(record.me))
+      throw new InvalidGrantError('me differs from the code');
     // spec: the endpoint never broadens, narrows or replaces scope; explicit empty matches only no-scope codes
-    if (request.scope !== undefined && normalizeScope(request.scope) !== record.scope) throw new InvalidGrantError('scope differs from the code');
+    if (request.scope !== undefined && normalizeScope(request.scope) !== record.scope)
+      throw new InvalidGrantError('scope differs from the code');
     if (record.codeChallenge !== null) {
       if (request.codeVerifier === undefined) throw new InvalidGrantError('code_verifier required');
-      if (!verifyPkce(record.codeChallengeMethod ?? 'plain', record.codeChallenge, request.codeVerifier)) throw new InvalidGrantError('code_verifier does not match');
+      if (!verifyPkce(record.codeChallengeMethod ?? 'plain', record.codeChallenge, request.codeVerifier))
+        throw new InvalidGrantError('code_verifier does not match');
     } else if (request.codeVerifier !== undefined) {
       throw new InvalidGrantError('code_verifier sent for a code without challenge');
     }
@@ -141,16 +149,31 @@ export function createExchangeService(deps: {
      * Code → access token (and a refresh token when asked for). The code is
      * consumed and the tokens created in one transaction.
      */
-    async exchange(request: CodeRedemption, options: { withRefresh?: boolean } = {}): Promise<IssuedToken & { user: HostUser; refreshToken: string | null }> {
+    async exchange(
+      request: CodeRedemption,
+      options: { withRefresh?: boolean } = {},
+    ): Promise<IssuedToken & { user: HostUser; refreshToken: string | null }> {
       const { codeHash, record, user } = await check(request);
       // every token issued from this code (refreshes included) shares one grant, which the code remembers
       const grantId = randomId();
       const issued = await transact(async (repositories) => {
-        if (!(await repositories.authCodes.consume(codeHash, clock.now().toISOString(), grantId))) throw new ReplayedCodeError('code already used');
-        const access = await tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope, expiresIn: tokenLifetime, grantId }, repositories.tokens);
+        if (!(await repositories.authCodes.consume(codeHash, clock.now().toISOString(), grantId)))
+          throw new ReplayedCodeError('code already used');
+        const access = await tokens.issue(
+          { userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope, expiresIn: tokenLifetime, grantId },
+          repositories.tokens,
+        );
         // IndieAuth: an empty scope grants no access worth keeping: no refresh token for it
         const withRefresh = options.withRefresh === true && record.scope !== '';
-        const refreshToken = withRefresh ? await issueRefresh(repositories, { grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope }) : null;
+        const refreshToken = withRefresh
+          ? await issueRefresh(repositories, {
+              grantId,
+              userId: record.userId,
+              clientId: record.clientId,
+              me: record.me,
+              scope: record.scope,
+            })
+          : null;
         return { ...access, refreshToken };
       }).catch(async (error: unknown) => {
         // lost a race with another redemption of the same code: that is a replay too (after this rollback)
@@ -168,7 +191,8 @@ export function createExchangeService(deps: {
     async refresh(body: unknown): Promise<IssuedToken & { user: HostUser; refreshToken: string }> {
       const presented = readParam(body, 'refresh_token');
       const clientId = readParam(body, 'client_id');
-      if (presented === undefined || presented === '' || clientId === undefined || clientId === '') throw new InvalidRequestError('refresh_token and client_id are required');
+      if (presented === undefined || presented === '' || clientId === undefined || clientId === '')
+        throw new InvalidRequestError('refresh_token and client_id are required');
       if (parseStrictHttpUrl(clientId) === null) throw new MalformedClientError('client_id');
       if (!(await clientPolicy.isAllowed(clientId))) throw new InvalidClientError('client refused by policy');
       const requested = readParam(body, 'scope');
@@ -178,18 +202,29 @@ export function createExchangeService(deps: {
       return transact(async (repositories) => {
         const record = await repositories.refreshTokens.findByHash(sha256Base64Url(presented));
         const now = clock.now().toISOString();
-        if (record === null || record.revokedAt !== null || record.expiresAt <= now) throw new InvalidGrantError('unknown, revoked or expired refresh token');
+        if (record === null || record.revokedAt !== null || record.expiresAt <= now)
+          throw new InvalidGrantError('unknown, revoked or expired refresh token');
         if (!sameUrlIgnoringSchemeHostCase(record.clientId, clientId)) throw new InvalidGrantError('client_id differs from the grant');
         // a refresh token is good once: a second use means it leaked, so the whole grant goes (after this rollback)
-        if (record.usedAt !== null || !(await repositories.refreshTokens.use(record.id, now))) throw new ReplayedRefreshTokenError('refresh token replayed; grant revoked');
+        if (record.usedAt !== null || !(await repositories.refreshTokens.use(record.id, now)))
+          throw new ReplayedRefreshTokenError('refresh token replayed; grant revoked');
         const granted = scopeNames(record.scope);
         const scope = requested === undefined ? record.scope : normalizeScope(requested);
         if (!scopeNames(scope).every((name) => granted.includes(name))) throw new InvalidScopeError('scope wider than the grant');
         // IndieAuth 5.3.3: empty scopes are invalid; no access token for them
         if (scope === '') throw new InvalidScopeError('empty scope');
         if (owner === null || !owner.isActive || owner.id !== record.userId) throw new InvalidGrantError('owner inactive');
-        const access = await tokens.issue({ userId: record.userId, clientId: record.clientId, me: record.me, scope, expiresIn: tokenLifetime, grantId: record.grantId }, repositories.tokens);
-        const refreshToken = await issueRefresh(repositories, { grantId: record.grantId, userId: record.userId, clientId: record.clientId, me: record.me, scope: record.scope });
+        const access = await tokens.issue(
+          { userId: record.userId, clientId: record.clientId, me: record.me, scope, expiresIn: tokenLifetime, grantId: record.grantId },
+          repositories.tokens,
+        );
+        const refreshToken = await issueRefresh(repositories, {
+          grantId: record.grantId,
+          userId: record.userId,
+          clientId: record.clientId,
+          me: record.me,
+          scope: record.scope,
+        });
         return { ...access, refreshToken, user: owner };
       }).catch(async (error: unknown) => {
         // the replay revocation must land even though the exchange fails
@@ -210,7 +245,8 @@ export function createExchangeService(deps: {
       const now = clock.now().toISOString();
       await transact(async (repositories) => {
         const hash = sha256Base64Url(token);
-        const grantId = (await repositories.tokens.findByHash(hash))?.grantId ?? (await repositories.refreshTokens.findByHash(hash))?.grantId;
+        const grantId =
+          (await repositories.tokens.findByHash(hash))?.grantId ?? (await repositories.refreshTokens.findByHash(hash))?.grantId;
         if (grantId !== undefined) await revokeGrantWith(repositories, grantId, now);
       });
     },

@@ -57,7 +57,12 @@ export function createIndieAuth(deps: {
   const findUser = (id: string) => accounts.findUser(id);
   const meter = deps.meter ?? NO_METER;
   // client pages are fetched while a person waits on the consent screen: a tighter cap
-  const clientOutbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: 3_000, maxBytes: 256 * 1024, onOutcome: meter.outboundFetch });
+  const clientOutbound = createOutbound({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    timeoutMs: 3_000,
+    maxBytes: 256 * 1024,
+    onOutcome: meter.outboundFetch,
+  });
   const metadata = serverMetadata(config.baseUrl);
   const clientInfo = createClientInfoFetcher({ outbound: clientOutbound, clock });
   const routeDeps = {
@@ -80,7 +85,11 @@ export function createIndieAuth(deps: {
     profiles: deps.profiles,
     csrf: deps.csrf,
     clock,
-    tokenThrottle: createFailureThrottle({ freeFailures: config.tokenThrottle.freeFailures, maxDelaySeconds: config.tokenThrottle.maxDelay, clock }),
+    tokenThrottle: createFailureThrottle({
+      freeFailures: config.tokenThrottle.freeFailures,
+      maxDelaySeconds: config.tokenThrottle.maxDelay,
+      clock,
+    }),
     // RFC 9207: the iss of every authorization response is exactly the metadata's issuer
     issuer: metadata.issuer,
     config,
@@ -93,11 +102,16 @@ export function createIndieAuth(deps: {
     routes: (app) => indieauthRoutes(app, routeDeps),
     addWellKnownRoute(app) {
       app.get('/.well-known/oauth-authorization-server', async (_request, reply) =>
-        reply.header('cache-control', 'public, max-age=3600').header('access-control-allow-origin', '*').send(serverMetadata(config.baseUrl)),
+        reply
+          .header('cache-control', 'public, max-age=3600')
+          .header('access-control-allow-origin', '*')
+          .send(serverMetadata(config.baseUrl)),
       );
     },
     addMetadataRoute(app) {
-      app.get('/metadata', async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').send(serverMetadata(config.baseUrl)));
+      app.get('/metadata', async (_request, reply) =>
+        reply.header('cache-control', 'public, max-age=3600').send(serverMetadata(config.baseUrl)),
+      );
     },
     close: () => clientOutbound.close(),
   };

@@ -23,13 +23,18 @@ import { AUTHORIZATION_ERRORS } from './responses.js';
 
 /** The GET URL of an authorization request, to come back to after signing in. */
 function authorizationPath(request: AuthorizationRequest): string {
-const params: Record<string, string> = { client_id: request.clientId, redirect_uri: request.redirectUri, state: request.state, me: request.me };
-if (request.scope !== '') params.scope = request.scope;
-if (request.codeChallenge !== null) {
-  params.code_challenge = request.codeChallenge;
-  params.code_challenge_method = request.codeChallengeMethod ?? 'plain';
-}
-return `/indieweb/auth/?${new URLSearchParams(params).toString()}`;
+  const params: Record<string, string> = {
+    client_id: request.clientId,
+    redirect_uri: request.redirectUri,
+    state: request.state,
+    me: request.me,
+  };
+  if (request.scope !== '') params.scope = request.scope;
+  if (request.codeChallenge !== null) {
+    params.code_challenge = request.codeChallenge;
+    params.code_challenge_method = request.codeChallengeMethod ?? 'plain';
+  }
+  return `/indieweb/auth/?${new URLSearchParams(params).toString()}`;
 }
 
 export async function frontChannelRoutes(app: FastifyInstance, deps: IndieAuthRoutesDeps): Promise<void> {
@@ -62,19 +67,38 @@ export async function frontChannelRoutes(app: FastifyInstance, deps: IndieAuthRo
   }
 
   /** The 400 for a redirect_uri the client does not vouch for: plain text, like SPEC.md's malformed redirect_uri, and no redirect. */
-  function refuseRedirect(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, checked: { info: ClientInfo | null; refused: RedirectProblem }) {
-    request.log.info({ clientId: auth.clientId, clientPageRead: checked.info !== null, problem: checked.refused }, 'authorization refused: redirect_uri not published by the client');
+  function refuseRedirect(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    auth: AuthorizationRequest,
+    checked: { info: ClientInfo | null; refused: RedirectProblem },
+  ) {
+    request.log.info(
+      { clientId: auth.clientId, clientPageRead: checked.info !== null, problem: checked.refused },
+      'authorization refused: redirect_uri not published by the client',
+    );
     return sendText(reply, 400, REDIRECT_REFUSALS[checked.refused]);
   }
 
-  async function showConsent(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, user: HostUser, status = 200, expired = false) {
+  async function showConsent(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    auth: AuthorizationRequest,
+    user: HostUser,
+    status = 200,
+    expired = false,
+  ) {
     const checked = await clientCheck(auth);
     if (checked.refused !== null) return refuseRedirect(request, reply, auth, { info: checked.info, refused: checked.refused });
     const { info } = checked;
     const csrfToken = csrf.tokenFor(request, reply, user.id);
     if (ownProfileUrl(user, auth.me) === null) {
       request.log.info({ clientId: auth.clientId }, 'authorization refused: me is not the signed-in account');
-      return sendPage(reply, 403, { title: 'Not your profile', body: html`${navigation({})}${notYourProfileBody({ request: auth, user, csrf: csrfToken })}`, formAction: formActionFor(auth) });
+      return sendPage(reply, 403, {
+        title: 'Not your profile',
+        body: html`${navigation({})}${notYourProfileBody({ request: auth, user, csrf: csrfToken })}`,
+        formAction: formActionFor(auth),
+      });
     }
     const notice = expired ? errorAlert('The form expired. Please decide again.') : undefined;
     return sendPage(reply, status, {
@@ -119,5 +143,4 @@ export async function frontChannelRoutes(app: FastifyInstance, deps: IndieAuthRo
       return reply.redirect(appendQuery(auth.redirectUri, { code, state: auth.state, me, iss: issuer }), 302);
     });
   });
-
 }

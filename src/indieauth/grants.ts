@@ -38,7 +38,11 @@ export interface Grant {
  * statement could not see; a later statement sees it. A refresh starting
  * after the first statement finds its refresh token revoked and issues nothing.
  */
-export async function revokeGrantWith(repositories: Pick<Repositories, 'tokens' | 'refreshTokens'>, grantId: string, now: string): Promise<number> {
+export async function revokeGrantWith(
+  repositories: Pick<Repositories, 'tokens' | 'refreshTokens'>,
+  grantId: string,
+  now: string,
+): Promise<number> {
   const refresh = await repositories.refreshTokens.revokeGrant(grantId, now);
   const access = await repositories.tokens.revokeGrant(grantId, now);
   const late = await repositories.refreshTokens.revokeGrant(grantId, now);

@@ -13,19 +13,26 @@ import { readParam } from '../core/params.js';
 import { createErrorHandler } from '../web/error-handler.js';
 import { sendJson } from '../web/reply.js';
 import { basicCredentialsFromHeader, tokenFromAuthorizationHeader } from './bearer.js';
-import { OAUTH_ERRORS, sendFields, sendInvalidClientBasic, sendOAuthBearerError, TOKEN_VERIFICATION_ERRORS, userinfoErrors } from './responses.js';
+import {
+  OAUTH_ERRORS,
+  sendFields,
+  sendInvalidClientBasic,
+  sendOAuthBearerError,
+  TOKEN_VERIFICATION_ERRORS,
+  userinfoErrors,
+} from './responses.js';
 
 /** `POST /token/revoke` (and the token endpoint's `action=revoke`): 200 whether or not the token was valid. */
 export function revocationAnswer(deps: Pick<IndieAuthRoutesDeps, 'exchange'>) {
   const { exchange } = deps;
   return async function revokeAndAnswer(request: FastifyRequest, reply: FastifyReply) {
-  const token = readParam(request.body, 'token');
-  // RFC 7009: token is required; the answer is 200 whether or not it was valid
-  if (token === undefined || token === '') throw new InvalidRequestError('token is required');
-  await exchange.revoke(token);
-  request.log.info('token revocation requested');
-  return reply.code(200).header('cache-control', 'no-store').header('content-type', 'text/plain; charset=utf-8').send('');
-}
+    const token = readParam(request.body, 'token');
+    // RFC 7009: token is required; the answer is 200 whether or not it was valid
+    if (token === undefined || token === '') throw new InvalidRequestError('token is required');
+    await exchange.revoke(token);
+    request.log.info('token revocation requested');
+    return reply.code(200).header('cache-control', 'no-store').header('content-type', 'text/plain; charset=utf-8').send('');
+  };
 }
 
 export async function extensionRoutes(app: FastifyInstance, deps: IndieAuthRoutesDeps, profileFor: ProfileClaims): Promise<void> {
@@ -38,7 +45,8 @@ export async function extensionRoutes(app: FastifyInstance, deps: IndieAuthRoute
     const secret = config.introspectionSecret;
     // RFC 7662 2.1: a resource server may also authenticate as a confidential client (client_secret_basic, the secret as its password)
     const basic = basicCredentialsFromHeader(request.headers.authorization);
-    if (basic !== undefined && (basic === null || secret === null || !constantTimeEqual(basic.secret, secret))) return sendInvalidClientBasic(reply);
+    if (basic !== undefined && (basic === null || secret === null || !constantTimeEqual(basic.secret, secret)))
+      return sendInvalidClientBasic(reply);
     const caller = basic === undefined ? (tokenFromAuthorizationHeader(request.headers.authorization) ?? undefined) : undefined;
     const isResourceServer = basic !== undefined || (caller !== undefined && secret !== null && constantTimeEqual(caller, secret));
     const callerToken = caller === undefined || isResourceServer ? null : await tokens.validate(caller);
@@ -50,7 +58,13 @@ export async function extensionRoutes(app: FastifyInstance, deps: IndieAuthRoute
     const valid = await tokens.validate(token);
     // a caller that is not a resource server may only learn about tokens of its own owner
     if (valid === null || (!isResourceServer && valid.user.id !== callerToken?.user.id)) return inactive();
-    const body: Record<string, unknown> = { active: true, me: valid.token.me, client_id: valid.token.clientId, scope: valid.token.scope, iat: Math.floor(Date.parse(valid.token.createdAt) / 1000) };
+    const body: Record<string, unknown> = {
+      active: true,
+      me: valid.token.me,
+      client_id: valid.token.clientId,
+      scope: valid.token.scope,
+      iat: Math.floor(Date.parse(valid.token.createdAt) / 1000),
+    };
     if (valid.token.expiresAt !== null) body.exp = Math.floor(Date.parse(valid.token.expiresAt) / 1000);
     return sendJson(reply, 200, body);
   }
@@ -84,5 +98,4 @@ export async function extensionRoutes(app: FastifyInstance, deps: IndieAuthRoute
       return sendFields(request, reply, 200, { me: auth.token.me, client_id: auth.token.clientId, scope: auth.scope });
     });
   });
-
 }

@@ -10,12 +10,16 @@ import { sendJson } from '../web/reply.js';
 import { BEARER_ERROR_ROWS, sendResourceAuthError } from './bearer.js';
 
 /** A form-encoded (or, on request, JSON) body with an explicit content type. */
-export function sendFields(request: FastifyRequest | 'json', reply: FastifyReply, status: number, fields: Readonly<Record<string, string | number>>): FastifyReply {
+export function sendFields(
+  request: FastifyRequest | 'json',
+  reply: FastifyReply,
+  status: number,
+  fields: Readonly<Record<string, string | number>>,
+): FastifyReply {
   if (request === 'json' || prefersJson(request)) return sendJson(reply, status, fields);
   const body = new URLSearchParams(Object.entries(fields).map(([key, value]): [string, string] => [key, String(value)])).toString();
   return reply.code(status).header('content-type', 'application/x-www-form-urlencoded; charset=utf-8').send(body);
 }
-
 
 /** The authorization endpoint (GET /auth/, the consent submission): plain text; an empty 404 for a missing parameter. */
 export const AUTHORIZATION_ERRORS: ErrorTable = {
@@ -74,12 +78,16 @@ export const TOKEN_VERIFICATION_ERRORS: ErrorTable = { ...TOKEN_ERRORS, codes: {
  * presented no token gets no error code.
  */
 export function userinfoErrors(options: { trustProxy: boolean }): ErrorTable {
-  const presented = (request: FastifyRequest) => request.headers.authorization !== undefined || (options.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
+  const presented = (request: FastifyRequest) =>
+    request.headers.authorization !== undefined || (options.trustProxy && request.headers['x-forwarded-authorization'] !== undefined);
   return {
     ...TOKEN_ERRORS,
     codes: {
       ...TOKEN_ERRORS.codes,
-      authentication_error: { status: 401, answer: (reply, { request }) => sendOAuthBearerError(reply, 401, presented(request) ? 'invalid_token' : null) },
+      authentication_error: {
+        status: 401,
+        answer: (reply, { request }) => sendOAuthBearerError(reply, 401, presented(request) ? 'invalid_token' : null),
+      },
       insufficient_scope: { status: 403, answer: (reply) => sendOAuthBearerError(reply, 403, 'insufficient_scope', 'profile') },
       invalid_client: { status: 403, answer: (reply) => sendOAuthBearerError(reply, 403, 'invalid_client') },
     },
@@ -103,8 +111,14 @@ export function sendTooManyFailures(reply: FastifyReply, retryAfter: number): Fa
  * introspection): a JSON body and a `WWW-Authenticate` header naming the
  * error; a request that presented no token at all gets no error code.
  */
-export function sendOAuthBearerError(reply: FastifyReply, status: 401 | 403, error: 'invalid_token' | 'insufficient_scope' | 'invalid_client' | null, scope?: string): FastifyReply {
-  const challenge = error === null || error === 'invalid_client' ? 'Bearer' : `Bearer error="${error}"${scope === undefined ? '' : `, scope="${scope}"`}`;
+export function sendOAuthBearerError(
+  reply: FastifyReply,
+  status: 401 | 403,
+  error: 'invalid_token' | 'insufficient_scope' | 'invalid_client' | null,
+  scope?: string,
+): FastifyReply {
+  const challenge =
+    error === null || error === 'invalid_client' ? 'Bearer' : `Bearer error="${error}"${scope === undefined ? '' : `, scope="${scope}"`}`;
   return reply
     .code(status)
     .header('content-type', 'application/json; charset=utf-8')

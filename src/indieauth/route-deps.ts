@@ -35,4 +35,3 @@ export interface IndieAuthRoutesDeps {
   /** Tokens issued and refused, for the metrics. */
   readonly meter: Meter;
 }
-

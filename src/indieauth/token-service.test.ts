@@ -69,7 +69,16 @@ describe('token validation with a change stamp (SQLite)', () => {
     expect(() => own.issueInProcess({ ...input, expiresIn: 301 })).toThrow(/at most 300 seconds/);
   });
 
-  const issue = async () => (await service.issue({ userId: USER.id, clientId: 'https://app.example/', me: 'https://alice.example/', scope: 'create', expiresIn: null })).token;
+  const issue = async () =>
+    (
+      await service.issue({
+        userId: USER.id,
+        clientId: 'https://app.example/',
+        me: 'https://alice.example/',
+        scope: 'create',
+        expiresIn: null,
+      })
+    ).token;
 
   it('validations started together share one reading of the stamp', async () => {
     const token = await issue();

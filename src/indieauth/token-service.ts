@@ -136,7 +136,8 @@ export function createTokenService(deps: TokenServiceDeps) {
      * process, so no other instance, client or revocation needs to know it.
      */
     issueInProcess(input: Omit<IssueTokenInput, 'grantId' | 'expiresIn'> & { readonly expiresIn: number }): IssuedToken & { end(): void } {
-      if (input.expiresIn > MAX_IN_PROCESS_LIFETIME_S) throw new InvalidRequestError(`an in-process token lives at most ${MAX_IN_PROCESS_LIFETIME_S} seconds`);
+      if (input.expiresIn > MAX_IN_PROCESS_LIFETIME_S)
+        throw new InvalidRequestError(`an in-process token lives at most ${MAX_IN_PROCESS_LIFETIME_S} seconds`);
       const issued = newToken(input);
       const hash = sha256Base64Url(issued.token);
       inProcess.set(hash, issued.record);
@@ -223,7 +224,9 @@ export function createTokenService(deps: TokenServiceDeps) {
      */
     async revokeGrants(userId: string, which: { grantId?: string; clientId?: string }): Promise<number> {
       const grants = (await listGrants({ userId })).filter(
-        (grant) => (which.grantId === undefined || grant.grantId === which.grantId) && (which.clientId === undefined || grant.clientId === which.clientId),
+        (grant) =>
+          (which.grantId === undefined || grant.grantId === which.grantId) &&
+          (which.clientId === undefined || grant.clientId === which.clientId),
       );
       if (grants.length === 0) return 0;
       const now = clock.now().toISOString();

@@ -58,8 +58,21 @@ export function createMedia(deps: {
   meter?: Meter;
 }): MediaFeature {
   const { config, storage, repository, bearer } = deps;
-  const pipeline = createUploadPipeline({ storage, media: repository, limits: config.media, clock: deps.clock, ...(deps.meter === undefined ? {} : { meter: deps.meter }) });
-  const receive = createReceiveRequest({ pipeline, bearer, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits, trustProxy: config.trustProxy });
+  const pipeline = createUploadPipeline({
+    storage,
+    media: repository,
+    limits: config.media,
+    clock: deps.clock,
+    ...(deps.meter === undefined ? {} : { meter: deps.meter }),
+  });
+  const receive = createReceiveRequest({
+    pipeline,
+    bearer,
+    limits: config.media,
+    fieldBytes: config.maxBodyBytes,
+    requestLimits: config.limits,
+    trustProxy: config.trustProxy,
+  });
   const routeDeps = {
     bearer,
     handler: deps.content.handler,

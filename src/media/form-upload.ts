@@ -28,10 +28,16 @@ export interface FormUploadCheck {
 /** Stores the one file of an upload form; throws the media endpoint's errors (400, 413, 415) for what it refuses. */
 export type FormUpload = (request: FastifyRequest, check: FormUploadCheck) => Promise<MediaRecord>;
 
-export function createFormUpload(deps: { pipeline: UploadPipeline; limits: MediaConfig; fieldBytes: number; requestLimits: RequestLimits }): FormUpload {
+export function createFormUpload(deps: {
+  pipeline: UploadPipeline;
+  limits: MediaConfig;
+  fieldBytes: number;
+  requestLimits: RequestLimits;
+}): FormUpload {
   const { pipeline } = deps;
   return async (request, check) => {
-    if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data')) throw new InvalidRequestError(forClient('the form was not sent as multipart/form-data'));
+    if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data'))
+      throw new InvalidRequestError(forClient('the form was not sent as multipart/form-data'));
     const received = await receiveMultipart(request, {
       pipeline,
       limits: deps.limits,

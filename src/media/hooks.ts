@@ -17,7 +17,6 @@ export function toMediaObject(record: MediaRecord): MediaObject {
   return { properties: { url: [record.url], name: [record.name], 'media-type': [record.mediaType] } };
 }
 
-
 export function createMediaHooks(deps: { media: MediaRepository; storage: MediaStorage }): MediaHooks {
   const { media, storage } = deps;
   const own = async (url: string, user: HostUser): Promise<MediaRecord> => {

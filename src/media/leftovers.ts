@@ -27,7 +27,12 @@ async function isOld(file: string, before: number): Promise<boolean> {
 }
 
 /** Removes leftovers older than `olderThanMs` under `mediaDir` (local storage) and in `tmpDir`. */
-export async function sweepUploadLeftovers(options: { mediaDir: string | null; tmpDir?: string; now: Date; olderThanMs?: number }): Promise<SweepResult> {
+export async function sweepUploadLeftovers(options: {
+  mediaDir: string | null;
+  tmpDir?: string;
+  now: Date;
+  olderThanMs?: number;
+}): Promise<SweepResult> {
   const before = options.now.getTime() - (options.olderThanMs ?? LEFTOVER_AGE_MS);
   let partialFiles = 0;
   let spoolDirs = 0;

@@ -52,7 +52,10 @@ function guarded(source: Readable): Readable {
   // a destroyed stream keeps its error for a later reader; this listener only keeps an unread one from crashing the process
   stream.on('error', () => {});
   source.on('error', (error: Error) => {
-    if (!stream.destroyed) stream.destroy(error instanceof InvalidRequestError ? error : new InvalidRequestError(forClient('malformed multipart body'), { cause: error }));
+    if (!stream.destroyed)
+      stream.destroy(
+        error instanceof InvalidRequestError ? error : new InvalidRequestError(forClient('malformed multipart body'), { cause: error }),
+      );
   });
   source.pipe(stream);
   return stream;
@@ -105,20 +108,23 @@ export async function* readParts(raw: IncomingMessage, limits: MultipartLimits):
     wake = null;
   };
 
-  busboy.on('file', (name: string | undefined, source: Readable, filename: string | undefined, _encoding: string, mimetype: string | undefined) => {
-    const stream = guarded(source);
-    if (typeof name !== 'string' || name === '') {
-      stream.resume();
-      push(new InvalidRequestError(forClient('a part without a name')));
-      return;
-    }
-    if (Buffer.byteLength(name) > limits.nameBytes) {
-      stream.resume();
-      push(new InvalidRequestError(forClient('part name too long')));
-      return;
-    }
-    push({ type: 'file', name, filename: filename ?? '', mimetype: mimetype ?? '', stream });
-  });
+  busboy.on(
+    'file',
+    (name: string | undefined, source: Readable, filename: string | undefined, _encoding: string, mimetype: string | undefined) => {
+      const stream = guarded(source);
+      if (typeof name !== 'string' || name === '') {
+        stream.resume();
+        push(new InvalidRequestError(forClient('a part without a name')));
+        return;
+      }
+      if (Buffer.byteLength(name) > limits.nameBytes) {
+        stream.resume();
+        push(new InvalidRequestError(forClient('part name too long')));
+        return;
+      }
+      push({ type: 'file', name, filename: filename ?? '', mimetype: mimetype ?? '', stream });
+    },
+  );
   busboy.on('field', (name: string | undefined, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
     if (typeof name !== 'string' || name === '') return push(new InvalidRequestError(forClient('a part without a name')));
     if (Buffer.byteLength(name) > limits.nameBytes) return push(new InvalidRequestError(forClient('field name too long')));

@@ -61,7 +61,10 @@ export async function cleanPhoto(input: string | Buffer, size: number): Promise<
   let smallest: Buffer | null = null;
   for (const quality of lossy ? QUALITIES : [QUALITIES[0]]) {
     const encode = encoder(meta, quality);
-    if (encode === null) throw new UnsupportedMediaTypeError(forClient(`its metadata cannot be removed from ${meta.format} ${meta.compression ?? ''} images: send it as JPEG`.trim()));
+    if (encode === null)
+      throw new UnsupportedMediaTypeError(
+        forClient(`its metadata cannot be removed from ${meta.format} ${meta.compression ?? ''} images: send it as JPEG`.trim()),
+      );
     let output: Buffer;
     try {
       output = await encode(openPhoto(input, { animated }).autoOrient().keepIccProfile()).toBuffer();

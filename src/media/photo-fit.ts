@@ -39,7 +39,10 @@ export async function fitWithin(photo: Buffer, limits: FitLimits): Promise<Fitte
     let decoded: { data: Buffer; info: { width: number; height: number; channels: 1 | 2 | 3 | 4 } };
     try {
       // at most the pixel limit already, so memory follows the limit, not the original
-      const side = Math.max(1, Math.floor(Math.max(meta.width, meta.height) * Math.min(1, Math.sqrt(limits.maxPixels / (meta.width * meta.height)))));
+      const side = Math.max(
+        1,
+        Math.floor(Math.max(meta.width, meta.height) * Math.min(1, Math.sqrt(limits.maxPixels / (meta.width * meta.height)))),
+      );
       const upright = openPhoto(photo).autoOrient().resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true });
       const { data, info } = await (png ? upright.ensureAlpha() : upright.removeAlpha()).raw().toBuffer({ resolveWithObject: true });
       decoded = { data, info: { width: info.width, height: info.height, channels: info.channels } };

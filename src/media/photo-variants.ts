@@ -49,7 +49,12 @@ export async function makeVariant(input: string | Buffer, width: number, type: V
   checkPhotoBounds(meta);
   return photoJob(async () => {
     const image = openPhoto(input).autoOrient().resize({ width, withoutEnlargement: true });
-    const encoded = type === 'image/avif' ? image.avif({ quality: 50, effort: 2 }) : type === 'image/webp' ? image.webp({ quality: 80 }) : image.jpeg({ quality: 82, mozjpeg: true });
+    const encoded =
+      type === 'image/avif'
+        ? image.avif({ quality: 50, effort: 2 })
+        : type === 'image/webp'
+          ? image.webp({ quality: 80 })
+          : image.jpeg({ quality: 82, mozjpeg: true });
     try {
       return await encoded.toBuffer();
     } catch {

@@ -17,7 +17,15 @@ export const MAX_PHOTO_FRAMES = 500;
 export const PHOTO_JOBS = 2;
 
 /** The image types sharp reads and indiestack writes back (strip, resize); other files are stored as sent. */
-export const PHOTO_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/heic', 'image/heif', 'image/gif']);
+export const PHOTO_TYPES: ReadonlySet<string> = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/avif',
+  'image/heic',
+  'image/heif',
+  'image/gif',
+]);
 
 // libvips' own worker threads per image; two cores are the expected machine
 sharp.concurrency(2);
@@ -63,8 +71,10 @@ export function checkPhotoBounds(meta: Metadata): void {
   const width = meta.width;
   const height = meta.pageHeight ?? meta.height;
   const frames = meta.pages ?? 1;
-  if (width * height > MAX_PHOTO_PIXELS) throw new PayloadTooLargeError(forClient(`image too large: ${width}×${height} pixels, at most ${MAX_PHOTO_PIXELS} pixels`));
-  if (frames > MAX_PHOTO_FRAMES) throw new PayloadTooLargeError(forClient(`image has too many frames: ${frames}, at most ${MAX_PHOTO_FRAMES}`));
+  if (width * height > MAX_PHOTO_PIXELS)
+    throw new PayloadTooLargeError(forClient(`image too large: ${width}×${height} pixels, at most ${MAX_PHOTO_PIXELS} pixels`));
+  if (frames > MAX_PHOTO_FRAMES)
+    throw new PayloadTooLargeError(forClient(`image has too many frames: ${frames}, at most ${MAX_PHOTO_FRAMES}`));
   if (width * height * frames > MAX_PHOTO_PIXELS * 4) throw new PayloadTooLargeError(forClient('animation too large'));
 }
 

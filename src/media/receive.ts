@@ -104,7 +104,12 @@ interface SpooledFile {
 const UNLIMITED = { maxUploadBytes: null, maxUploadCount: null, maxUploadTotalBytes: null };
 
 /** Writes a part's bytes to `file`, counting them against the request's limits as they come; the file is closed before this settles. */
-async function spool(content: AsyncIterable<Uint8Array>, file: string, budget: UploadBudget, allowance: { take(bytes: number): boolean } | null): Promise<void> {
+async function spool(
+  content: AsyncIterable<Uint8Array>,
+  file: string,
+  budget: UploadBudget,
+  allowance: { take(bytes: number): boolean } | null,
+): Promise<void> {
   budget.countFile();
   let size = 0;
   const out = createWriteStream(file, { mode: 0o600 });
@@ -118,7 +123,8 @@ async function spool(content: AsyncIterable<Uint8Array>, file: string, budget: U
           size += chunk.byteLength;
           budget.countBytes(chunk.byteLength, size);
           // over the process-wide allowance: the same answer as no token at all, before more is written
-          if (allowance !== null && !allowance.take(chunk.byteLength)) throw new AuthenticationError(forClient('no token before the files, and the server holds no more anonymous uploads now'));
+          if (allowance !== null && !allowance.take(chunk.byteLength))
+            throw new AuthenticationError(forClient('no token before the files, and the server holds no more anonymous uploads now'));
           yield chunk;
         }
       },
@@ -143,9 +149,11 @@ export async function receiveMultipart(request: FastifyRequest, options: Receive
   // a credential in the header is checked before a byte of the body is read
   if (options.hasCredential(fields)) await options.authenticate(fields);
   // spec: an upload of unknown size is 413 when a total limit applies
-  if (limits.maxUploadTotalBytes !== null && request.headers['content-length'] === undefined) throw new PayloadTooLargeError(forClient('upload of unknown size'));
+  if (limits.maxUploadTotalBytes !== null && request.headers['content-length'] === undefined)
+    throw new PayloadTooLargeError(forClient('upload of unknown size'));
   const largest = largestBody(limits, options);
-  if (largest !== null && Number(request.headers['content-length']) > largest) throw new PayloadTooLargeError(forClient('request body larger than the limits allow'));
+  if (largest !== null && Number(request.headers['content-length']) > largest)
+    throw new PayloadTooLargeError(forClient('request body larger than the limits allow'));
 
   const budget = new UploadBudget(limits);
   const files = new Map<string, MediaRecord[]>();
@@ -232,7 +240,10 @@ export interface ReceiveRequestOptions {
  * the end, when the token comes after the files), checks the scope, stores
  * accepted file parts.
  */
-export type ReceiveRequest = (request: FastifyRequest, options: ReceiveRequestOptions) => Promise<ReceivedMultipart & { readonly auth: BearerAuth }>;
+export type ReceiveRequest = (
+  request: FastifyRequest,
+  options: ReceiveRequestOptions,
+) => Promise<ReceivedMultipart & { readonly auth: BearerAuth }>;
 
 /** {@link receiveMultipart} with the bearer guard and the configured limits, as Micropub and media use it. */
 export function createReceiveRequest(deps: {

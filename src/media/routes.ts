@@ -63,7 +63,10 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
   app.post('/media/', async (request, reply) => {
     if (isMultipart(request)) {
       // an action never carries a file
-      const received = await receive(request, { acceptsFile: (name, fields) => name === 'file' && fields.action === undefined, scope: 'media' });
+      const received = await receive(request, {
+        acceptsFile: (name, fields) => name === 'file' && fields.action === undefined,
+        scope: 'media',
+      });
       if (received.stored.length === 0 && received.fields.action !== undefined) {
         await deleteAction(request, received.fields, received.user);
         return reply.code(204).send();
@@ -122,7 +125,8 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
       const path = local.pathOf(record.storageKey);
       const info = await stat(path).catch(() => null);
       if (info === null) return sendText(reply, 404, 'not found');
-      if (width !== null) return serveVariant(request, reply, { record, path, width, variantDir: local.variantDirOf(record.storageKey), variants });
+      if (width !== null)
+        return serveVariant(request, reply, { record, path, width, variantDir: local.variantDirOf(record.storageKey), variants });
       return reply
         .header('content-type', record.mediaType)
         .header('content-length', info.size)

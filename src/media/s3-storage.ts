@@ -58,7 +58,13 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage & { rea
       const body = Readable.from(watched());
       const upload = new Upload({
         client,
-        params: { Bucket: options.bucket, Key: key, Body: body, ContentType: mediaType, CacheControl: 'public, max-age=31536000, immutable' },
+        params: {
+          Bucket: options.bucket,
+          Key: key,
+          Body: body,
+          ContentType: mediaType,
+          CacheControl: 'public, max-age=31536000, immutable',
+        },
         queueSize: 2,
         partSize: 5 * 1024 * 1024,
         leavePartsOnError: false,

@@ -48,7 +48,8 @@ const SUFFIXES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Name segments that make a web server execute or render a file. */
-const DANGEROUS_SEGMENT = /^(php\d*|phtml|pht|phar|phps|inc|asp|aspx|jsp|jspx|cgi|pl|py|rb|sh|exe|dll|html?|xhtml|shtml|svgz?|xml|js|mjs|htaccess)$/i;
+const DANGEROUS_SEGMENT =
+  /^(php\d*|phtml|pht|phar|phps|inc|asp|aspx|jsp|jspx|cgi|pl|py|rb|sh|exe|dll|html?|xhtml|shtml|svgz?|xml|js|mjs|htaccess)$/i;
 
 export function canonicalType(type: string): string {
   const bare = type.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -56,7 +57,9 @@ export function canonicalType(type: string): string {
 }
 
 function isMarkupOrScript(type: string): boolean {
-  return type.startsWith('text/') || type.includes('xml') || type.includes('html') || type.includes('javascript') || type.includes('ecmascript');
+  return (
+    type.startsWith('text/') || type.includes('xml') || type.includes('html') || type.includes('javascript') || type.includes('ecmascript')
+  );
 }
 
 export interface SniffedType {
@@ -71,9 +74,14 @@ export interface SniffedType {
  * declared part type, the file name and the allow-list (null: off).
  * Throws 415 {@link UnsupportedMediaTypeError} on any disagreement.
  */
-export async function sniffUpload(sample: Uint8Array, declared: { type: string; filename: string }, allowedTypes: readonly string[] | null): Promise<SniffedType> {
+export async function sniffUpload(
+  sample: Uint8Array,
+  declared: { type: string; filename: string },
+  allowedTypes: readonly string[] | null,
+): Promise<SniffedType> {
   const segments = declared.filename.split('.').slice(1);
-  if (segments.some((segment) => DANGEROUS_SEGMENT.test(segment.trim()))) throw new UnsupportedMediaTypeError(forClient(`refused file name ${excerpt(declared.filename)}`));
+  if (segments.some((segment) => DANGEROUS_SEGMENT.test(segment.trim())))
+    throw new UnsupportedMediaTypeError(forClient(`refused file name ${excerpt(declared.filename)}`));
 
   const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(sample);
@@ -89,8 +97,10 @@ export async function sniffUpload(sample: Uint8Array, declared: { type: string; 
   const suffix = segments.at(-1)?.toLowerCase();
   if (suffix !== undefined && suffix !== '') {
     const expected = new Set([detected.ext, ...(SUFFIXES[mediaType] ?? [])]);
-    if (!expected.has(suffix)) throw new UnsupportedMediaTypeError(forClient(`file name suffix .${excerpt(suffix)} does not fit ${mediaType}`));
+    if (!expected.has(suffix))
+      throw new UnsupportedMediaTypeError(forClient(`file name suffix .${excerpt(suffix)} does not fit ${mediaType}`));
   }
-  if (allowedTypes !== null && !allowedTypes.map(canonicalType).includes(mediaType)) throw new UnsupportedMediaTypeError(forClient(`${mediaType} is not allowed`));
+  if (allowedTypes !== null && !allowedTypes.map(canonicalType).includes(mediaType))
+    throw new UnsupportedMediaTypeError(forClient(`${mediaType} is not allowed`));
   return { mediaType, extension: detected.ext };
 }

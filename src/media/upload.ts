@@ -26,14 +26,17 @@ export class UploadBudget {
   /** Call once per file part, before reading it. */
   countFile(): void {
     this.#files += 1;
-    if (this.limits.maxUploadCount !== null && this.#files > this.limits.maxUploadCount) throw new PayloadTooLargeError(forClient('too many files'));
+    if (this.limits.maxUploadCount !== null && this.#files > this.limits.maxUploadCount)
+      throw new PayloadTooLargeError(forClient('too many files'));
   }
 
   /** Call for every chunk; `fileBytes` is the file's running size. */
   countBytes(chunk: number, fileBytes: number): void {
     this.#bytes += chunk;
-    if (this.limits.maxUploadBytes !== null && fileBytes > this.limits.maxUploadBytes) throw new PayloadTooLargeError(forClient('file too large'));
-    if (this.limits.maxUploadTotalBytes !== null && this.#bytes > this.limits.maxUploadTotalBytes) throw new PayloadTooLargeError(forClient('upload too large'));
+    if (this.limits.maxUploadBytes !== null && fileBytes > this.limits.maxUploadBytes)
+      throw new PayloadTooLargeError(forClient('file too large'));
+    if (this.limits.maxUploadTotalBytes !== null && this.#bytes > this.limits.maxUploadTotalBytes)
+      throw new PayloadTooLargeError(forClient('upload too large'));
   }
 }
 
@@ -46,7 +49,13 @@ export interface IncomingFile {
 
 export type UploadPipeline = ReturnType<typeof createUploadPipeline>;
 
-export function createUploadPipeline(deps: { storage: MediaStorage; media: MediaRepository; limits: MediaConfig; clock: Clock; meter?: Meter }) {
+export function createUploadPipeline(deps: {
+  storage: MediaStorage;
+  media: MediaRepository;
+  limits: MediaConfig;
+  clock: Clock;
+  meter?: Meter;
+}) {
   const { storage, media, limits, clock } = deps;
   const meter = deps.meter ?? NO_METER;
 
@@ -74,7 +83,11 @@ export function createUploadPipeline(deps: { storage: MediaStorage; media: Media
         head.push(chunk);
       }
       const sample = Buffer.concat(head);
-      const sniffed = await sniffUpload(sample.subarray(0, SNIFF_BYTES), { type: file.mimetype, filename: file.filename }, limits.allowedTypes);
+      const sniffed = await sniffUpload(
+        sample.subarray(0, SNIFF_BYTES),
+        { type: file.mimetype, filename: file.filename },
+        limits.allowedTypes,
+      );
 
       async function* rest(): AsyncGenerator<Uint8Array> {
         yield sample;

@@ -31,5 +31,9 @@ export async function serveVariant(
   if (match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return reply.code(304).send();
   const file = await target.variants.pathOf(target.path, target.variantDir, width, type);
   const info = await stat(file);
-  return reply.header('content-type', type).header('content-length', info.size).header('content-disposition', 'inline').send(createReadStream(file));
+  return reply
+    .header('content-type', type)
+    .header('content-length', info.size)
+    .header('content-disposition', 'inline')
+    .send(createReadStream(file));
 }

@@ -57,9 +57,13 @@ export function assertLocalUrl(url: string | undefined, hosts: readonly string[]
 export function parseUpdateOperations(body: Readonly<Record<string, unknown>>, serverManaged: ReadonlySet<string>): UpdateOperations {
   const { replace, add } = body;
   const del = body.delete;
-  if (replace === undefined && add === undefined && del === undefined) throw new InvalidRequestError(forClient('update needs replace, add or delete'));
+  if (replace === undefined && add === undefined && del === undefined)
+    throw new InvalidRequestError(forClient('update needs replace, add or delete'));
   const operations: { replace?: MicropubProperties; add?: MicropubProperties; delete?: string[] | MicropubProperties } = {};
-  for (const [name, value] of [['replace', replace], ['add', add]] as const) {
+  for (const [name, value] of [
+    ['replace', replace],
+    ['add', add],
+  ] as const) {
     if (value === undefined) continue;
     assertPropertyMap(value, name);
     assertNotServerManaged(Object.keys(value), serverManaged);
@@ -81,7 +85,9 @@ export function parseUpdateOperations(body: Readonly<Record<string, unknown>>, s
 }
 
 /** Whether the entry moved, and the entry as the handler returned it (none after a delete). */
-export type ActionResult = ({ readonly moved: false } | { readonly moved: true; readonly location: string }) & { readonly entry?: MicropubEntry };
+export type ActionResult = ({ readonly moved: false } | { readonly moved: true; readonly location: string }) & {
+  readonly entry?: MicropubEntry;
+};
 
 /** Runs an action whose scope the caller checked. Unchanged URL → moved false. */
 export async function runAction(
@@ -92,7 +98,9 @@ export async function runAction(
   options: { serverManaged: ReadonlySet<string>; sameUrl: (submitted: string, returned: string) => boolean },
 ): Promise<ActionResult> {
   const outcome = (entry: MicropubEntry): ActionResult =>
-    typeof entry?.url === 'string' && entry.url !== '' && !options.sameUrl(url, entry.url) ? { moved: true, location: entry.url, entry } : { moved: false, entry };
+    typeof entry?.url === 'string' && entry.url !== '' && !options.sameUrl(url, entry.url)
+      ? { moved: true, location: entry.url, entry }
+      : { moved: false, entry };
 
   switch (post.action) {
     case 'update': {

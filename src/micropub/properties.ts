@@ -8,7 +8,16 @@ import { excerpt, forClient, InvalidRequestError } from '../core/errors.js';
 import { parseStrictHttpUrl } from '../core/url.js';
 
 /** Properties whose values must be absolute http(s) URLs. */
-export const URL_PROPERTIES: ReadonlySet<string> = new Set(['photo', 'audio', 'video', 'in-reply-to', 'like-of', 'repost-of', 'bookmark-of', 'syndication']);
+export const URL_PROPERTIES: ReadonlySet<string> = new Set([
+  'photo',
+  'audio',
+  'video',
+  'in-reply-to',
+  'like-of',
+  'repost-of',
+  'bookmark-of',
+  'syndication',
+]);
 
 /** Clients can never set or edit these; configuration adds to them, never replaces them. */
 export const SERVER_MANAGED_PROPERTIES: readonly string[] = Object.freeze(['uid', 'author']);
@@ -41,7 +50,8 @@ function isUrlValue(value: unknown): boolean {
 /** 400 unless every value of every URL-typed property is an absolute http(s) URL. */
 export function assertUrlValues(properties: MicropubProperties): void {
   for (const [name, values] of Object.entries(properties)) {
-    if (URL_PROPERTIES.has(name) && !values.every(isUrlValue)) throw new InvalidRequestError(forClient(`${name} must hold absolute http(s) URLs`));
+    if (URL_PROPERTIES.has(name) && !values.every(isUrlValue))
+      throw new InvalidRequestError(forClient(`${name} must hold absolute http(s) URLs`));
   }
 }
 
@@ -67,7 +77,8 @@ export function withSanitizedSlug(properties: MicropubProperties): MicropubPrope
 
 /** 400 unless the value is a map of property names to arrays. */
 export function assertPropertyMap(value: unknown, what: string): asserts value is MicropubProperties {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidRequestError(forClient(`${what} must be an object`));
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InvalidRequestError(forClient(`${what} must be an object`));
   for (const [name, values] of Object.entries(value)) {
     if (!Array.isArray(values)) throw new InvalidRequestError(forClient(`${what}.${excerpt(name)} must be an array`));
   }

@@ -92,7 +92,10 @@ export async function runConfigQuery(deps: QueryDeps, q: string, query: unknown,
       const postType = readParam(query, 'post-type');
       const all = listOf((await loadConfigMap(deps, user))['post-types']);
       // spec: post-type narrows first, then filter, offset, limit
-      const narrowed = postType === undefined ? all : all.filter((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === postType);
+      const narrowed =
+        postType === undefined
+          ? all
+          : all.filter((item) => typeof item === 'object' && item !== null && (item as { type?: unknown }).type === postType);
       return { 'post-types': applyListParams(narrowed, page) };
     }
     default:
@@ -119,7 +122,11 @@ export async function runSourceQuery(deps: QueryDeps, query: unknown, user: Host
     if (entry === null) throw new InvalidRequestError(forClient('no such entry'));
     if (wanted === null) return { type: entry.type, properties: entry.properties };
     // spec: with properties[], type is omitted and missing names are left out silently
-    return { properties: Object.fromEntries(wanted.filter((name) => Object.hasOwn(entry.properties, name)).map((name) => [name, entry.properties[name]])) };
+    return {
+      properties: Object.fromEntries(
+        wanted.filter((name) => Object.hasOwn(entry.properties, name)).map((name) => [name, entry.properties[name]]),
+      ),
+    };
   }
 
   const params = parseListParams(query);

@@ -73,7 +73,10 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
     const auth = await bearer.authenticate(request);
     const q = readParam(request.query, 'q');
     // spec: always form-encoded
-    if (q === undefined) return reply.header('content-type', 'application/x-www-form-urlencoded; charset=utf-8').send(new URLSearchParams({ me: auth.token.me }).toString());
+    if (q === undefined)
+      return reply
+        .header('content-type', 'application/x-www-form-urlencoded; charset=utf-8')
+        .send(new URLSearchParams({ me: auth.token.me }).toString());
     if (q === 'source') {
       bearer.assertScope(auth, 'update');
       return reply.send(await runSourceQuery(deps, request.query, auth.user, request));
@@ -134,7 +137,12 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
     }
   }
 
-  async function runActionRequest(request: FastifyRequest, reply: FastifyReply, post: Extract<MicropubPost, { kind: 'action' }>, auth: BearerAuth) {
+  async function runActionRequest(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    post: Extract<MicropubPost, { kind: 'action' }>,
+    auth: BearerAuth,
+  ) {
     if (!isAction(post.action)) throw new InvalidRequestError(forClient(`unknown action ${excerpt(post.action)}`));
     bearer.assertScope(auth, post.action);
     const url = assertLocalUrl(post.url, hostsOf(request, auth.user));
@@ -150,7 +158,8 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
       });
     const result = await runAction(handler, { ...post, action: post.action }, url, auth.user, {
       serverManaged,
-      sameUrl: (submitted, returned) => submitted === returned || resolutions(submitted).some((candidate) => resolutions(returned).includes(candidate)),
+      sameUrl: (submitted, returned) =>
+        submitted === returned || resolutions(submitted).some((candidate) => resolutions(returned).includes(candidate)),
     });
     request.log.info({ userId: auth.user.id, action: post.action }, 'micropub action');
     meter.micropubOperation(post.action);
@@ -161,4 +170,3 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
 
   methodNotAllowed(app, '/micropub/', ['GET', 'HEAD', 'POST']);
 }
-

@@ -52,9 +52,12 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '::ffff:8.8.8.8', '2606:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])('allows the public address %s', (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
+  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '::ffff:8.8.8.8', '2606:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])(
+    'allows the public address %s',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 });
 
 describe('clientAddressKey', () => {
@@ -72,7 +75,13 @@ describe('clientAddressKey', () => {
 });
 
 describe('the outbound fetcher', () => {
-  it.each(['http://[::7f00:1]/', 'http://[::a9fe:a9fe]/latest/meta-data/', 'http://[64:ff9b::7f00:1]/', 'http://[::ffff:7f00:1]/', 'http://2130706433/'])('refuses %s before connecting', async (url) => {
+  it.each([
+    'http://[::7f00:1]/',
+    'http://[::a9fe:a9fe]/latest/meta-data/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[::ffff:7f00:1]/',
+    'http://2130706433/',
+  ])('refuses %s before connecting', async (url) => {
     const { createOutbound, OutboundError } = await import('./fetch.js');
     const outbound = createOutbound({ allowPrivateNetworks: false, timeoutMs: 2_000 });
     try {

@@ -41,7 +41,10 @@ export function clientAddressKey(address: string): string {
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const v6 = parsed as ipaddr.IPv6;
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  return `${v6.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
+  return `${v6.parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
 }
 
 export class ForbiddenAddressError extends Error {
@@ -65,7 +68,8 @@ export function guardedLookup(allowPrivate: boolean) {
       if (error) return callback(error, []);
       const list = addresses as LookupAddress[];
       const refused = allowPrivate ? undefined : list.find((entry) => !isPublicAddress(entry.address));
-      if (refused !== undefined) return callback(new ForbiddenAddressError(hostname, refused.address) as unknown as NodeJS.ErrnoException, []);
+      if (refused !== undefined)
+        return callback(new ForbiddenAddressError(hostname, refused.address) as unknown as NodeJS.ErrnoException, []);
       if (options.all === true) return callback(null, list);
       const first = list[0];
       if (first === undefined) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);

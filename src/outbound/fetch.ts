@@ -84,7 +84,8 @@ function assertFetchable(url: URL, allowPrivate: boolean): void {
   if (url.username !== '' || url.password !== '') throw new OutboundError('refusing a URL with credentials', false);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // an IP literal never goes through DNS, so check it here
-  if (!allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) throw new OutboundError(`refusing to connect to ${host}: not a public address`, false);
+  if (!allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host))
+    throw new OutboundError(`refusing to connect to ${host}: not a public address`, false);
 }
 
 export function createOutbound(options: OutboundOptions) {
@@ -121,7 +122,8 @@ export function createOutbound(options: OutboundOptions) {
     for (let redirects = 0; ; redirects++) {
       assertFetchable(url, options.allowPrivateNetworks);
       const body = method !== 'POST' ? undefined : form !== undefined ? new URLSearchParams(form).toString() : request.raw?.data;
-      const contentType = form !== undefined ? 'application/x-www-form-urlencoded' : (request.raw?.contentType ?? 'application/octet-stream');
+      const contentType =
+        form !== undefined ? 'application/x-www-form-urlencoded' : (request.raw?.contentType ?? 'application/octet-stream');
       let response: Awaited<ReturnType<typeof undiciRequest>>;
       const { dispatcher, request: undiciRequest } = await loadClient();
       try {
@@ -140,7 +142,11 @@ export function createOutbound(options: OutboundOptions) {
       } catch (error) {
         const forbidden = error instanceof ForbiddenAddressError || (error as { cause?: unknown })?.cause instanceof ForbiddenAddressError;
         const timedOut = signal.aborted || (error as Error).name === 'TimeoutError';
-        const message = forbidden ? `refused address for ${url.host}` : timedOut ? `${url.host} did not answer within ${timeoutMs} ms` : `cannot reach ${url.host}${errorCode(error)}`;
+        const message = forbidden
+          ? `refused address for ${url.host}`
+          : timedOut
+            ? `${url.host} did not answer within ${timeoutMs} ms`
+            : `cannot reach ${url.host}${errorCode(error)}`;
         throw new OutboundError(message, !forbidden, { cause: error });
       }
       const location = headerValue(response.headers, 'location');
@@ -181,7 +187,14 @@ export function createOutbound(options: OutboundOptions) {
         if (signal.aborted) throw new OutboundError(`${url.host} did not send its answer within ${timeoutMs} ms`, true, { cause: error });
         throw new OutboundError(`reading ${url.host} failed${errorCode(error)}`, true, { cause: error });
       }
-      return { url: url.href, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), redirects, ...(truncated ? { truncated } : {}) };
+      return {
+        url: url.href,
+        status: response.statusCode,
+        headers: response.headers,
+        body: Buffer.concat(chunks),
+        redirects,
+        ...(truncated ? { truncated } : {}),
+      };
     }
   }
 

@@ -14,7 +14,12 @@ export interface ProfileFeature {
   readonly routes: (app: FastifyInstance) => Promise<void>;
 }
 
-export function createProfile(deps: { service: ProfileService; users: UserService | null; baseUrl: string; entryPages?: boolean }): ProfileFeature {
+export function createProfile(deps: {
+  service: ProfileService;
+  users: UserService | null;
+  baseUrl: string;
+  entryPages?: boolean;
+}): ProfileFeature {
   const { users, baseUrl, service } = deps;
   const entryPages = deps.entryPages === true;
   return {

@@ -36,7 +36,13 @@ function isEmail(value: string): boolean {
 function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '' && !/\s/.test(value);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.hostname !== '' &&
+      url.username === '' &&
+      url.password === '' &&
+      !/\s/.test(value)
+    );
   } catch {
     return false;
   }
@@ -48,7 +54,8 @@ function isHttpUrl(value: string): boolean {
  * Throws {@link HCardValidationError} listing every problem.
  */
 export function validateHCard(input: unknown): HCard {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new HCardValidationError([{ field: 'h_card', message: 'must be an object of property names to lists of values' }]);
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new HCardValidationError([{ field: 'h_card', message: 'must be an object of property names to lists of values' }]);
   const problems: HCardProblem[] = [];
   const entries = Object.entries(input as Record<string, unknown>);
   if (entries.length > MAX_PROPERTIES) problems.push({ field: 'h_card', message: `at most ${MAX_PROPERTIES} properties` });

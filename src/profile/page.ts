@@ -31,18 +31,24 @@ const LABELS: Readonly<Record<string, string>> = {
 
 function otherProperty(name: string, value: string): SafeHtml {
   const label = LABELS[name] ?? name;
-  const shown = URL_PROPERTIES.has(name) ? html`<a class="u-${name}" href="${value}">${value}</a>` : html`<span class="p-${name}">${value}</span>`;
+  const shown = URL_PROPERTIES.has(name)
+    ? html`<a class="u-${name}" href="${value}">${value}</a>`
+    : html`<span class="p-${name}">${value}</span>`;
   return html`<li><span class="muted">${label}:</span> ${shown}</li>`;
 }
 
 /** The h-card of `accountName`'s profile page (the heading falls back to the account name). */
 export function profileCard(card: HCard, accountName: string): SafeHtml {
   const [name, ...moreNames] = card.name ?? [];
-  const photos = (card.photo ?? []).map((photo, index) => html`<img class="u-photo" src="${photo}" alt="" width="128" height="128"${index === 0 ? '' : html` loading="lazy"`}>`);
+  const photos = (card.photo ?? []).map(
+    (photo, index) => html`<img class="u-photo" src="${photo}" alt="" width="128" height="128"${index === 0 ? '' : html` loading="lazy"`}>`,
+  );
   const heading = name === undefined ? html`<h1>${accountName}</h1>` : html`<h1 class="p-name">${name}</h1>`;
   const notes = (card.note ?? []).map((note) => html`<p class="p-note">${note}</p>`);
   const links = [
-    ...(card.url ?? []).map((url) => html`<li><a class="u-url" rel="me" href="${url}">${url.replace(/^https?:\/\//, '').replace(/\/$/, '')}</a></li>`),
+    ...(card.url ?? []).map(
+      (url) => html`<li><a class="u-url" rel="me" href="${url}">${url.replace(/^https?:\/\//, '').replace(/\/$/, '')}</a></li>`,
+    ),
     ...(card[EMAIL_PROPERTY] ?? []).map((email) => html`<li><a class="u-email" href="${email}">${email.replace(/^mailto:/i, '')}</a></li>`),
   ];
   const others = Object.entries(card)

@@ -37,12 +37,23 @@ export async function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDep
     const profile = await profiles.get({ id: account.id, name: account.name, me: account.me, isActive: account.isActive });
     reply.header('link', `<${metadataUrl(baseUrl)}>; rel="indieauth-metadata"`);
     if (prefersJson(request)) {
-      return reply.send({ name: account.name, me: account.me, h_card: profile.hCard, profile: { name: profile.name, photo_url: profile.photoUrl, url: profile.url } });
+      return reply.send({
+        name: account.name,
+        me: account.me,
+        h_card: profile.hCard,
+        profile: { name: profile.name, photo_url: profile.photoUrl, url: profile.url },
+      });
     }
     return sendPage(reply, 200, {
       title: profile.name ?? account.name,
       head: new SafeHtml(linkTags(baseUrl)),
-      body: layout({ content: deps.entryPages === true ? html`${profileCard(profile.hCard, account.name)}${entryHomeLinks(baseUrl, account.name)}` : profileCard(profile.hCard, account.name), className: 'profile-page' }),
+      body: layout({
+        content:
+          deps.entryPages === true
+            ? html`${profileCard(profile.hCard, account.name)}${entryHomeLinks(baseUrl, account.name)}`
+            : profileCard(profile.hCard, account.name),
+        className: 'profile-page',
+      }),
     });
   });
 }

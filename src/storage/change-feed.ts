@@ -85,7 +85,8 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   let ownChannel: string | null = null;
 
   /** The heartbeat out (one at a time: a slow answer is waited for, the stall timer ends a dead connection). */
-  let beating: { readonly from: pg.Client; readonly payload: string; readonly sentAt: number; readonly stall: NodeJS.Timeout } | null = null;
+  let beating: { readonly from: pg.Client; readonly payload: string; readonly sentAt: number; readonly stall: NodeJS.Timeout } | null =
+    null;
   let beats = 0;
 
   function lose(from: pg.Client, error: Error | null) {
@@ -125,7 +126,9 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     const stall = setTimeout(() => lose(from, new Error(`no heartbeat heard within ${STALL_MS} ms`)), STALL_MS);
     stall.unref();
     beating = { from, payload, sentAt: performance.now(), stall };
-    from.query('select pg_notify($1, $2)', [channel, payload]).catch((error: unknown) => lose(from, error instanceof Error ? error : new Error(String(error))));
+    from
+      .query('select pg_notify($1, $2)', [channel, payload])
+      .catch((error: unknown) => lose(from, error instanceof Error ? error : new Error(String(error))));
   }
 
   function heard(from: pg.Client, payload: string | undefined) {

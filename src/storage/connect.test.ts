@@ -45,21 +45,33 @@ describe('changeStamp on SQLite', () => {
 
   it('changes after a write through the handle itself', async () => {
     const before = handle.changeStamp();
-    await handle.db.insertInto('t' as never).values({ x: 1 } as never).execute();
+    await handle.db
+      .insertInto('t' as never)
+      .values({ x: 1 } as never)
+      .execute();
     expect(handle.changeStamp()).not.toBe(before);
   });
 
   it('stays the same after writes of entries through the handle, which no remembered token depends on (issue 31)', async () => {
     other.exec('create table indieweb_entry (id text primary key, n integer)');
     const before = handle.changeStamp();
-    await handle.db.insertInto('indieweb_entry' as never).values({ id: 'a', n: 1 } as never).execute();
-    await handle.db.updateTable('indieweb_entry' as never).set({ n: 2 } as never).execute();
+    await handle.db
+      .insertInto('indieweb_entry' as never)
+      .values({ id: 'a', n: 1 } as never)
+      .execute();
+    await handle.db
+      .updateTable('indieweb_entry' as never)
+      .set({ n: 2 } as never)
+      .execute();
     await handle.db.deleteFrom('indieweb_entry' as never).execute();
     expect(handle.changeStamp()).toBe(before);
     // a table whose name only starts like it still counts
     other.exec('create table indieweb_entry_x (id text)');
     const after = handle.changeStamp();
-    await handle.db.insertInto('indieweb_entry_x' as never).values({ id: 'a' } as never).execute();
+    await handle.db
+      .insertInto('indieweb_entry_x' as never)
+      .values({ id: 'a' } as never)
+      .execute();
     expect(handle.changeStamp()).not.toBe(after);
   });
 

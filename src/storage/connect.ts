@@ -94,7 +94,8 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
     });
   }
   // the directory 0700 when it is made, the files 0600 (made so, or tightened): see file-modes.ts
-  const { tightened: tightenedFiles, failed: looseFiles } = location.filename === ':memory:' ? { tightened: [], failed: [] } : prepareDatabaseFiles(location.filename);
+  const { tightened: tightenedFiles, failed: looseFiles } =
+    location.filename === ':memory:' ? { tightened: [], failed: [] } : prepareDatabaseFiles(location.filename);
   const database = new SqliteDatabase(location.filename);
   database.pragma('journal_mode = WAL');
   database.pragma('foreign_keys = ON');
@@ -104,7 +105,12 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
   let writes = 0;
   const dataVersion = database.prepare('PRAGMA data_version').pluck();
   const changeStamp = () => `${String(dataVersion.get())}:${writes}`;
-  return wrap(new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }), 'sqlite', changeStamp, { tightenedFiles, looseFiles });
+  return wrap(
+    new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }),
+    'sqlite',
+    changeStamp,
+    { tightenedFiles, looseFiles },
+  );
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -228,7 +234,12 @@ function wrap(
   db: Kysely<Database>,
   dialect: DialectName,
   changeStamp: () => string | null,
-  more: { onChangeFeed?: DatabaseHandle['onChangeFeed']; close?: () => Promise<void>; tightenedFiles?: readonly string[]; looseFiles?: readonly string[] } = {},
+  more: {
+    onChangeFeed?: DatabaseHandle['onChangeFeed'];
+    close?: () => Promise<void>;
+    tightenedFiles?: readonly string[];
+    looseFiles?: readonly string[];
+  } = {},
 ): DatabaseHandle {
   let closed = false;
   return {

@@ -43,4 +43,3 @@ export async function openDatabase(config: Config): Promise<DatabaseHandle> {
   }
   return database;
 }
-

@@ -23,10 +23,14 @@ import { createWebmentionOutgoingRepository, type WebmentionOutgoingRepository }
 import { createTransactor, type Transactor } from './unit-of-work.js';
 
 /** Runs work against the webmention and job repositories bound to one transaction: all of it lands, or none. */
-export type WebmentionTransactor = <T>(work: (repositories: { webmentions: WebmentionsRepository; jobs: JobsRepository }) => Promise<T>) => Promise<T>;
+export type WebmentionTransactor = <T>(
+  work: (repositories: { webmentions: WebmentionsRepository; jobs: JobsRepository }) => Promise<T>,
+) => Promise<T>;
 
 /** Runs work against the sent-on-publish webmentions and their jobs bound to one transaction. */
-export type OutgoingTransactor = <T>(work: (repositories: { outgoing: WebmentionOutgoingRepository; jobs: JobsRepository }) => Promise<T>) => Promise<T>;
+export type OutgoingTransactor = <T>(
+  work: (repositories: { outgoing: WebmentionOutgoingRepository; jobs: JobsRepository }) => Promise<T>,
+) => Promise<T>;
 
 export interface Stores {
   readonly users: UsersRepository;
@@ -76,7 +80,11 @@ export function createStores(database: DatabaseHandle): Stores {
     passkeys: createPasskeysRepository(db),
     webauthnChallenges: createWebauthnChallengesRepository(db),
     transact: createTransactor(db),
-    transactWebmentions: (work) => db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
-    transactOutgoing: (work) => db.transaction().execute((trx) => work({ outgoing: createWebmentionOutgoingRepository(trx), jobs: createJobsRepository(trx, dialect) })),
+    transactWebmentions: (work) =>
+      db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
+    transactOutgoing: (work) =>
+      db
+        .transaction()
+        .execute((trx) => work({ outgoing: createWebmentionOutgoingRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };
 }

@@ -29,7 +29,11 @@ function marking<T extends object>(target: T, wrap: (name: PropertyKey, result: 
         } catch (error) {
           throw mark(error);
         }
-        if (result instanceof Promise) return result.then((settled: unknown) => wrap(name, settled), (error: unknown) => Promise.reject(mark(error)));
+        if (result instanceof Promise)
+          return result.then(
+            (settled: unknown) => wrap(name, settled),
+            (error: unknown) => Promise.reject(mark(error)),
+          );
         return wrap(name, result);
       };
     },
@@ -46,6 +50,9 @@ export function markingFailures(dialect: Dialect): Dialect {
     createAdapter: () => dialect.createAdapter(),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: (): Driver => marking(dialect.createDriver(), (name, result) => (name === 'acquireConnection' ? markedConnection(result as DatabaseConnection) : result)),
+    createDriver: (): Driver =>
+      marking(dialect.createDriver(), (name, result) =>
+        name === 'acquireConnection' ? markedConnection(result as DatabaseConnection) : result,
+      ),
   };
 }

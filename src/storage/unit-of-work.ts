@@ -16,7 +16,12 @@ export interface Repositories {
 export type Transactor = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
 
 export function createRepositories(db: Kysely<Database>): Repositories {
-  return { users: createUsersRepository(db), tokens: createTokensRepository(db), authCodes: createAuthCodesRepository(db), refreshTokens: createRefreshTokensRepository(db) };
+  return {
+    users: createUsersRepository(db),
+    tokens: createTokensRepository(db),
+    authCodes: createAuthCodesRepository(db),
+    refreshTokens: createRefreshTokensRepository(db),
+  };
 }
 
 export function createTransactor(db: Kysely<Database>): Transactor {

@@ -99,7 +99,11 @@ export function describeMicropubHandlerContract(
     it('update_entry replaces, adds and deletes properties and values', async () => {
       const handler = await createHandler();
       const created = await createNote(handler, alice);
-      await handler.updateEntry(created.url, { replace: { content: ['changed'] }, add: { category: ['three'], syndication: ['https://elsewhere.example/1'] } }, alice);
+      await handler.updateEntry(
+        created.url,
+        { replace: { content: ['changed'] }, add: { category: ['three'], syndication: ['https://elsewhere.example/1'] } },
+        alice,
+      );
       let found = await handler.getEntry(created.url, alice);
       expect(found?.properties.content).toEqual(['changed']);
       expect(found?.properties.category).toEqual(['one', 'two', 'three']);

@@ -50,14 +50,16 @@ export function assertJsonShape(value: unknown, limits: RequestLimits): void {
     const current = pending.pop();
     if (typeof current !== 'object' || current === null) continue;
     if (Array.isArray(current)) {
-      if (current.length > limits.valuesPerProperty) throw new BodyShapeError(forClient(`JSON array with more than ${limits.valuesPerProperty} items`));
+      if (current.length > limits.valuesPerProperty)
+        throw new BodyShapeError(forClient(`JSON array with more than ${limits.valuesPerProperty} items`));
       for (const item of current) if (typeof item === 'object' && item !== null) pending.push(item);
       continue;
     }
     const keys = Object.keys(current);
     if (keys.length > limits.properties) throw new BodyShapeError(forClient(`JSON object with more than ${limits.properties} keys`));
     for (const key of keys) {
-      if (nameTooLong(key, limits.fieldNameBytes)) throw new BodyShapeError(forClient(`JSON key longer than ${limits.fieldNameBytes} bytes`));
+      if (nameTooLong(key, limits.fieldNameBytes))
+        throw new BodyShapeError(forClient(`JSON key longer than ${limits.fieldNameBytes} bytes`));
       const item = (current as Record<string, unknown>)[key];
       if (typeof item === 'object' && item !== null) pending.push(item);
     }
@@ -88,7 +90,8 @@ export function parseFormBody(text: string, limits: RequestLimits): Record<strin
   }
   const fields = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of new URLSearchParams(text)) {
-    if (nameTooLong(name, limits.fieldNameBytes)) throw new BodyShapeError(forClient(`form parameter name longer than ${limits.fieldNameBytes} bytes`));
+    if (nameTooLong(name, limits.fieldNameBytes))
+      throw new BodyShapeError(forClient(`form parameter name longer than ${limits.fieldNameBytes} bytes`));
     const existing = fields[name];
     if (existing === undefined) fields[name] = value;
     else if (Array.isArray(existing)) existing.push(value);
@@ -124,13 +127,17 @@ export function deferJsonErrors(app: FastifyInstance, options: BodyParserOptions
     }
   });
   app.removeContentTypeParser('application/x-www-form-urlencoded');
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: options.bodyLimit }, (_request, body, done) => {
-    try {
-      done(null, parseFormBody(body as string, limits));
-    } catch (error) {
-      done(null, new UnreadableJsonBody(error));
-    }
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: options.bodyLimit },
+    (_request, body, done) => {
+      try {
+        done(null, parseFormBody(body as string, limits));
+      } catch (error) {
+        done(null, new UnreadableJsonBody(error));
+      }
+    },
+  );
 }
 
 /**
@@ -140,18 +147,27 @@ export function deferJsonErrors(app: FastifyInstance, options: BodyParserOptions
 export async function registerBodyParsers(app: FastifyInstance, options: BodyParserOptions = { bodyLimit: 1024 * 1024 }): Promise<void> {
   const limits = options.limits ?? DEFAULT_REQUEST_LIMITS;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: options.bodyLimit }, (_request, body, done) => {
-    try {
-      done(null, parseFormBody(body as string, limits));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: options.bodyLimit },
+    (_request, body, done) => {
+      try {
+        done(null, parseFormBody(body as string, limits));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: options.bodyLimit }, (_request, body, done) => {
     try {
       done(null, decodeJson(body as Buffer, limits));
     } catch (error) {
-      done(error instanceof BodyShapeError ? error : new InvalidRequestError(forClient('request body is not valid UTF-8 JSON'), { cause: error }), undefined);
+      done(
+        error instanceof BodyShapeError
+          ? error
+          : new InvalidRequestError(forClient('request body is not valid UTF-8 JSON'), { cause: error }),
+        undefined,
+      );
     }
   });
   // multipart bodies are streamed by the routes that accept them (media/multipart.ts), never buffered here

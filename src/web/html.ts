@@ -36,8 +36,6 @@ function render(value: unknown): string {
   return escapeHtml(value);
 }
 
-
-
 export interface PageOptions {
   title: string;
   body: SafeHtml;
@@ -76,10 +74,16 @@ ${options.body.value}
 
 /** A CSP source list of exact URLs (characters CSP gives a meaning to are percent-encoded). */
 function sourceList(urls: readonly string[]): string {
-  return urls.map((url) => ` ${url.replace(/[;,\s']/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)}`).join('');
+  return urls
+    .map((url) => ` ${url.replace(/[;,\s']/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)}`)
+    .join('');
 }
 
-export function contentSecurityPolicy(formAction: readonly string[] = [], scripts: readonly string[] = [], connect: readonly string[] = []): string {
+export function contentSecurityPolicy(
+  formAction: readonly string[] = [],
+  scripts: readonly string[] = [],
+  connect: readonly string[] = [],
+): string {
   return [
     "default-src 'none'",
     ...(scripts.length === 0 ? [] : [`script-src${sourceList(scripts)}`]),

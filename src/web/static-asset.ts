@@ -38,7 +38,10 @@ function matches(ifNoneMatch: string | string[] | undefined, etag: string): bool
 
 /** Sends the asset with the one cache policy: `hashedName` when the URL carries the hash of exactly this content. */
 export function sendStaticAsset(request: FastifyRequest, reply: FastifyReply, asset: StaticAsset, hashedName: boolean): FastifyReply {
-  reply.header('etag', asset.etag).header('cache-control', hashedName ? IMMUTABLE_CACHE : REVALIDATE_CACHE).header('x-content-type-options', 'nosniff');
+  reply
+    .header('etag', asset.etag)
+    .header('cache-control', hashedName ? IMMUTABLE_CACHE : REVALIDATE_CACHE)
+    .header('x-content-type-options', 'nosniff');
   if (matches(request.headers['if-none-match'], asset.etag)) return reply.code(304).send();
   return reply.code(200).header('content-type', asset.contentType).send(asset.body);
 }

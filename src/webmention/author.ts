@@ -35,7 +35,8 @@ export function hasType(item: Mf2Item, type: string): boolean {
 /** A property value as text: strings, `{ value }` (photos with alt, u-* with alt) and nested items' `value`. */
 export function textOf(value: unknown): string | null {
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string') return (value as { value: string }).value;
+  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string')
+    return (value as { value: string }).value;
   return null;
 }
 
@@ -76,7 +77,9 @@ export function cardAuthor(card: Mf2Item, base: string): WebmentionAuthor {
 }
 
 function looksLikeUrl(value: string): boolean {
-  return /^(https?:)?\/\//i.test(value) || value.startsWith('/') || value.startsWith('./') || value.startsWith('../') || value.startsWith('#');
+  return (
+    /^(https?:)?\/\//i.test(value) || value.startsWith('/') || value.startsWith('./') || value.startsWith('../') || value.startsWith('#')
+  );
 }
 
 /** The h-card of the page whose url matches, canonically. */
@@ -119,7 +122,8 @@ export function extractAuthor(options: { doc: Mf2Document; entry: Mf2Item | null
       if (target.hash !== '' && target.origin === page.origin && target.pathname === page.pathname && target.search === page.search) {
         // a same-page fragment: the element with that id, read as an h-card
         const fragment = elementHtmlById(tree, decodeURIComponent(target.hash.slice(1)));
-        const card = fragment === null ? undefined : (mf2(fragment, { baseUrl: base }).items as Mf2Item[]).find((item) => hasType(item, 'h-card'));
+        const card =
+          fragment === null ? undefined : (mf2(fragment, { baseUrl: base }).items as Mf2Item[]).find((item) => hasType(item, 'h-card'));
         if (card !== undefined) return cardAuthor(card, base);
       }
       const card = cardWithUrl(doc, url, base);

@@ -4,7 +4,13 @@ import { capHtml, capMention, capPublished, capStored, capText, capUrl, MENTION_
 import { sanitizeContent } from './parse.js';
 
 const points = (text: string) => [...text].length;
-const base = { author: { name: 'Ann', url: 'https://ann.example/', photo: 'https://ann.example/me.png' }, contentText: 'hi', contentHtml: '<p>hi</p>', published: '2026-02-03T04:05:06Z', rsvp: 'yes' };
+const base = {
+  author: { name: 'Ann', url: 'https://ann.example/', photo: 'https://ann.example/me.png' },
+  contentText: 'hi',
+  contentHtml: '<p>hi</p>',
+  published: '2026-02-03T04:05:06Z',
+  rsvp: 'yes',
+};
 
 describe('capMention: one cap per field', () => {
   it('leaves a real mention as it is', () => {
@@ -44,13 +50,31 @@ describe('capMention: one cap per field', () => {
 
   it('author URL and photo: dropped when longer than 2048 characters or not http(s)', () => {
     const long = `https://ann.example/${'a'.repeat(2100)}`;
-    expect(capMention({ ...base, author: { name: 'Ann', url: long, photo: 'javascript:alert(1)' } }).author).toEqual({ name: 'Ann', url: null, photo: null });
+    expect(capMention({ ...base, author: { name: 'Ann', url: long, photo: 'javascript:alert(1)' } }).author).toEqual({
+      name: 'Ann',
+      url: null,
+      photo: null,
+    });
     expect(capUrl('https://ann.example/')).toBe('https://ann.example/');
   });
 
   it('published: a date or date-time, else null (never markup or arbitrary text)', () => {
-    for (const good of ['2026-02-03', '2026-02-03T04:05:06Z', '2026-02-03 04:05', '2026-02-03T04:05:06.123+01:00', '2026-02-03T04:05:06-0500']) expect(capPublished(good), good).toBe(good);
-    for (const bad of ['<script>alert(1)</script>', 'yesterday', '2026-13-45', '2026-02-03T04:05:06Z<b>', `2026-02-03T04:05:06.${'1'.repeat(80)}Z`]) expect(capPublished(bad), bad).toBeNull();
+    for (const good of [
+      '2026-02-03',
+      '2026-02-03T04:05:06Z',
+      '2026-02-03 04:05',
+      '2026-02-03T04:05:06.123+01:00',
+      '2026-02-03T04:05:06-0500',
+    ])
+      expect(capPublished(good), good).toBe(good);
+    for (const bad of [
+      '<script>alert(1)</script>',
+      'yesterday',
+      '2026-13-45',
+      '2026-02-03T04:05:06Z<b>',
+      `2026-02-03T04:05:06.${'1'.repeat(80)}Z`,
+    ])
+      expect(capPublished(bad), bad).toBeNull();
     expect(capMention({ ...base, published: '<img src=x onerror=alert(1)>' }).published).toBeNull();
   });
 

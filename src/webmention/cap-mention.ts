@@ -106,8 +106,20 @@ interface OutsideFields {
 
 /** The one door: the mention with every field from outside capped (see the module comment). */
 export function capMention<T extends OutsideFields>(mention: T): Capped<T> {
-  const author = mention.author === null ? null : { name: mention.author.name === null ? null : capText(mention.author.name, MENTION_CAPS.name), url: capUrl(mention.author.url), photo: capUrl(mention.author.photo) };
-  const rsvp = mention.rsvp === undefined || mention.rsvp === null ? mention.rsvp : RSVP_VALUES.has(mention.rsvp.trim().toLowerCase()) ? mention.rsvp.trim().toLowerCase() : null;
+  const author =
+    mention.author === null
+      ? null
+      : {
+          name: mention.author.name === null ? null : capText(mention.author.name, MENTION_CAPS.name),
+          url: capUrl(mention.author.url),
+          photo: capUrl(mention.author.photo),
+        };
+  const rsvp =
+    mention.rsvp === undefined || mention.rsvp === null
+      ? mention.rsvp
+      : RSVP_VALUES.has(mention.rsvp.trim().toLowerCase())
+        ? mention.rsvp.trim().toLowerCase()
+        : null;
   return {
     ...mention,
     author,
@@ -124,15 +136,39 @@ export function capMention<T extends OutsideFields>(mention: T): Capped<T> {
  * webhooks); within the caps the record is returned as stored (its HTML was
  * sanitized at the door), so this costs nothing for new rows.
  */
-export function capStored<T extends { readonly author: WebmentionAuthor; readonly contentText: string | null; readonly contentHtml: string | null; readonly published: string | null }>(record: T): T {
+export function capStored<
+  T extends {
+    readonly author: WebmentionAuthor;
+    readonly contentText: string | null;
+    readonly contentHtml: string | null;
+    readonly published: string | null;
+  },
+>(record: T): T {
   const over = (value: string | null, max: number) => value !== null && value.length > max;
   const published = capPublished(record.published);
-  if (!over(record.contentHtml, MENTION_CAPS.contentHtml) && !over(record.contentText, MENTION_CAPS.contentText) && !over(record.author.name, MENTION_CAPS.name) && !over(record.author.url, MENTION_CAPS.url) && !over(record.author.photo, MENTION_CAPS.url) && published === record.published) return record;
+  if (
+    !over(record.contentHtml, MENTION_CAPS.contentHtml) &&
+    !over(record.contentText, MENTION_CAPS.contentText) &&
+    !over(record.author.name, MENTION_CAPS.name) &&
+    !over(record.author.url, MENTION_CAPS.url) &&
+    !over(record.author.photo, MENTION_CAPS.url) &&
+    published === record.published
+  )
+    return record;
   return {
     ...record,
-    author: { name: record.author.name === null ? null : capText(record.author.name, MENTION_CAPS.name), url: capUrl(record.author.url), photo: capUrl(record.author.photo) },
+    author: {
+      name: record.author.name === null ? null : capText(record.author.name, MENTION_CAPS.name),
+      url: capUrl(record.author.url),
+      photo: capUrl(record.author.photo),
+    },
     contentText: record.contentText === null ? null : capText(record.contentText, MENTION_CAPS.contentText),
-    contentHtml: record.contentHtml === null ? null : over(record.contentHtml, MENTION_CAPS.contentHtml) ? capHtml(record.contentHtml, MENTION_CAPS.contentHtml) : record.contentHtml,
+    contentHtml:
+      record.contentHtml === null
+        ? null
+        : over(record.contentHtml, MENTION_CAPS.contentHtml)
+          ? capHtml(record.contentHtml, MENTION_CAPS.contentHtml)
+          : record.contentHtml,
     published,
   };
 }

@@ -29,7 +29,6 @@ export function hasRelToken(rel: string, token: string): boolean {
   return tokenList(rel.toLowerCase()).includes(token);
 }
 
-
 /** The body as text, in the charset the response declares when Node knows it, else UTF-8. */
 export function responseText(response: OutboundResponse): string {
   const contentType = headerValues(response, 'content-type')[0] ?? '';

@@ -96,9 +96,29 @@ function meteredProcessor(processor: WebmentionProcessor, meter: Meter): Webment
 }
 
 export function createWebmention(deps: {
-  config: Pick<Config, 'baseUrl' | 'allowPrivateNetworks' | 'outboundTimeout' | 'webmentionTargetHosts' | 'webmentionLimits' | 'webmentionModeration' | 'webmentionSendDelay'>;
+  config: Pick<
+    Config,
+    | 'baseUrl'
+    | 'allowPrivateNetworks'
+    | 'outboundTimeout'
+    | 'webmentionTargetHosts'
+    | 'webmentionLimits'
+    | 'webmentionModeration'
+    | 'webmentionSendDelay'
+  >;
   clock: Clock;
-  stores: Pick<Stores, 'webmentions' | 'jobs' | 'users' | 'transactWebmentions' | 'webmentionAccounts' | 'webmentionRules' | 'webhookDeliveries' | 'webmentionOutgoing' | 'transactOutgoing'>;
+  stores: Pick<
+    Stores,
+    | 'webmentions'
+    | 'jobs'
+    | 'users'
+    | 'transactWebmentions'
+    | 'webmentionAccounts'
+    | 'webmentionRules'
+    | 'webhookDeliveries'
+    | 'webmentionOutgoing'
+    | 'transactOutgoing'
+  >;
   /** Derives the API read tokens (and webhook secrets) from the server secret. */
   signer: Signer;
   accounts: Accounts;
@@ -117,7 +137,11 @@ export function createWebmention(deps: {
 }): WebmentionFeature {
   const { config, clock, stores, accounts, handler, log, jobs } = deps;
   const meter = deps.meter ?? NO_METER;
-  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, onOutcome: meter.outboundFetch });
+  const outbound = createOutbound({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    timeoutMs: config.outboundTimeout * 1000,
+    onOutcome: meter.outboundFetch,
+  });
   const events = new WebmentionEvents();
   if (deps.onWebmentionReceived !== undefined) events.on('webmention_received', deps.onWebmentionReceived);
   const baseHost = bareHost(new URL(config.baseUrl).hostname);
@@ -199,18 +223,25 @@ export function createWebmention(deps: {
         ? undefined
         : async (event) => {
             const queued = await publishing.published(event);
-            if (queued > 0) log.info({ userId: event.user.id, action: event.action, webmentions: queued, mode: sendMode }, 'webmentions queued for sending');
+            if (queued > 0)
+              log.info(
+                { userId: event.user.id, action: event.action, webmentions: queued, mode: sendMode },
+                'webmentions queued for sending',
+              );
           },
     routes: async (app) => {
       await webmentionRoutes(app, { service });
       const bearer = deps.bearer;
-      if (bearer !== undefined) await app.register(async (scope) => deployRoutes(scope, { bearer, sender: sendMode === 'off' ? null : publishing }));
+      if (bearer !== undefined)
+        await app.register(async (scope) => deployRoutes(scope, { bearer, sender: sendMode === 'off' ? null : publishing }));
       // its own scope: JSON errors with CORS headers
       await app.register(async (scope) => mentionsApiRoutes(scope, { api }));
     },
     async start() {
       // mentions received before owners were recorded get theirs once, in the background
-      assigning = assignMissingOwners(service, log, () => closing).catch((error: unknown) => log.error({ err: error }, 'webmention owners could not be assigned'));
+      assigning = assignMissingOwners(service, log, () => closing).catch((error: unknown) =>
+        log.error({ err: error }, 'webmention owners could not be assigned'),
+      );
     },
     async close() {
       // the batch in progress finishes before the database may close

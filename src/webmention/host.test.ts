@@ -23,7 +23,8 @@ describe('bare host (issue 28 F10)', () => {
   it('block rules, rule values and canonical targets agree on it', () => {
     const rule = { kind: 'domain' as const, value: parseRuleValue('Spam.Example.').value };
     expect(rule.value).toBe('spam.example');
-    for (const source of ['https://spam.example./x', 'https://WWW.SPAM.EXAMPLE./x', 'https://a.spam.example./x']) expect(ruleMatches(rule, new URL(source)), source).toBe(true);
+    for (const source of ['https://spam.example./x', 'https://WWW.SPAM.EXAMPLE./x', 'https://a.spam.example./x'])
+      expect(ruleMatches(rule, new URL(source)), source).toBe(true);
     expect(ruleMatches(rule, new URL('https://notspam.example/x'))).toBe(false);
     expect(ruleMatches({ kind: 'prefix', value: 'https://host.example/~u/' }, new URL('https://host.example./~u/post'))).toBe(true);
     expect(canonicalUrl('https://www.Site.example.:8080/a/')).toBe('https://site.example:8080/a');

@@ -13,8 +13,8 @@ import type { RuleKind, WebmentionRule } from '../storage/repositories/webmentio
 import type { WebmentionApproval } from '../storage/repositories/webmentions.js';
 import { bareHost, bareHostOf } from './host.js';
 
-export type ModerationDecision = { readonly kind: 'blocked'; readonly rule: WebmentionRule } | { readonly kind: 'admit'; readonly approval: WebmentionApproval };
-
+export type ModerationDecision =
+  { readonly kind: 'blocked'; readonly rule: WebmentionRule } | { readonly kind: 'admit'; readonly approval: WebmentionApproval };
 
 /** The rule a typed value stands for: a URL (with scheme) is a prefix, anything else a domain. */
 export function parseRuleValue(raw: string): { kind: RuleKind; value: string } {
@@ -31,7 +31,8 @@ export function parseRuleValue(raw: string): { kind: RuleKind; value: string } {
   }
   // a domain has at most 253 characters (254 with a trailing dot): a longer value is refused as typed, before it is read
   const host = value.length > 254 ? null : bareHostOf(value);
-  if (host === null || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(host) || host.length > 253) throw new InvalidRequestError(forClient(`"${value}" is neither a domain nor an http(s) URL`));
+  if (host === null || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(host) || host.length > 253)
+    throw new InvalidRequestError(forClient(`"${value}" is neither a domain nor an http(s) URL`));
   return { kind: 'domain', value: host };
 }
 
@@ -59,7 +60,8 @@ export async function decideModeration(input: {
 }): Promise<ModerationDecision> {
   const blocking = input.rules.find((rule) => rule.action === 'block' && ruleMatches(rule, input.source));
   if (blocking !== undefined) return { kind: 'blocked', rule: blocking };
-  if (input.rules.some((rule) => rule.action === 'allow' && ruleMatches(rule, input.source))) return { kind: 'admit', approval: 'approved' };
+  if (input.rules.some((rule) => rule.action === 'allow' && ruleMatches(rule, input.source)))
+    return { kind: 'admit', approval: 'approved' };
   if (input.policy === 'none') return { kind: 'admit', approval: 'approved' };
   if (input.policy === 'all') return { kind: 'admit', approval: 'held' };
   return { kind: 'admit', approval: (await input.approvedBefore()) ? 'approved' : 'held' };

@@ -8,7 +8,11 @@ const alice = user('alice', 'https://alice.example/');
 const bob = user('bob', 'https://bob.example/');
 
 /** An ownership over `users` whose handler knows the entries in `entries` (url → owner id). */
-function ownershipOf(users: readonly HostUser[] | null, entries: Record<string, string> = {}, extra: { entryHosts?: (u: HostUser) => string[]; asked?: string[]; failFor?: string } = {}) {
+function ownershipOf(
+  users: readonly HostUser[] | null,
+  entries: Record<string, string> = {},
+  extra: { entryHosts?: (u: HostUser) => string[]; asked?: string[]; failFor?: string } = {},
+) {
   return createWebmentionOwnership({
     listUsers: users === null ? null : async () => users,
     entryHosts: extra.entryHosts ?? (() => [BASE_HOST]),
@@ -58,13 +62,21 @@ describe('createWebmentionOwnership().ownerOf', () => {
     const twin = user('twin', 'https://alice.example/');
     expect(await ownershipOf([alice, twin]).ownerOf('https://alice.example/post')).toBeNull();
     // a handler that claims one entry for two users is not trusted with it, even where a profile URL would decide
-    const confused = createWebmentionOwnership({ listUsers: async () => [alice, bob], entryHosts: () => [BASE_HOST, 'alice.example'], isEntryOf: async () => true });
+    const confused = createWebmentionOwnership({
+      listUsers: async () => [alice, bob],
+      entryHosts: () => [BASE_HOST, 'alice.example'],
+      isEntryOf: async () => true,
+    });
     expect(await confused.ownerOf('https://alice.example/post')).toBeNull();
   });
 
   it('asks the handler only about users whose entries can live on the target host', async () => {
     const asked: string[] = [];
-    const sut = ownershipOf([alice, bob], {}, { asked, entryHosts: (u) => (u.id === 'alice' ? [BASE_HOST, 'blog.alice.example'] : [BASE_HOST]) });
+    const sut = ownershipOf(
+      [alice, bob],
+      {},
+      { asked, entryHosts: (u) => (u.id === 'alice' ? [BASE_HOST, 'blog.alice.example'] : [BASE_HOST]) },
+    );
     await sut.ownerOf('https://blog.alice.example/post');
     expect(asked).toEqual(['alice https://blog.alice.example/post']);
     asked.length = 0;

@@ -24,7 +24,6 @@ import { bareHost as bare } from './host.js';
 
 export type WebmentionOwnership = ReturnType<typeof createWebmentionOwnership>;
 
-
 /** How much of `target` the profile URL `me` covers (its path with a final slash), or -1 when it does not cover it. */
 function profileClaim(target: URL, me: string): number {
   let profile: URL;
@@ -92,7 +91,9 @@ export function createWebmentionOwnership(deps: {
       const byEntry = await entryOwner(url, users);
       if (byEntry === 'ambiguous') return null;
       if (byEntry !== null) return byEntry;
-      const claims = users.flatMap((user) => user.me.map((me) => ({ userId: user.id, claim: profileClaim(url, me) }))).filter((c) => c.claim >= 0);
+      const claims = users
+        .flatMap((user) => user.me.map((me) => ({ userId: user.id, claim: profileClaim(url, me) })))
+        .filter((c) => c.claim >= 0);
       if (claims.length > 0) return strongest(claims);
       return users.length === 1 ? users[0]!.id : null;
     },

@@ -14,7 +14,32 @@ import { hrefs, parseHtml } from '../html/tree.js';
 import { assertReadableShape } from '../html/shape.js';
 
 const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: ['a', 'abbr', 'b', 'blockquote', 'br', 'cite', 'code', 'del', 'em', 'i', 'ins', 'li', 'mark', 'ol', 'p', 'pre', 'q', 's', 'small', 'strong', 'sub', 'sup', 'u', 'ul'],
+  allowedTags: [
+    'a',
+    'abbr',
+    'b',
+    'blockquote',
+    'br',
+    'cite',
+    'code',
+    'del',
+    'em',
+    'i',
+    'ins',
+    'li',
+    'mark',
+    'ol',
+    'p',
+    'pre',
+    'q',
+    's',
+    'small',
+    'strong',
+    'sub',
+    'sup',
+    'u',
+    'ul',
+  ],
   allowedAttributes: { a: ['href', 'rel'], abbr: ['title'] },
   allowedSchemes: ['http', 'https'],
   allowProtocolRelative: false,
@@ -59,7 +84,9 @@ export function readSource(html: string, finalUrl: string, target: string): Sour
       return hrefs(parseHtml(markup)).some((href) => canonicalUrl(href, finalUrl) === targetKey);
     });
   const entry: Mf2Item | null =
-    entries.find((item) => Object.values(item.properties ?? {}).some((values) => targetKey !== null && mentionsTarget(values, targetKey, finalUrl))) ??
+    entries.find((item) =>
+      Object.values(item.properties ?? {}).some((values) => targetKey !== null && mentionsTarget(values, targetKey, finalUrl)),
+    ) ??
     entries.find(linksInContent) ??
     entries[0] ??
     null;

@@ -56,15 +56,23 @@ export function createWebmentionProcessor(deps: { webmentions: WebmentionsReposi
         return fail(record, error instanceof OutboundError ? error.message : 'source cannot be fetched');
       }
       if (response.status === 410) return fail(record, 'source is gone (410)');
-      if (response.status >= 500 || response.status === 429 || response.status === 408) throw new TransientProcessingError(`source answered ${response.status}`);
+      if (response.status >= 500 || response.status === 429 || response.status === 408)
+        throw new TransientProcessingError(`source answered ${response.status}`);
       if (response.status < 200 || response.status >= 300) return fail(record, `source answered ${response.status}`);
-      const contentType = Array.isArray(response.headers['content-type']) ? response.headers['content-type'][0] : response.headers['content-type'];
-      if (!isHtml(contentType)) return fail(record, contentType === undefined ? 'source is not HTML' : `source is ${excerpt(contentType, 60)}`);
+      const contentType = Array.isArray(response.headers['content-type'])
+        ? response.headers['content-type'][0]
+        : response.headers['content-type'];
+      if (!isHtml(contentType))
+        return fail(record, contentType === undefined ? 'source is not HTML' : `source is ${excerpt(contentType, 60)}`);
 
       // parsed in the parse pool, off the event loop, within its time and memory budget (issue 28 class 1)
       let reading: SourceReading;
       try {
-        reading = await parseOffThread<SourceReading>(PARSE_MODULE, 'readSource', [response.body.toString('utf8'), response.url, record.target]);
+        reading = await parseOffThread<SourceReading>(PARSE_MODULE, 'readSource', [
+          response.body.toString('utf8'),
+          response.url,
+          record.target,
+        ]);
       } catch (error) {
         // the pool is full: try again later, like a source that is down
         if (error instanceof ParseFailure && error.kind === 'busy') throw new TransientProcessingError(error.message, { cause: error });

@@ -14,11 +14,16 @@ export const WEBMENTION_ERRORS: ErrorTable = {
       status: 429,
       answer: (reply, { error, status }) => {
         const { retryAfterSeconds } = error as TooManyRequestsError;
-        return sendText(reply.header('retry-after', String(retryAfterSeconds)), 429, `too_many_requests: ${clientReason(error, status)}; try again in ${retryAfterSeconds} seconds`);
+        return sendText(
+          reply.header('retry-after', String(retryAfterSeconds)),
+          429,
+          `too_many_requests: ${clientReason(error, status)}; try again in ${retryAfterSeconds} seconds`,
+        );
       },
     },
   },
   // the reason is a description written for clients, never an error's message
-  otherwise: (reply, { error, status }) => sendText(reply, status, status === 404 ? 'not found' : `invalid_request: ${clientReason(error, status)}`),
+  otherwise: (reply, { error, status }) =>
+    sendText(reply, status, status === 404 ? 'not found' : `invalid_request: ${clientReason(error, status)}`),
   unavailable: text('temporarily_unavailable'),
 };

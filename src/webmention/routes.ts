@@ -55,16 +55,21 @@ function jf2(stored: WebmentionRecord) {
   };
 }
 
-
 export async function webmentionRoutes(app: FastifyInstance, deps: { service: WebmentionService }): Promise<void> {
   const { service } = deps;
 
   app.setErrorHandler(createErrorHandler(WEBMENTION_ERRORS));
 
   app.post('/webmention/', async (request, reply) => {
-    const { record, created, statusUrl } = await service.receive(readParam(request.body, 'source'), readParam(request.body, 'target'), { clientAddress: request.ip });
+    const { record, created, statusUrl } = await service.receive(readParam(request.body, 'source'), readParam(request.body, 'target'), {
+      clientAddress: request.ip,
+    });
     request.log.info({ id: record.id, created }, 'webmention received');
-    return reply.code(201).header('location', statusUrl).header('content-type', 'text/plain; charset=utf-8').send(`Accepted. Status: ${statusUrl}\n`);
+    return reply
+      .code(201)
+      .header('location', statusUrl)
+      .header('content-type', 'text/plain; charset=utf-8')
+      .send(`Accepted. Status: ${statusUrl}\n`);
   });
 
   app.get('/webmention/', async (request, reply) => {

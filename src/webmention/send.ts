@@ -46,7 +46,6 @@ export interface SendWebmentionsOptions {
   readonly onProgress?: (event: SendProgress) => void;
 }
 
-
 function reason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? '';
@@ -91,19 +90,26 @@ export async function attemptWebmention(outbound: Outbound, source: string, targ
   try {
     ({ endpoint } = await discoverEndpoint(outbound, target));
   } catch (error) {
-    return { result: { target, status: 'failed', error: `discovery failed: ${reason(error)}` }, retry: error instanceof OutboundError && error.transient };
+    return {
+      result: { target, status: 'failed', error: `discovery failed: ${reason(error)}` },
+      retry: error instanceof OutboundError && error.transient,
+    };
   }
   if (endpoint === null) return { result: { target, status: 'no-endpoint' }, retry: false };
   try {
     // spec: source and target go in the form body, never appended to the endpoint's own query string
     const response = await outbound.fetch(endpoint, { method: 'POST', form: { source, target }, headers: { accept: '*/*' } });
-    if (response.status >= 200 && response.status <= 299) return { result: { target, status: 'sent', endpoint, httpStatus: response.status }, retry: false };
+    if (response.status >= 200 && response.status <= 299)
+      return { result: { target, status: 'sent', endpoint, httpStatus: response.status }, retry: false };
     return {
       result: { target, status: 'failed', endpoint, httpStatus: response.status, error: `endpoint answered ${response.status}` },
       retry: response.status >= 500 || RETRY_STATUSES.has(response.status),
     };
   } catch (error) {
-    return { result: { target, status: 'failed', endpoint, error: `delivery failed: ${reason(error)}` }, retry: error instanceof OutboundError && error.transient };
+    return {
+      result: { target, status: 'failed', endpoint, error: `delivery failed: ${reason(error)}` },
+      retry: error instanceof OutboundError && error.transient,
+    };
   }
 }
 
@@ -155,7 +161,9 @@ export async function sendWebmentions(options: SendWebmentionsOptions): Promise<
   const results: SendResult[] = [];
   for (const [index, target] of targets.entries()) {
     report({ kind: 'sending', index, total: targets.length, target });
-    const result = sourceIsHttp ? await sendOne(outbound, source, target) : { target, status: 'failed' as const, error: 'the source is not an absolute http(s) URL' };
+    const result = sourceIsHttp
+      ? await sendOne(outbound, source, target)
+      : { target, status: 'failed' as const, error: 'the source is not an absolute http(s) URL' };
     results.push(result);
     report({ kind: 'done', index, total: targets.length, result });
   }

@@ -27,7 +27,8 @@ export const MAX_URL_LENGTH = 2048;
 
 function parseMentionUrl(name: string, value: string | undefined): URL {
   if (value === undefined || value === '') throw new InvalidRequestError(forClient(`${name} is required`));
-  if (value.length > MAX_URL_LENGTH || /[\u0000-\u0020\u007f]/.test(value)) throw new InvalidRequestError(forClient(`${name} is not a valid URL`));
+  if (value.length > MAX_URL_LENGTH || /[\u0000-\u0020\u007f]/.test(value))
+    throw new InvalidRequestError(forClient(`${name} is not a valid URL`));
   let url: URL;
   try {
     url = new URL(value);
@@ -141,7 +142,8 @@ export function createWebmentionService(deps: {
       options: { clientAddress?: string } = {},
     ): Promise<{ record: WebmentionRecord; created: boolean; statusUrl: string }> {
       // counted before anything is read, so malformed floods count too
-      if (options.clientAddress !== undefined) throttle(perClient, clientAddressKey(options.clientAddress), 'too many webmentions from this address');
+      if (options.clientAddress !== undefined)
+        throttle(perClient, clientAddressKey(options.clientAddress), 'too many webmentions from this address');
       const source = parseMentionUrl('source', sourceValue);
       const target = parseMentionUrl('target', targetValue);
       const targetKey = canonicalUrl(target.href)!;
@@ -150,15 +152,28 @@ export function createWebmentionService(deps: {
       if (!(await deps.ownHosts()).has(targetHost)) throw new InvalidRequestError(forClient('target is not on this site'));
       throttle(perSourceHost, bareHost(source.hostname), 'too many webmentions from this source site');
       if (limits.maxPendingPerHost !== null && (await webmentions.countPending(targetHost, VERIFY_JOB)) >= limits.maxPendingPerHost) {
-        throw new TooManyRequestsError(forClient('too many webmentions of this site are waiting to be checked'), PENDING_RETRY_AFTER_SECONDS);
+        throw new TooManyRequestsError(
+          forClient('too many webmentions of this site are waiting to be checked'),
+          PENDING_RETRY_AFTER_SECONDS,
+        );
       }
 
       const ownerId = await ownership.ownerOf(target.href);
-      const decision: ModerationDecision = deps.moderate === undefined ? { kind: 'admit', approval: 'approved' } : await deps.moderate(source, ownerId);
+      const decision: ModerationDecision =
+        deps.moderate === undefined ? { kind: 'admit', approval: 'approved' } : await deps.moderate(source, ownerId);
       const at = now();
       const { record, created } = await transact(async (store) => {
         const approval = decision.kind === 'admit' ? decision.approval : 'approved';
-        const stored = await store.webmentions.upsert({ id: randomId(18), source: sourceValue!, target: targetValue!, targetKey, targetHost, ownerId, now: at, approval });
+        const stored = await store.webmentions.upsert({
+          id: randomId(18),
+          source: sourceValue!,
+          target: targetValue!,
+          targetKey,
+          targetHost,
+          ownerId,
+          now: at,
+          approval,
+        });
         if (decision.kind === 'blocked') {
           // a blocked source is never fetched: recorded as spam, no job
           await store.webmentions.markStatus(stored.record.id, 'spam', 'the source is blocked', at);
@@ -169,7 +184,14 @@ export function createWebmentionService(deps: {
       });
       if (record.status !== 'spam') deps.onEnqueued?.();
       try {
-        events.emit('webmention_received', { id: record.id, source: record.source, target: record.target, statusUrl: statusUrl(record.id), isNew: created, receivedAt: at });
+        events.emit('webmention_received', {
+          id: record.id,
+          source: record.source,
+          target: record.target,
+          statusUrl: statusUrl(record.id),
+          isNew: created,
+          receivedAt: at,
+        });
       } catch (error) {
         deps.onListenerError?.(error);
       }
@@ -244,7 +266,9 @@ export function createWebmentionService(deps: {
     },
 
     /** The mentions a visitor may see (public-mention.ts), of a target: the read API and the entry pages. */
-    listPublic: (filter: { /** Implied: public mentions are verified. */ status?: 'verified'; target?: string; limit?: number; offset?: number } = {}) => {
+    listPublic: (
+      filter: { /** Implied: public mentions are verified. */ status?: 'verified'; target?: string; limit?: number; offset?: number } = {},
+    ) => {
       const targetKey = filter.target === undefined ? undefined : (canonicalUrl(filter.target) ?? filter.target);
       return webmentions.list({
         visible: true,

@@ -31,7 +31,10 @@ export function webhookHeaders(key: Buffer, id: string, at: Date, body: string):
 
 /** A host on this machine: `localhost` (and names below it), 127.0.0.0/8, ::1. */
 function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   return host === '::1';
@@ -50,7 +53,14 @@ export function webhookUrlProblem(url: string): string | null {
   } catch {
     return 'the webhook URL is not a URL';
   }
-  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username !== '' || parsed.password !== '' || url.length > 2048) return 'the webhook URL must be an http(s) URL';
-  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) return 'the webhook URL must use https:// (http:// only for this machine: localhost, 127.0.0.1, ::1)';
+  if (
+    (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') ||
+    parsed.username !== '' ||
+    parsed.password !== '' ||
+    url.length > 2048
+  )
+    return 'the webhook URL must be an http(s) URL';
+  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname))
+    return 'the webhook URL must use https:// (http:// only for this machine: localhost, 127.0.0.1, ::1)';
   return null;
 }

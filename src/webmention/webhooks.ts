@@ -45,10 +45,17 @@ export function createWebhooks(deps: {
   const { accounts, deliveries, jobs, outbound, signer, clock } = deps;
   const now = () => clock.now().toISOString();
   // 32 bytes derived from the server secret and the key id (only the id is stored)
-  const keyOf = (userId: string, keyId: string) => Buffer.from(signer.sign('webmention-webhook-secret', `${userId}\u0000${keyId}`), 'base64url');
+  const keyOf = (userId: string, keyId: string) =>
+    Buffer.from(signer.sign('webmention-webhook-secret', `${userId}\u0000${keyId}`), 'base64url');
   const secretOf = (userId: string, keyId: string) => webhookSecretOf(keyOf(userId, keyId));
 
-  async function enqueue(userId: string, url: string, event: WebhookEvent, webmentionId: string | null, payload: Record<string, unknown>): Promise<string> {
+  async function enqueue(
+    userId: string,
+    url: string,
+    event: WebhookEvent,
+    webmentionId: string | null,
+    payload: Record<string, unknown>,
+  ): Promise<string> {
     const id = randomId();
     const at = now();
     await deliveries.create({ id, userId, webmentionId, event, url, body: JSON.stringify(payload), now: at });
@@ -74,7 +81,9 @@ export function createWebhooks(deps: {
       }
       const payload = JSON.parse(delivery.body) as Record<string, unknown>;
       // webmention.io-compatible: the secret goes first, as webmention.io sends it; it is never stored with the delivery
-      const body = JSON.stringify(settings.webhookWebmentionIo ? { secret: secretOf(delivery.userId, settings.webhookKeyId), ...payload } : payload);
+      const body = JSON.stringify(
+        settings.webhookWebmentionIo ? { secret: secretOf(delivery.userId, settings.webhookKeyId), ...payload } : payload,
+      );
       let status: number;
       try {
         const response = await outbound.fetch(delivery.url, {
@@ -113,7 +122,13 @@ export function createWebhooks(deps: {
       const settings = await accounts.get(record.ownerId);
       if (settings?.webhookUrl == null) return;
       const common = { source: record.source, target: record.target, private: false };
-      await enqueue(record.ownerId, settings.webhookUrl, event, record.id, event === 'deleted' ? { ...common, deleted: true } : { ...common, post: toJf2(record) });
+      await enqueue(
+        record.ownerId,
+        settings.webhookUrl,
+        event,
+        record.id,
+        event === 'deleted' ? { ...common, deleted: true } : { ...common, post: toJf2(record) },
+      );
     },
 
     /**
@@ -128,12 +143,24 @@ export function createWebhooks(deps: {
         if (problem !== null) throw new InvalidRequestError(forClient(problem));
       }
       const settings = await accounts.get(userId);
-      await accounts.setWebhook(userId, { url, keyId: url === null ? null : (settings?.webhookKeyId ?? randomId(12)), webmentionIo: url !== null && options.webmentionIo === true }, now());
+      await accounts.setWebhook(
+        userId,
+        {
+          url,
+          keyId: url === null ? null : (settings?.webhookKeyId ?? randomId(12)),
+          webmentionIo: url !== null && options.webmentionIo === true,
+        },
+        now(),
+      );
     },
 
     async rotateSecret(userId: string): Promise<void> {
       const settings = await accounts.get(userId);
-      await accounts.setWebhook(userId, { url: settings?.webhookUrl ?? null, keyId: randomId(12), webmentionIo: settings?.webhookWebmentionIo ?? false }, now());
+      await accounts.setWebhook(
+        userId,
+        { url: settings?.webhookUrl ?? null, keyId: randomId(12), webmentionIo: settings?.webhookWebmentionIo ?? false },
+        now(),
+      );
     },
 
     /** The account's webhook URL, secret (`whsec_…`) and whether the body carries it; null when it has none. */
@@ -147,7 +174,12 @@ export function createWebhooks(deps: {
     async sendTest(userId: string): Promise<void> {
       const settings = await accounts.get(userId);
       if (settings?.webhookUrl == null) throw new InvalidRequestError(forClient('there is no webhook URL'));
-      await enqueue(userId, settings.webhookUrl, 'test', null, { source: 'https://example.com/a-post', target: 'https://example.com/your-post', private: false, post: { type: 'entry', url: 'https://example.com/a-post', 'wm-property': 'mention-of' } });
+      await enqueue(userId, settings.webhookUrl, 'test', null, {
+        source: 'https://example.com/a-post',
+        target: 'https://example.com/your-post',
+        private: false,
+        post: { type: 'entry', url: 'https://example.com/a-post', 'wm-property': 'mention-of' },
+      });
     },
 
     /** Sends a delivery of the account's again. */

@@ -59,7 +59,12 @@ describe('sign-in pages', () => {
     it('303 to the return path with an HttpOnly, SameSite=Lax session cookie on success', async () => {
       const jar = new CookieJar();
       const page = await loginPage(jar, '?return_to=/indieweb/auth/%3Fme%3Dx');
-      const response = await submit(jar, { _csrf: hiddenField(page.body, '_csrf'), username: 'alice', password: PASSWORD, return_to: hiddenField(page.body, 'return_to') });
+      const response = await submit(jar, {
+        _csrf: hiddenField(page.body, '_csrf'),
+        username: 'alice',
+        password: PASSWORD,
+        return_to: hiddenField(page.body, 'return_to'),
+      });
       expect(response.statusCode).toBe(303);
       expect(response.headers.location).toBe('http://indiestack.test/indieweb/auth/?me=x');
       const cookie = ([] as string[]).concat(response.headers['set-cookie'] as string[]).find((c) => c.startsWith('indiestack_session='));
@@ -71,17 +76,26 @@ describe('sign-in pages', () => {
       expect(home.body).toContain('Signed in as alice');
       expect(home.body).toContain('https://alice.example/');
       // the way on from here: every admin page, and the tags for the homepage, escaped as text
-      for (const page of ['profile', 'apps', 'webmentions', 'media', 'account']) expect(home.body).toContain(`href="http://indiestack.test/indieweb/admin/${page}/"`);
+      for (const page of ['profile', 'apps', 'webmentions', 'media', 'account'])
+        expect(home.body).toContain(`href="http://indiestack.test/indieweb/admin/${page}/"`);
       expect(home.body).toContain('&lt;link rel=&quot;micropub&quot; href=&quot;http://indiestack.test/indieweb/micropub/&quot;&gt;');
     });
 
-    it.each([['//evil.example/'], ['https://evil.example/'], ['/\\evil.example'], ['javascript:alert(1)']])('303 to the home page, never to the foreign return_to %s', async (returnTo) => {
-      const jar = new CookieJar();
-      const page = await loginPage(jar);
-      const response = await submit(jar, { _csrf: hiddenField(page.body, '_csrf'), username: 'alice', password: PASSWORD, return_to: returnTo });
-      expect(response.statusCode).toBe(303);
-      expect(response.headers.location).toBe('http://indiestack.test/indieweb/');
-    });
+    it.each([['//evil.example/'], ['https://evil.example/'], ['/\\evil.example'], ['javascript:alert(1)']])(
+      '303 to the home page, never to the foreign return_to %s',
+      async (returnTo) => {
+        const jar = new CookieJar();
+        const page = await loginPage(jar);
+        const response = await submit(jar, {
+          _csrf: hiddenField(page.body, '_csrf'),
+          username: 'alice',
+          password: PASSWORD,
+          return_to: returnTo,
+        });
+        expect(response.statusCode).toBe(303);
+        expect(response.headers.location).toBe('http://indiestack.test/indieweb/');
+      },
+    );
 
     it('401 with the same generic message for a wrong password and for an unknown user', async () => {
       const jar = new CookieJar();
@@ -99,7 +113,12 @@ describe('sign-in pages', () => {
     it('401 for a disabled account with the right password', async () => {
       const jar = new CookieJar();
       const page = await loginPage(jar);
-      const response = await submit(jar, { _csrf: hiddenField(page.body, '_csrf'), username: 'mallory', password: PASSWORD, return_to: '/indieweb/' });
+      const response = await submit(jar, {
+        _csrf: hiddenField(page.body, '_csrf'),
+        username: 'mallory',
+        password: PASSWORD,
+        return_to: '/indieweb/',
+      });
       expect(response.statusCode).toBe(401);
     });
 
@@ -140,9 +159,19 @@ describe('sign-in pages', () => {
       expect(nul.statusCode).toBe(401);
       const huge = await submit(jar, { _csrf: csrf, username: 'a'.repeat(100_000), password: 'b'.repeat(100_000) });
       expect(huge.statusCode).toBe(401);
-      const json = await t.app.inject({ method: 'POST', url: '/indieweb/login/', headers: { cookie: jar.header(), 'content-type': 'application/json' }, payload: '{"username":' });
+      const json = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/login/',
+        headers: { cookie: jar.header(), 'content-type': 'application/json' },
+        payload: '{"username":',
+      });
       expect(json.statusCode).toBe(400);
-      const xml = await t.app.inject({ method: 'POST', url: '/indieweb/login/', headers: { cookie: jar.header(), 'content-type': 'text/xml' }, payload: '<a/>' });
+      const xml = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/login/',
+        headers: { cookie: jar.header(), 'content-type': 'text/xml' },
+        payload: '<a/>',
+      });
       expect(xml.statusCode).toBe(415);
     });
   });
@@ -198,7 +227,12 @@ describe('sign-in pages', () => {
 
     it('403 without the CSRF token, and the session stays', async () => {
       const jar = await signIn(t.app, 'alice', PASSWORD);
-      const response = await t.app.inject({ method: 'POST', url: '/indieweb/logout/', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/logout/',
+        headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: '',
+      });
       expect(response.statusCode).toBe(403);
       expect((await t.app.inject({ method: 'GET', url: '/indieweb/', headers: { cookie: jar.header() } })).statusCode).toBe(200);
     });

@@ -17,7 +17,13 @@ const REQUESTS = 300;
 /** An answer shaped like a browser's for the challenge, signed by nobody. */
 function forgedAnswer(challenge: string): string {
   const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin: BASE })).toString('base64url');
-  return JSON.stringify({ id: 'AAAA', rawId: 'AAAA', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON, authenticatorData: 'AAAA', signature: 'AAAA' } });
+  return JSON.stringify({
+    id: 'AAAA',
+    rawId: 'AAAA',
+    type: 'public-key',
+    clientExtensionResults: {},
+    response: { clientDataJSON, authenticatorData: 'AAAA', signature: 'AAAA' },
+  });
 }
 
 for (const dialect of DIALECTS) {
@@ -46,7 +52,12 @@ for (const dialect of DIALECTS) {
       expect(new Set(starts.map((start) => start.challengeId)).size).toBe(REQUESTS);
       expect(new Set(starts.map((start) => start.options.challenge)).size).toBe(REQUESTS);
       for (const start of starts.slice(0, REQUESTS / 10)) {
-        const refused = await browser.post('/indieweb/login/passkey', { _csrf: csrf, return_to: '/indieweb/', challenge_id: start.challengeId, response: forgedAnswer(start.options.challenge) });
+        const refused = await browser.post('/indieweb/login/passkey', {
+          _csrf: csrf,
+          return_to: '/indieweb/',
+          challenge_id: start.challengeId,
+          response: forgedAnswer(start.options.challenge),
+        });
         expect(refused.status).toBe(401);
         expect(refused.body).toContain('This passkey is not registered here');
       }
@@ -54,11 +65,21 @@ for (const dialect of DIALECTS) {
 
       // the same answer again: already used; a challenge id we did not sign, or another's challenge: refused
       const [first, second] = starts;
-      const again = await browser.post('/indieweb/login/passkey', { _csrf: csrf, return_to: '/indieweb/', challenge_id: first!.challengeId, response: forgedAnswer(first!.options.challenge) });
+      const again = await browser.post('/indieweb/login/passkey', {
+        _csrf: csrf,
+        return_to: '/indieweb/',
+        challenge_id: first!.challengeId,
+        response: forgedAnswer(first!.options.challenge),
+      });
       expect(again.status).toBe(400);
       expect(again.body).toContain('This passkey request expired or was already used.');
       const made = `${second!.challengeId.slice(0, 21)}${second!.challengeId.endsWith('A') ? 'B' : 'A'}`;
-      const unsigned = await browser.post('/indieweb/login/passkey', { _csrf: csrf, return_to: '/indieweb/', challenge_id: made, response: forgedAnswer(second!.options.challenge) });
+      const unsigned = await browser.post('/indieweb/login/passkey', {
+        _csrf: csrf,
+        return_to: '/indieweb/',
+        challenge_id: made,
+        response: forgedAnswer(second!.options.challenge),
+      });
       expect(unsigned.status).toBe(400);
       expect(unsigned.body).toContain('This passkey request expired or was already used.');
     });

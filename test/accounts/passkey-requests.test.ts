@@ -9,7 +9,13 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 /** An answer shaped like a browser's, carrying the given client data, signed by nobody. */
 function forgedAnswer(clientData: Record<string, unknown>, id = 'AAAA'): string {
   const clientDataJSON = Buffer.from(JSON.stringify(clientData)).toString('base64url');
-  return JSON.stringify({ id, rawId: id, type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON, authenticatorData: 'AAAA', signature: 'AAAA' } });
+  return JSON.stringify({
+    id,
+    rawId: id,
+    type: 'public-key',
+    clientExtensionResults: {},
+    response: { clientDataJSON, authenticatorData: 'AAAA', signature: 'AAAA' },
+  });
 }
 
 for (const dialect of DIALECTS) {
@@ -30,15 +36,28 @@ for (const dialect of DIALECTS) {
       return { jar, csrf: hiddenField(page.body, '_csrf'), body: page.body, csp: String(page.headers['content-security-policy']) };
     }
 
-    async function start(jar: CookieJar, csrf: string): Promise<{ challengeId: string; options: { challenge: string; rpId: string; userVerification: string } }> {
-      const response = await t.app.inject({ method: 'POST', url: '/indieweb/login/passkey/options', headers: { ...FORM, cookie: jar.header() }, payload: form({ _csrf: csrf }) });
+    async function start(
+      jar: CookieJar,
+      csrf: string,
+    ): Promise<{ challengeId: string; options: { challenge: string; rpId: string; userVerification: string } }> {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/login/passkey/options',
+        headers: { ...FORM, cookie: jar.header() },
+        payload: form({ _csrf: csrf }),
+      });
       expect(response.statusCode).toBe(200);
       expect(response.headers['cache-control']).toBe('no-store');
       return response.json();
     }
 
     function finish(jar: CookieJar, fields: Record<string, string>) {
-      return t.app.inject({ method: 'POST', url: '/indieweb/login/passkey', headers: { ...FORM, cookie: jar.header() }, payload: form({ return_to: '/indieweb/', ...fields }) });
+      return t.app.inject({
+        method: 'POST',
+        url: '/indieweb/login/passkey',
+        headers: { ...FORM, cookie: jar.header() },
+        payload: form({ return_to: '/indieweb/', ...fields }),
+      });
     }
 
     it('the login page loads exactly our two scripts, allowed by name in the CSP, and no inline script', async () => {
@@ -56,7 +75,9 @@ for (const dialect of DIALECTS) {
         expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
         expect(script.headers['x-content-type-options']).toBe('nosniff');
       }
-      expect((await t.app.inject({ method: 'GET', url: '/indieweb/assets/simplewebauthn-browser.js' })).body).toContain('SimpleWebAuthnBrowser');
+      expect((await t.app.inject({ method: 'GET', url: '/indieweb/assets/simplewebauthn-browser.js' })).body).toContain(
+        'SimpleWebAuthnBrowser',
+      );
     });
 
     it('200 options for the base URL host with user verification required; 403 without the CSRF token', async () => {
@@ -64,7 +85,12 @@ for (const dialect of DIALECTS) {
       const { challengeId, options } = await start(jar, csrf);
       expect(challengeId).toMatch(/^[A-Za-z0-9_-]{22}$/);
       expect(options).toMatchObject({ rpId: 'indiestack.test', userVerification: 'required' });
-      const refused = await t.app.inject({ method: 'POST', url: '/indieweb/login/passkey/options', headers: { ...FORM, cookie: jar.header() }, payload: form({ _csrf: 'forged' }) });
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/login/passkey/options',
+        headers: { ...FORM, cookie: jar.header() },
+        payload: form({ _csrf: 'forged' }),
+      });
       expect(refused.statusCode).toBe(403);
       expect(refused.json()).toEqual({ error: 'The page expired. Reload it and try again.' });
     });
@@ -109,7 +135,11 @@ for (const dialect of DIALECTS) {
       const { jar, csrf } = await loginPage();
       const { challengeId, options } = await start(jar, csrf);
       t.clock.advance(301);
-      const late = await finish(jar, { _csrf: csrf, challenge_id: challengeId, response: forgedAnswer({ type: 'webauthn.get', challenge: options.challenge, origin: BASE }) });
+      const late = await finish(jar, {
+        _csrf: csrf,
+        challenge_id: challengeId,
+        response: forgedAnswer({ type: 'webauthn.get', challenge: options.challenge, origin: BASE }),
+      });
       expect(late.statusCode).toBe(400);
       expect(late.body).toContain('This passkey request expired or was already used.');
     });
@@ -117,12 +147,24 @@ for (const dialect of DIALECTS) {
     it('401 "another site" for client data from another origin, 400 for an answer to another challenge', async () => {
       const { jar, csrf } = await loginPage();
       const first = await start(jar, csrf);
-      const phished = await finish(jar, { _csrf: csrf, challenge_id: first.challengeId, response: forgedAnswer({ type: 'webauthn.get', challenge: first.options.challenge, origin: 'https://indiestack.test.evil.example' }) });
+      const phished = await finish(jar, {
+        _csrf: csrf,
+        challenge_id: first.challengeId,
+        response: forgedAnswer({
+          type: 'webauthn.get',
+          challenge: first.options.challenge,
+          origin: 'https://indiestack.test.evil.example',
+        }),
+      });
       expect(phished.statusCode).toBe(401);
       expect(phished.body).toContain('The passkey answered for another site.');
       const second = await start(jar, csrf);
       const third = await start(jar, csrf);
-      const swapped = await finish(jar, { _csrf: csrf, challenge_id: second.challengeId, response: forgedAnswer({ type: 'webauthn.get', challenge: third.options.challenge, origin: BASE }) });
+      const swapped = await finish(jar, {
+        _csrf: csrf,
+        challenge_id: second.challengeId,
+        response: forgedAnswer({ type: 'webauthn.get', challenge: third.options.challenge, origin: BASE }),
+      });
       expect(swapped.statusCode).toBe(400);
       expect(swapped.body).toContain('This passkey request expired or was already used.');
     });
@@ -146,7 +188,8 @@ describe('admin Passkeys page requests', () => {
     return { csrf: hiddenField(response.body, '_csrf'), body: response.body, csp: String(response.headers['content-security-policy']) };
   }
 
-  const post = (url: string, fields: Record<string, string>) => t.app.inject({ method: 'POST', url, headers: { ...FORM, cookie: jar.header() }, payload: form(fields) });
+  const post = (url: string, fields: Record<string, string>) =>
+    t.app.inject({ method: 'POST', url, headers: { ...FORM, cookie: jar.header() }, payload: form(fields) });
 
   it('303 to sign in without a session; the page names its scripts in the CSP', async () => {
     const anonymous = await t.app.inject({ method: 'GET', url: '/indieweb/admin/passkeys/' });
@@ -161,7 +204,11 @@ describe('admin Passkeys page requests', () => {
     const { csrf } = await page();
     const options = await post('/indieweb/admin/passkeys/options', { _csrf: csrf });
     expect(options.statusCode).toBe(200);
-    expect(options.json().options).toMatchObject({ rp: { id: 'indiestack.test' }, user: { name: 'alice' }, authenticatorSelection: { residentKey: 'required', userVerification: 'required' } });
+    expect(options.json().options).toMatchObject({
+      rp: { id: 'indiestack.test' },
+      user: { name: 'alice' },
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+    });
     expect((await post('/indieweb/admin/passkeys/options', { _csrf: 'forged' })).statusCode).toBe(403);
   });
 
@@ -174,7 +221,9 @@ describe('admin Passkeys page requests', () => {
     const long = 'n'.repeat(65);
     const tooLong = await post('/indieweb/admin/passkeys/', { _csrf: csrf, name: long, challenge_id: 'x', response: '{}' });
     expect(tooLong.statusCode).toBe(400);
-    expect(tooLong.body).toMatch(/id="passkey-name" [^>]*aria-invalid="true" aria-describedby="passkey-name-error"><span class="error" id="passkey-name-error" role="alert">The name may have at most 64 characters.<\/span>/);
+    expect(tooLong.body).toMatch(
+      /id="passkey-name" [^>]*aria-invalid="true" aria-describedby="passkey-name-error"><span class="error" id="passkey-name-error" role="alert">The name may have at most 64 characters.<\/span>/,
+    );
     const unreadable = await post('/indieweb/admin/passkeys/', { _csrf: csrf, name: 'Phone', challenge_id: 'x', response: 'nope' });
     expect(unreadable.statusCode).toBe(400);
     expect(unreadable.body).toContain('The answer of your passkey could not be read.');

@@ -14,10 +14,17 @@ const ADMIN = '/indieweb/admin';
 const passwordOf = (name: string) => `${name} password 1`;
 const WRONG = 'not the password at all';
 const FAILED = 'Sign-in failed. Check the user name and the password.';
-const waitMessage = (seconds: number) => `Too many failed attempts. Wait ${seconds} ${seconds === 1 ? 'second' : 'seconds'}, then try again.`;
+const waitMessage = (seconds: number) =>
+  `Too many failed attempts. Wait ${seconds} ${seconds === 1 ? 'second' : 'seconds'}, then try again.`;
 
 /** The sign-in form as a browser at `address` uses it: the page, then the form posted with its CSRF token. */
-async function signInFrom(t: TestApp, address: string, username: string, password: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+async function signInFrom(
+  t: TestApp,
+  address: string,
+  username: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   const jar = new CookieJar();
   const page = await t.app.inject({ method: 'GET', url: '/indieweb/login/', remoteAddress: address, headers });
   jar.storeFrom(page);
@@ -81,7 +88,10 @@ describe.each(DIALECTS)('POST /indieweb/login/ throttle (%s)', (dialect) => {
 
   it('429 the same way for an unknown user name: same status, same headers, same page', async () => {
     const answers: LightMyRequestResponse[] = [];
-    for (const [address, name] of [['198.51.100.2', 'bob'], ['198.51.100.3', 'nobody']] as const) {
+    for (const [address, name] of [
+      ['198.51.100.2', 'bob'],
+      ['198.51.100.3', 'nobody'],
+    ] as const) {
       for (let i = 0; i < 5; i++) expect((await signInFrom(t, address, name, WRONG)).statusCode).toBe(401);
       answers.push(await signInFrom(t, address, name, WRONG));
     }
@@ -221,7 +231,12 @@ describe.each(DIALECTS)('POST /indieweb/admin/account/password throttle (%s)', (
     const jar = new CookieJar();
     jar.storeFrom(signedIn);
     return async (current: string, next = 'a brand new password') => {
-      const page = await t.app.inject({ method: 'GET', url: `${ADMIN}/account/`, remoteAddress: address, headers: { cookie: jar.header() } });
+      const page = await t.app.inject({
+        method: 'GET',
+        url: `${ADMIN}/account/`,
+        remoteAddress: address,
+        headers: { cookie: jar.header() },
+      });
       expect(page.statusCode).toBe(200);
       jar.storeFrom(page);
       return t.app.inject({

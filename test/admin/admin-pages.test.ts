@@ -60,7 +60,11 @@ describe('admin pages: sign-in, headers and CSRF', () => {
     const bobJar = new CookieJar();
     bobJar.store(`${CSRF_COOKIE}=${alice.jar.get(CSRF_COOKIE) ?? ''}`);
     const bobRecord = await t.app.indieweb.users!.addUser({ name: 'bob', me: ['https://bob.example/'], password: 'bob password 1' });
-    bob = { user: { id: bobRecord.id, name: bobRecord.name, me: bobRecord.me, isActive: true }, jar: await signIn(t.app, 'bob', 'bob password 1', bobJar), password: 'bob password 1' };
+    bob = {
+      user: { id: bobRecord.id, name: bobRecord.name, me: bobRecord.me, isActive: true },
+      jar: await signIn(t.app, 'bob', 'bob password 1', bobJar),
+      password: 'bob password 1',
+    };
     otherBrowser = await signIn(t.app, 'alice', alice.password);
     const token = await issueToken(t, alice.user, { clientId: APP });
     const media = await issueToken(t, alice.user, { clientId: APP, scope: 'media' });
@@ -107,7 +111,9 @@ describe('admin pages: sign-in, headers and CSRF', () => {
     expect(response.body).toContain(`href="${ADMIN}/profile/"`);
   });
 
-  const POSTS: ReadonlyArray<readonly [string, (s: { tokenId: string; mentionId: string; mediaId: string }) => { path: string; fields: Record<string, string> }]> = [
+  const POSTS: ReadonlyArray<
+    readonly [string, (s: { tokenId: string; mentionId: string; mediaId: string }) => { path: string; fields: Record<string, string> }]
+  > = [
     ['profile/', () => ({ path: '/profile/', fields: { name: 'Mallory', url: 'https://mallory.example/' } })],
     ['profile/json', () => ({ path: '/profile/json', fields: { h_card: '{"name":["Mallory"]}' } })],
     ['apps/revoke', (s) => ({ path: '/apps/revoke', fields: { grant_id: s.tokenId } })],
@@ -116,29 +122,35 @@ describe('admin pages: sign-in, headers and CSRF', () => {
     ['webmentions/ID/delete', (s) => ({ path: `/webmentions/${s.mentionId}/delete`, fields: {} })],
     ['webmentions/ID/reprocess', (s) => ({ path: `/webmentions/${s.mentionId}/reprocess`, fields: {} })],
     ['media/delete', (s) => ({ path: '/media/delete', fields: { id: s.mediaId } })],
-    ['account/password', () => ({ path: '/account/password', fields: { current: 'alice password 1', new: 'a new password 2', confirm: 'a new password 2' } })],
+    [
+      'account/password',
+      () => ({ path: '/account/password', fields: { current: 'alice password 1', new: 'a new password 2', confirm: 'a new password 2' } }),
+    ],
     ['account/sign-out-everywhere', () => ({ path: '/account/sign-out-everywhere', fields: {} })],
   ];
 
-  it.each(POSTS)('403 POST %s without a CSRF token, with a forged one, one of another browser or one of another user; nothing changes', async (_name, make) => {
-    const { path: postPath, fields } = make(seeded);
-    const foreignBrowserToken = csrfOf(await getAdmin(t, otherBrowser, '/profile/'));
-    const bobPage = await getAdmin(t, bob.jar, '/profile/');
-    expect(bob.jar.get(CSRF_COOKIE)).toBe(alice.jar.get(CSRF_COOKIE));
-    const otherUserToken = csrfOf(bobPage);
-    const ownToken = csrfOf(await getAdmin(t, alice.jar, '/profile/'));
-    expect(otherUserToken).not.toBe(ownToken);
+  it.each(POSTS)(
+    '403 POST %s without a CSRF token, with a forged one, one of another browser or one of another user; nothing changes',
+    async (_name, make) => {
+      const { path: postPath, fields } = make(seeded);
+      const foreignBrowserToken = csrfOf(await getAdmin(t, otherBrowser, '/profile/'));
+      const bobPage = await getAdmin(t, bob.jar, '/profile/');
+      expect(bob.jar.get(CSRF_COOKIE)).toBe(alice.jar.get(CSRF_COOKIE));
+      const otherUserToken = csrfOf(bobPage);
+      const ownToken = csrfOf(await getAdmin(t, alice.jar, '/profile/'));
+      expect(otherUserToken).not.toBe(ownToken);
 
-    const before = await snapshot(t);
-    for (const csrf of [undefined, '', 'abc.def', `${ownToken}x`, foreignBrowserToken, otherUserToken]) {
-      const response = await postAdmin(t, alice.jar, postPath, csrf === undefined ? fields : { _csrf: csrf, ...fields });
-      expect(response.statusCode).toBe(403);
-      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(response.body).toContain('The form expired or did not come from this site.');
-    }
-    expect(await snapshot(t)).toEqual(before);
-    expect((await getAdmin(t, alice.jar, '/profile/')).statusCode).toBe(200);
-  });
+      const before = await snapshot(t);
+      for (const csrf of [undefined, '', 'abc.def', `${ownToken}x`, foreignBrowserToken, otherUserToken]) {
+        const response = await postAdmin(t, alice.jar, postPath, csrf === undefined ? fields : { _csrf: csrf, ...fields });
+        expect(response.statusCode).toBe(403);
+        expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(response.body).toContain('The form expired or did not come from this site.');
+      }
+      expect(await snapshot(t)).toEqual(before);
+      expect((await getAdmin(t, alice.jar, '/profile/')).statusCode).toBe(200);
+    },
+  );
 
   it.each(POSTS)('303 POST %s to the login page when signed out; nothing changes', async (_name, make) => {
     const { path: postPath, fields } = make(seeded);
@@ -172,7 +184,10 @@ describe('admin profile editor', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<input type="text" id="field-name" name="name" value="alice">');
     expect(page.body).toContain('<textarea id="field-url" name="url" rows="3">https://alice.example/</textarea>');
-    expect(JSON.parse(textBetween(page.body, '<textarea id="field-json" name="h_card" rows="12">', '</textarea>')!)).toEqual({ name: ['alice'], url: ['https://alice.example/'] });
+    expect(JSON.parse(textBetween(page.body, '<textarea id="field-json" name="h_card" rows="12">', '</textarea>')!)).toEqual({
+      name: ['alice'],
+      url: ['https://alice.example/'],
+    });
     expect(page.body).toContain('<a href="/indieweb/profile/alice/">');
   });
 
@@ -203,36 +218,79 @@ describe('admin profile editor', () => {
 
   it('303 for an empty field removes that property', async () => {
     const before = (await storedCard()) as Record<string, string[]>;
-    expectDone(await profilePost({ name: 'Alice Example', url: before.url!.join('\n'), photo: '', email: '', note: '' }), '/profile/', 'saved');
+    expectDone(
+      await profilePost({ name: 'Alice Example', url: before.url!.join('\n'), photo: '', email: '', note: '' }),
+      '/profile/',
+      'saved',
+    );
     expect(await storedCard()).toEqual({ name: ['Alice Example'], nickname: ['al'], url: before.url });
     const json = (await publicProfile(t, 'alice')).json() as { profile: unknown };
     expect(json.profile).toEqual({ name: 'Alice Example', photo_url: null, url: 'https://alice.example/' });
   });
 
   it.each([
-    ['a javascript: URL', 'url', { url: 'javascript:alert(1)' }, '<textarea id="field-url" name="url" rows="3" aria-invalid="true" aria-describedby="field-url-error">javascript:alert(1)</textarea>', '&quot;javascript:alert(1)&quot; is not an absolute http(s) URL'],
-    ['a relative photo', 'photo', { photo: '/me.jpg' }, '<input type="text" id="field-photo" name="photo" value="/me.jpg" aria-invalid="true" aria-describedby="field-photo-error">', '&quot;/me.jpg&quot; is not an absolute http(s) URL'],
-    ['an invalid e-mail', 'email', { email: 'alice at example' }, '<textarea id="field-email" name="email" rows="3" aria-invalid="true" aria-describedby="field-email-error">alice at example</textarea>', '&quot;alice at example&quot; is not an e-mail address'],
-    ['an oversized name (2001 characters)', 'name', { name: 'x'.repeat(2001) }, `<input type="text" id="field-name" name="name" value="${'x'.repeat(2001)}" aria-invalid="true" aria-describedby="field-name-error">`, 'values must be at most 2000 characters'],
-    ['an oversized note (2001 characters)', 'note', { note: 'y'.repeat(2001) }, `<textarea id="field-note" name="note" rows="3" aria-invalid="true" aria-describedby="field-note-error">${'y'.repeat(2001)}</textarea>`, 'values must be at most 2000 characters'],
-  ] as const)('400 for %s with the error next to the %s field and tied to it, nothing saved', async (_label, field, fields, control, message) => {
-    const before = await snapshot(t);
-    const response = await profilePost({ name: 'Changed Name', url: 'https://alice.example/', ...fields });
-    expect(response.statusCode).toBe(400);
-    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.body).toContain(`${control}<span class="error" id="field-${field}-error" role="alert">${message}</span>`);
-    expect(response.body.match(/<span class="error" id="[^"]+" role="alert">/g)).toHaveLength(1);
-    expect(response.body.match(/aria-invalid="true"/g)).toHaveLength(1);
-    expect(await snapshot(t)).toEqual(before);
-  });
+    [
+      'a javascript: URL',
+      'url',
+      { url: 'javascript:alert(1)' },
+      '<textarea id="field-url" name="url" rows="3" aria-invalid="true" aria-describedby="field-url-error">javascript:alert(1)</textarea>',
+      '&quot;javascript:alert(1)&quot; is not an absolute http(s) URL',
+    ],
+    [
+      'a relative photo',
+      'photo',
+      { photo: '/me.jpg' },
+      '<input type="text" id="field-photo" name="photo" value="/me.jpg" aria-invalid="true" aria-describedby="field-photo-error">',
+      '&quot;/me.jpg&quot; is not an absolute http(s) URL',
+    ],
+    [
+      'an invalid e-mail',
+      'email',
+      { email: 'alice at example' },
+      '<textarea id="field-email" name="email" rows="3" aria-invalid="true" aria-describedby="field-email-error">alice at example</textarea>',
+      '&quot;alice at example&quot; is not an e-mail address',
+    ],
+    [
+      'an oversized name (2001 characters)',
+      'name',
+      { name: 'x'.repeat(2001) },
+      `<input type="text" id="field-name" name="name" value="${'x'.repeat(2001)}" aria-invalid="true" aria-describedby="field-name-error">`,
+      'values must be at most 2000 characters',
+    ],
+    [
+      'an oversized note (2001 characters)',
+      'note',
+      { note: 'y'.repeat(2001) },
+      `<textarea id="field-note" name="note" rows="3" aria-invalid="true" aria-describedby="field-note-error">${'y'.repeat(2001)}</textarea>`,
+      'values must be at most 2000 characters',
+    ],
+  ] as const)(
+    '400 for %s with the error next to the %s field and tied to it, nothing saved',
+    async (_label, field, fields, control, message) => {
+      const before = await snapshot(t);
+      const response = await profilePost({ name: 'Changed Name', url: 'https://alice.example/', ...fields });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.body).toContain(`${control}<span class="error" id="field-${field}-error" role="alert">${message}</span>`);
+      expect(response.body.match(/<span class="error" id="[^"]+" role="alert">/g)).toHaveLength(1);
+      expect(response.body.match(/aria-invalid="true"/g)).toHaveLength(1);
+      expect(await snapshot(t)).toEqual(before);
+    },
+  );
 
   it('400 lists every invalid field at once, each next to its field', async () => {
     const before = await snapshot(t);
     const response = await profilePost({ name: 'ok', url: 'ftp://alice.example/', photo: 'data:image/png;base64,AAAA', email: 'a@b' });
     expect(response.statusCode).toBe(400);
-    expect(response.body).toMatch(/name="url" rows="3" aria-invalid="true" aria-describedby="field-url-error">ftp:\/\/alice\.example\/<\/textarea><span class="error" id="field-url-error" role="alert">/);
-    expect(response.body).toMatch(/name="photo" value="data:image\/png;base64,AAAA" aria-invalid="true" aria-describedby="field-photo-error"><span class="error" id="field-photo-error" role="alert">/);
-    expect(response.body).toMatch(/name="email" rows="3" aria-invalid="true" aria-describedby="field-email-error">a@b<\/textarea><span class="error" id="field-email-error" role="alert">/);
+    expect(response.body).toMatch(
+      /name="url" rows="3" aria-invalid="true" aria-describedby="field-url-error">ftp:\/\/alice\.example\/<\/textarea><span class="error" id="field-url-error" role="alert">/,
+    );
+    expect(response.body).toMatch(
+      /name="photo" value="data:image\/png;base64,AAAA" aria-invalid="true" aria-describedby="field-photo-error"><span class="error" id="field-photo-error" role="alert">/,
+    );
+    expect(response.body).toMatch(
+      /name="email" rows="3" aria-invalid="true" aria-describedby="field-email-error">a@b<\/textarea><span class="error" id="field-email-error" role="alert">/,
+    );
     expect(await snapshot(t)).toEqual(before);
   });
 
@@ -246,10 +304,18 @@ describe('admin profile editor', () => {
     ['malformed JSON', '{"name": ["Alice"', '<code>h_card</code>: is not valid JSON'],
     ['a list instead of an object', '["Alice"]', '<code>h_card</code>: must be an object of property names to lists of values'],
     ['a string', '"Alice"', '<code>h_card</code>: must be an object'],
-    ['a bad property name', '{"Bad Name": ["x"], "name": ["<script>alert(1)</script>"]}', '<code>Bad Name</code>: is not a microformats property name'],
+    [
+      'a bad property name',
+      '{"Bad Name": ["x"], "name": ["<script>alert(1)</script>"]}',
+      '<code>Bad Name</code>: is not a microformats property name',
+    ],
     // problems of the JSON form are listed above the JSON form, whichever property they concern
     ['a value that is not a list', '{"name": "Alice"}', '<code>name</code>: must be a list of values'],
-    ['a javascript: URL', '{"url": ["javascript:alert(1)"]}', '<code>url</code>: &quot;javascript:alert(1)&quot; is not an absolute http(s) URL'],
+    [
+      'a javascript: URL',
+      '{"url": ["javascript:alert(1)"]}',
+      '<code>url</code>: &quot;javascript:alert(1)&quot; is not an absolute http(s) URL',
+    ],
   ])('400 for %s in the raw JSON, shown inline, the text kept (escaped), nothing saved', async (_label, text, message) => {
     const before = await snapshot(t);
     const response = await jsonPost(text);
@@ -257,7 +323,13 @@ describe('admin profile editor', () => {
     expect(response.body).toContain('<div class="error" id="json-problems" role="alert"><p>Nothing was saved:</p>');
     expect(response.body.indexOf(message)).toBeGreaterThan(response.body.indexOf('<h2>Raw h-card (JSON)</h2>'));
     expect(response.body).toContain(message);
-    expect(textBetween(response.body, '<textarea id="field-json" name="h_card" rows="12" aria-invalid="true" aria-describedby="json-problems">', '</textarea>')).toBe(text);
+    expect(
+      textBetween(
+        response.body,
+        '<textarea id="field-json" name="h_card" rows="12" aria-invalid="true" aria-describedby="json-problems">',
+        '</textarea>',
+      ),
+    ).toBe(text);
     expect(response.body).not.toContain('<script>');
     expect(await snapshot(t)).toEqual(before);
   });
@@ -282,7 +354,9 @@ describe('admin profile editor', () => {
       expect(body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     }
     expect(editor.body).toContain('<input type="text" id="field-name" name="name" value="&lt;script&gt;alert(1)&lt;/script&gt;">');
-    expect(editor.body).toContain('<textarea id="field-note" name="note" rows="3">&lt;/textarea&gt;&lt;script&gt;alert(2)&lt;/script&gt;</textarea>');
+    expect(editor.body).toContain(
+      '<textarea id="field-note" name="note" rows="3">&lt;/textarea&gt;&lt;script&gt;alert(2)&lt;/script&gt;</textarea>',
+    );
     expect(JSON.parse(textBetween(editor.body, '<textarea id="field-json" name="h_card" rows="12">', '</textarea>')!)).toEqual(evil);
     expect(publicPage.body).toContain('<title>&lt;script&gt;alert(1)&lt;/script&gt; · indiestack</title>');
     expect(await storedCard()).toEqual(evil);
@@ -294,11 +368,17 @@ describe('admin profile editor', () => {
     expect(response.statusCode).toBe(400);
     expect(await snapshot(t)).toEqual(before);
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.body).toMatch(/id="field-name"[^>]*aria-describedby="field-name-error"><span class="error" id="field-name-error" role="alert">/);
+    expect(response.body).toMatch(
+      /id="field-name"[^>]*aria-describedby="field-name-error"><span class="error" id="field-name-error" role="alert">/,
+    );
   });
 
   it('303 for the fields form submitted unchanged keeps a multi-valued photo and note as they were', async () => {
-    const card = { name: ['Alice'], photo: ['https://alice.example/1.jpg', 'https://alice.example/2.jpg'], note: ['First note', 'Second note'] };
+    const card = {
+      name: ['Alice'],
+      photo: ['https://alice.example/1.jpg', 'https://alice.example/2.jpg'],
+      note: ['First note', 'Second note'],
+    };
     expectDone(await jsonPost(JSON.stringify(card)), '/profile/', 'saved');
     const page = await getAdmin(t, jar, '/profile/');
     // what a browser submits: an input's value loses its line breaks, a textarea's text is kept
@@ -313,7 +393,9 @@ describe('admin profile editor', () => {
     const response = await profilePost({ name: 'ok', photo: '"><script>alert(5)</script>' });
     expect(response.statusCode).toBe(400);
     expect(response.body).not.toMatch(/<script/i);
-    expect(response.body).toContain('value="&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;" aria-invalid="true" aria-describedby="field-photo-error"><span class="error" id="field-photo-error" role="alert">&quot;&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;&quot; is not an absolute http(s) URL</span>');
+    expect(response.body).toContain(
+      'value="&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;" aria-invalid="true" aria-describedby="field-photo-error"><span class="error" id="field-photo-error" role="alert">&quot;&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;&quot; is not an absolute http(s) URL</span>',
+    );
   });
 });
 
@@ -363,12 +445,19 @@ describe('admin connected apps', () => {
     expect(rows).toHaveLength(2);
     const row = (id: string) => rows.find((r) => r.includes(`name="grant_id" value="${id}"`))!;
     const expiresAt = new Date(Date.parse(issuedAt) + 86_400_000).toISOString();
-    expect(row(first.id)).toContain(`<td data-label="Scopes">create update</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">${shownTime(expiresAt)}</td><td data-label="Last used">${shownTime(usedAt)}</td>`);
-    expect(row(second.id)).toContain(`<td data-label="Scopes">media</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">never</td><td data-label="Last used">—</td>`);
+    expect(row(first.id)).toContain(
+      `<td data-label="Scopes">create update</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">${shownTime(expiresAt)}</td><td data-label="Last used">${shownTime(usedAt)}</td>`,
+    );
+    expect(row(second.id)).toContain(
+      `<td data-label="Scopes">media</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">never</td><td data-label="Last used">—</td>`,
+    );
     expect(other).toContain('<td data-label="Scopes">sign-in only</td>');
     expect(other).toContain(`value="${signInOnly.id}"`);
-    expect(app).toContain(`<input type="hidden" name="client_id" value="${APP}"><button type="submit">Revoke all access of this app</button>`);
-    for (const hidden of [short.id, revoked.id, bobs.id, 'short.example', 'revoked.example', 'bob-app.example']) expect(page.body).not.toContain(hidden);
+    expect(app).toContain(
+      `<input type="hidden" name="client_id" value="${APP}"><button type="submit">Revoke all access of this app</button>`,
+    );
+    for (const hidden of [short.id, revoked.id, bobs.id, 'short.example', 'revoked.example', 'bob-app.example'])
+      expect(page.body).not.toContain(hidden);
   });
 
   it('303 ?done=revoked for revoking one token: it gets 401 while another of the same client still works', async () => {
@@ -407,7 +496,6 @@ describe('admin connected apps', () => {
     expect((await verifyToken(t, bobs.token)).statusCode).toBe(200);
     expect((await getAdmin(t, bob.jar, '/apps/')).body).toContain(bobs.id);
   });
-
 });
 
 describe('admin webmentions', () => {
@@ -417,7 +505,8 @@ describe('admin webmentions', () => {
   const receive = async (source: string, target: string) => (await t.app.indieweb.webmention.receive(source, target)).record.id;
   const statusOf = async (id: string) => (await t.app.indieweb.webmention.get(id)).status;
   const mentionPost = (id: string, action: string) => submitAdmin(t, alice.jar, '/webmentions/', `/webmentions/${id}/${action}`, {});
-  const listed = (body: string) => [...body.matchAll(/action="\/indieweb\/admin\/webmentions\/([A-Za-z0-9_-]+)\/delete"/g)].map((m) => m[1]).sort();
+  const listed = (body: string) =>
+    [...body.matchAll(/action="\/indieweb\/admin\/webmentions\/([A-Za-z0-9_-]+)\/delete"/g)].map((m) => m[1]).sort();
 
   // alice's pages: below her profile URL (see webmention/ownership.ts; test/admin/webmention-ownership.test.ts covers the rule)
   const ALICE = 'https://alice.example';
@@ -432,7 +521,13 @@ describe('admin webmentions', () => {
     const verified = await receive('https://evil.example/post', `${ALICE}/posts/1`);
     await createWebmentionsRepository(t.database.db).markVerified(
       verified,
-      capMention({ type: 'reply', author: { name: '<img src=x onerror=alert(1)>', url: null, photo: null }, contentText: '<script>alert(1)</script>', contentHtml: null, published: null }),
+      capMention({
+        type: 'reply',
+        author: { name: '<img src=x onerror=alert(1)>', url: null, photo: null },
+        contentText: '<script>alert(1)</script>',
+        contentHtml: null,
+        published: null,
+      }),
       t.clock.now().toISOString(),
     );
     const unreachable = await receive('http://127.0.0.1:9/post', `${ALICE}/posts/3`);
@@ -444,11 +539,13 @@ describe('admin webmentions', () => {
     await t.close();
   });
 
-  it('200 lists the pending and verified mentions of this user\'s pages, not those of other users', async () => {
+  it("200 lists the pending and verified mentions of this user's pages, not those of other users", async () => {
     const page = await getAdmin(t, alice.jar, '/webmentions/');
     expect(page.statusCode).toBe(200);
     expect(listed(page.body)).toEqual([ids.one, ids.two, ids.verified, ids.unreachable, ids.quoted].sort());
-    expect(page.body).toContain('<li class="mention" data-status="pending"><p><strong>pending</strong>  from <a href="https://a.example/reply" rel="nofollow ugc noopener">https://a.example/reply</a> to <code>https://alice.example/posts/1</code></p>');
+    expect(page.body).toContain(
+      '<li class="mention" data-status="pending"><p><strong>pending</strong>  from <a href="https://a.example/reply" rel="nofollow ugc noopener">https://a.example/reply</a> to <code>https://alice.example/posts/1</code></p>',
+    );
     expect(page.body).not.toContain('https://c.example/reply');
     expect(listed((await getAdmin(t, bobJar, '/webmentions/')).body)).toContain(ids.foreign);
   });
@@ -553,7 +650,9 @@ describe('admin media', () => {
     expect(page.body).toContain(`<input type="text" readonly value="${url}">`);
     expect(page.body).toContain('image/png');
     // a small file's size in bytes (it showed as "1 KiB"), the upload time to the minute with the exact instant kept
-    expect(page.body).toMatch(/ · \d{2,3} bytes · <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/);
+    expect(page.body).toMatch(
+      / · \d{2,3} bytes · <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/,
+    );
     expect(page.body).not.toContain('a<b>');
     const [id] = await idsOf(alice.user);
     expect(page.body).toContain(`<input type="hidden" name="id" value="${id}">`);
@@ -589,10 +688,11 @@ describe('admin media', () => {
 describe('admin account', () => {
   let t: AdminTestApp;
   const passwordPost = (jar: CookieJar, fields: Record<string, string>) => submitAdmin(t, jar, '/account/', '/account/password', fields);
-  const canSignIn = async (name: string, password: string) => signIn(t.app, name, password).then(
-    () => true,
-    () => false,
-  );
+  const canSignIn = async (name: string, password: string) =>
+    signIn(t.app, name, password).then(
+      () => true,
+      () => false,
+    );
 
   let carol: { user: HostUser; jar: CookieJar; password: string };
 
@@ -605,9 +705,21 @@ describe('admin account', () => {
   });
 
   it.each([
-    ['a wrong current password', { current: 'not my password', new: 'a new password 2', confirm: 'a new password 2' }, 'The current password is not right.'],
-    ['new passwords that do not match', { current: 'carol password 1', new: 'a new password 2', confirm: 'a new password 3' }, 'The new passwords do not match.'],
-    ['a too short new password', { current: 'carol password 1', new: 'short', confirm: 'short' }, 'the password must have at least 8 characters'],
+    [
+      'a wrong current password',
+      { current: 'not my password', new: 'a new password 2', confirm: 'a new password 2' },
+      'The current password is not right.',
+    ],
+    [
+      'new passwords that do not match',
+      { current: 'carol password 1', new: 'a new password 2', confirm: 'a new password 3' },
+      'The new passwords do not match.',
+    ],
+    [
+      'a too short new password',
+      { current: 'carol password 1', new: 'short', confirm: 'short' },
+      'the password must have at least 8 characters',
+    ],
   ])('400 for %s, with the message; nothing changes', async (_label, fields, message) => {
     const before = await snapshot(t);
     const response = await passwordPost(carol.jar, fields);

@@ -18,10 +18,18 @@ describe('GET /indieweb/admin/apps/: apps by their discovered names', () => {
     client = http.createServer((request, response) => {
       if (request.url === '/named/') {
         response.setHeader('content-type', 'text/html; charset=utf-8');
-        response.end('<!doctype html><div class="h-app"><img class="u-logo" src="https://cdn.example/logo.png" alt=""><a class="u-url p-name" href="/named/">Sketch &lt;book&gt;</a></div>');
+        response.end(
+          '<!doctype html><div class="h-app"><img class="u-logo" src="https://cdn.example/logo.png" alt=""><a class="u-url p-name" href="/named/">Sketch &lt;book&gt;</a></div>',
+        );
       } else if (request.url === '/insecure-logo/') {
         response.setHeader('content-type', 'application/json');
-        response.end(JSON.stringify({ client_id: `${clientBase}/insecure-logo/`, client_name: 'Plain Logo App', logo_uri: 'http://cdn.example/logo.png' }));
+        response.end(
+          JSON.stringify({
+            client_id: `${clientBase}/insecure-logo/`,
+            client_name: 'Plain Logo App',
+            logo_uri: 'http://cdn.example/logo.png',
+          }),
+        );
       } else {
         response.statusCode = 404;
         response.end();
@@ -44,7 +52,9 @@ describe('GET /indieweb/admin/apps/: apps by their discovered names', () => {
     const sections = page.body.split('<section class="client">').slice(1);
     expect(sections).toHaveLength(3);
     const named = sections.find((section) => section.includes(`${clientBase}/named/`))!;
-    expect(named).toContain(`<h2><img src="https://cdn.example/logo.png" alt="" width="32" height="32" loading="lazy">Sketch &lt;book&gt;</h2><p class="client-id"><code>${clientBase}/named/</code></p>`);
+    expect(named).toContain(
+      `<h2><img src="https://cdn.example/logo.png" alt="" width="32" height="32" loading="lazy">Sketch &lt;book&gt;</h2><p class="client-id"><code>${clientBase}/named/</code></p>`,
+    );
     const insecure = sections.find((section) => section.includes(`${clientBase}/insecure-logo/`))!;
     // a logo over http is never loaded (the page would leak that it was opened)
     expect(insecure).toContain('<h2>Plain Logo App</h2>');

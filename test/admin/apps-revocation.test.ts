@@ -29,12 +29,13 @@ for (const dialect of DIALECTS) {
     const clientSections = async () => (await getAdmin(t, jar, '/apps/')).body.split('<section class="client">').slice(1);
     const rowsOf = (section: string) => section.split('<tr>').slice(2);
 
-
     it('"Revoke all access of this app" ends the access token and the refresh token (the attack of issue 23 #2)', async () => {
       const grant = await jsonGrant(t, jar);
       await expectWorking(t, grant.access_token);
       const page = await getAdmin(t, jar, '/apps/');
-      expect(page.body).toContain(`<input type="hidden" name="client_id" value="${CLIENT_ID}"><button type="submit">Revoke all access of this app</button>`);
+      expect(page.body).toContain(
+        `<input type="hidden" name="client_id" value="${CLIENT_ID}"><button type="submit">Revoke all access of this app</button>`,
+      );
       const response = await submitAdmin(t, jar, '/apps/', '/apps/revoke-client', { client_id: CLIENT_ID });
       expect(response.statusCode).toBe(303);
       expect(response.headers.location).toBe(`http://indiestack.test${ADMIN}/apps/?done=revoked`);
@@ -57,7 +58,9 @@ for (const dialect of DIALECTS) {
       expect(sections).toHaveLength(1);
       const [row] = rowsOf(sections[0]!);
       const refreshExpires = new Date(Date.parse(issuedAt) + REFRESH_LIFETIME_S * 1000).toISOString();
-      expect(row).toContain(`<td data-label="Scopes">create update</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">${shownTime(refreshExpires)}</td>`);
+      expect(row).toContain(
+        `<td data-label="Scopes">create update</td><td data-label="Issued">${shownTime(issuedAt)}</td><td data-label="Expires">${shownTime(refreshExpires)}</td>`,
+      );
       expect(row).toContain(`name="grant_id" value="${grantId}"`);
 
       expect((await submitAdmin(t, jar, '/apps/', '/apps/revoke', { grant_id: grantId })).statusCode).toBe(303);

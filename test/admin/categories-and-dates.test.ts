@@ -10,7 +10,12 @@ const HANDLERS = ['memory', 'database', 'files'] as const;
 function handlerEnv(handler: (typeof HANDLERS)[number], dir: string): Record<string, string> {
   if (handler === 'memory') return {};
   if (handler === 'database') return { INDIEWEB_MICROPUB_HANDLER: 'database' };
-  return { INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_FILES_CONTENT_DIR: dir, INDIEWEB_FILES_SITE_URL: 'http://indiestack.test/sites/{user}', INDIEWEB_FILES_GIT: 'off' };
+  return {
+    INDIEWEB_MICROPUB_HANDLER: 'files',
+    INDIEWEB_FILES_CONTENT_DIR: dir,
+    INDIEWEB_FILES_SITE_URL: 'http://indiestack.test/sites/{user}',
+    INDIEWEB_FILES_GIT: 'off',
+  };
 }
 
 for (const handler of HANDLERS) {
@@ -41,7 +46,7 @@ for (const handler of HANDLERS) {
         expect(items).toHaveLength(2);
         for (const item of items) expect(item.properties.published?.[0]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
 
-        const posts = await getAdmin(t, jar, "/posts/");
+        const posts = await getAdmin(t, jar, '/posts/');
         expect(posts.statusCode).toBe(200);
         const cells = [...posts.body.matchAll(/<tr><td>[\s\S]*?<\/td><td>[^<]*<\/td><td>([^<]*)<\/td>/g)].map((match) => match[1]);
         expect(cells).toHaveLength(2);

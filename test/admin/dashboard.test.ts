@@ -9,7 +9,13 @@ describe('the page after sign-in and the admin dashboard', () => {
       const { jar } = await addUser(t, 'alice');
       const home = await t.app.inject({ method: 'GET', url: '/indieweb/', headers: { cookie: jar.header() } });
       expect(home.statusCode).toBe(200);
-      for (const path of ['/indieweb/admin/write/', '/indieweb/admin/posts/', '/indieweb/admin/setup/', '/indieweb/admin/webmention-settings/']) expect(home.body).toContain(`${path}"`);
+      for (const path of [
+        '/indieweb/admin/write/',
+        '/indieweb/admin/posts/',
+        '/indieweb/admin/setup/',
+        '/indieweb/admin/webmention-settings/',
+      ])
+        expect(home.body).toContain(`${path}"`);
       expect(home.body).toMatch(/<a href="http:\/\/indiestack\.test\/indieweb\/admin\/">Admin<\/a>/);
     } finally {
       await t.close();

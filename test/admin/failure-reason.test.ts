@@ -36,7 +36,7 @@ describe('why a webmention failed: the stored reason, escaped', () => {
     await t.close();
   });
 
-  it('200 the Webmentions page shows a failed mention\'s reason under it, and none for others', async () => {
+  it("200 the Webmentions page shows a failed mention's reason under it, and none for others", async () => {
     const failed = await mention('failedmention000000', 'https://bob.example/failed');
     await mentions.markStatus(failed, 'failed', REASON, t.clock.now().toISOString());
     const spam = await mention('spammention0000000', 'https://bob.example/spam');

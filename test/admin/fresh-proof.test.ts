@@ -84,7 +84,12 @@ for (const dialect of DIALECTS) {
       expect(JSON.parse(options.body)).toEqual({ error: "Confirm it's you first: reload the page." });
       expect(await challengeRows()).toBe(before);
 
-      const add = await thief.post(`${ADMIN}/passkeys/`, { _csrf: csrf, name: 'Thief', challenge_id: 'x', response: '{"id":"x","response":{"clientDataJSON":"x"}}' });
+      const add = await thief.post(`${ADMIN}/passkeys/`, {
+        _csrf: csrf,
+        name: 'Thief',
+        challenge_id: 'x',
+        response: '{"id":"x","response":{"clientDataJSON":"x"}}',
+      });
       const only = await thief.post(`${ADMIN}/passkeys/passwordless`, { _csrf: csrf, mode: 'on' });
       const remove = await thief.post(`${ADMIN}/passkeys/remove`, { _csrf: csrf, id: planted });
       for (const refused of [add, only, remove]) {
@@ -98,10 +103,13 @@ for (const dialect of DIALECTS) {
       await new LoopbackBrowser(origin).signIn('alice', PASSWORD);
     });
 
-    it("confirming with the password renews the proof for 5 minutes and goes back to the page; a wrong one does not", async () => {
+    it('confirming with the password renews the proof for 5 minutes and goes back to the page; a wrong one does not', async () => {
       await storePasskey('Phone');
       t.clock.advance(301);
-      const wrong = await owner.submit(`${ADMIN}/confirm/?then=${encodeURIComponent(`${ADMIN}/passkeys/`)}`, `${ADMIN}/confirm/`, { then: `${ADMIN}/passkeys/`, password: 'not my password' });
+      const wrong = await owner.submit(`${ADMIN}/confirm/?then=${encodeURIComponent(`${ADMIN}/passkeys/`)}`, `${ADMIN}/confirm/`, {
+        then: `${ADMIN}/passkeys/`,
+        password: 'not my password',
+      });
       expect(wrong.status).toBe(401);
       expect(wrong.body).toContain('The password is not right.');
       expect((await owner.submit(`${ADMIN}/passkeys/`, `${ADMIN}/passkeys/passwordless`, { mode: 'on' })).status).toBe(403);
@@ -130,10 +138,18 @@ for (const dialect of DIALECTS) {
       const step = await owner.get(`${ADMIN}/confirm/`);
       expect(step.body).not.toContain('name="password"');
       expect(step.body).toContain('id="passkey-confirm"');
-      const byPassword = await owner.post(`${ADMIN}/confirm/`, { _csrf: hiddenField(step.body, '_csrf'), then: `${ADMIN}/passkeys/`, password: PASSWORD });
+      const byPassword = await owner.post(`${ADMIN}/confirm/`, {
+        _csrf: hiddenField(step.body, '_csrf'),
+        then: `${ADMIN}/passkeys/`,
+        password: PASSWORD,
+      });
       expect(byPassword.status).toBe(400);
       expect(byPassword.body).toContain('This account signs in with passkeys only: confirm with one of your passkeys.');
-      const change = await owner.submit(`${ADMIN}/account/`, `${ADMIN}/account/password`, { current: PASSWORD, new: 'a new password 2', confirm: 'a new password 2' });
+      const change = await owner.submit(`${ADMIN}/account/`, `${ADMIN}/account/password`, {
+        current: PASSWORD,
+        new: 'a new password 2',
+        confirm: 'a new password 2',
+      });
       expect(change.status).toBe(403);
       expect(change.body).toContain('Nothing was changed yet.');
       await t.app.indieweb.passkeys!.setPasswordless(aliceId, false);
@@ -166,7 +182,10 @@ for (const dialect of DIALECTS) {
 
       // proven again (the operator turned password sign-in back on for this, as the docs say)
       await t.app.indieweb.passkeys!.setPasswordless(aliceId, false);
-      expect((await owner.submit(`${ADMIN}/confirm/`, `${ADMIN}/confirm/`, { then: `${ADMIN}/account/sign-out-everywhere`, password: PASSWORD })).status).toBe(303);
+      expect(
+        (await owner.submit(`${ADMIN}/confirm/`, `${ADMIN}/confirm/`, { then: `${ADMIN}/account/sign-out-everywhere`, password: PASSWORD }))
+          .status,
+      ).toBe(303);
       await t.app.indieweb.passkeys!.setPasswordless(aliceId, true);
       const done = await owner.submit(`${ADMIN}/account/sign-out-everywhere`, `${ADMIN}/account/sign-out-everywhere`, { remove: planted });
       expect(done.status).toBe(303);

@@ -14,7 +14,13 @@ function multipart(parts: readonly Part[]): { body: Buffer; contentType: string 
   const chunks = parts.map((part) =>
     'value' in part
       ? Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`)
-      : Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.type}\r\n\r\n`), Buffer.from(part.content), Buffer.from('\r\n')]),
+      : Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.type}\r\n\r\n`,
+          ),
+          Buffer.from(part.content),
+          Buffer.from('\r\n'),
+        ]),
   );
   return { body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
@@ -37,7 +43,12 @@ describe('POST /indieweb/admin/media/upload (the Media page upload form)', () =>
 
   async function upload(jar: CookieJar, parts: readonly Part[]): Promise<LightMyRequestResponse> {
     const { body, contentType } = multipart(parts);
-    const response = await t.app.inject({ method: 'POST', url: `${ADMIN}/media/upload`, headers: { cookie: jar.header(), 'content-type': contentType }, payload: body });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `${ADMIN}/media/upload`,
+      headers: { cookie: jar.header(), 'content-type': contentType },
+      payload: body,
+    });
     jar.storeFrom(response);
     return response;
   }
@@ -47,7 +58,9 @@ describe('POST /indieweb/admin/media/upload (the Media page upload form)', () =>
   it('shows the form: multipart, its CSRF field first, a required file input tied to its hint', async () => {
     const page = await getAdmin(t, alice.jar, '/media/');
     expect(page.statusCode).toBe(200);
-    expect(page.body).toMatch(/<form method="post" action="\/indieweb\/admin\/media\/upload" enctype="multipart\/form-data">\s*<input type="hidden" name="_csrf" value="[^"]+">/);
+    expect(page.body).toMatch(
+      /<form method="post" action="\/indieweb\/admin\/media\/upload" enctype="multipart\/form-data">\s*<input type="hidden" name="_csrf" value="[^"]+">/,
+    );
     expect(page.body).toContain('<input type="file" id="media-file" name="file" required aria-describedby="media-file-hint">');
     expect(page.body).toContain('Up to 2 KiB.');
   });
@@ -93,13 +106,25 @@ describe('POST /indieweb/admin/media/upload (the Media page upload form)', () =>
   });
 
   it.each([
-    ['415 for a page in disguise', 415, { name: 'file', filename: 'evil.png', type: 'image/png', content: Buffer.from('<!doctype html><script>alert(1)</script>') }, 'Not uploaded: '],
-    ['413 for a file over the limit', 413, { name: 'file', filename: 'big.png', type: 'image/png', content: Buffer.concat([PNG_1X1, Buffer.alloc(4096)]) }, 'Not uploaded: file too large.'],
+    [
+      '415 for a page in disguise',
+      415,
+      { name: 'file', filename: 'evil.png', type: 'image/png', content: Buffer.from('<!doctype html><script>alert(1)</script>') },
+      'Not uploaded: ',
+    ],
+    [
+      '413 for a file over the limit',
+      413,
+      { name: 'file', filename: 'big.png', type: 'image/png', content: Buffer.concat([PNG_1X1, Buffer.alloc(4096)]) },
+      'Not uploaded: file too large.',
+    ],
   ] as const)('%s: the reason is shown by the file field and tied to it, nothing stored', async (_label, status, part, message) => {
     const before = await snapshot(t);
     const response = await upload(alice.jar, [{ name: '_csrf', value: await tokenOf(alice.jar) }, part]);
     expect(response.statusCode).toBe(status);
-    expect(response.body).toContain('<input type="file" id="media-file" name="file" required aria-invalid="true" aria-describedby="media-file-hint media-file-error">');
+    expect(response.body).toContain(
+      '<input type="file" id="media-file" name="file" required aria-invalid="true" aria-describedby="media-file-hint media-file-error">',
+    );
     expect(response.body).toContain(`<span class="error" id="media-file-error" role="alert">${message}`);
     expect(response.body).not.toMatch(/<script/i);
     expect(await snapshot(t)).toEqual(before);
@@ -117,11 +142,21 @@ describe('POST /indieweb/admin/media/upload (the Media page upload form)', () =>
   });
 
   it('400 for a body that is not multipart; 303 to sign in without a session', async () => {
-    const form = await t.app.inject({ method: 'POST', url: `${ADMIN}/media/upload`, headers: { cookie: alice.jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${await tokenOf(alice.jar)}` });
+    const form = await t.app.inject({
+      method: 'POST',
+      url: `${ADMIN}/media/upload`,
+      headers: { cookie: alice.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${await tokenOf(alice.jar)}`,
+    });
     expect(form.statusCode).toBe(400);
     expect(form.body).toContain('Not uploaded: the form was not sent as multipart/form-data.');
     const { body, contentType } = multipart([png()]);
-    const anonymous = await t.app.inject({ method: 'POST', url: `${ADMIN}/media/upload`, headers: { 'content-type': contentType }, payload: body });
+    const anonymous = await t.app.inject({
+      method: 'POST',
+      url: `${ADMIN}/media/upload`,
+      headers: { 'content-type': contentType },
+      payload: body,
+    });
     expect(anonymous.statusCode).toBe(303);
   });
 });

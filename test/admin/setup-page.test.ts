@@ -69,7 +69,13 @@ describe('admin: Check my setup', () => {
     await t.app.listen({ host: '127.0.0.1', port });
     homepage.set('/alice/', page(linkTags(base)));
     // old endpoints of another service, no Micropub link, and a name that is markup
-    homepage.set('/olga/', page('<link rel="authorization_endpoint" href="https://indieauth.com/auth">', '<div class="h-card"><span class="p-name">&lt;img src=x onerror=alert(1)&gt;</span></div>'));
+    homepage.set(
+      '/olga/',
+      page(
+        '<link rel="authorization_endpoint" href="https://indieauth.com/auth">',
+        '<div class="h-card"><span class="p-name">&lt;img src=x onerror=alert(1)&gt;</span></div>',
+      ),
+    );
     for (const name of ['alice', 'olga']) {
       await t.app.indieweb.users!.addUser({ name, me: [homepage.url(`/${name}/`)], password: `${name} password 1` });
       jars.set(name, await signIn(t.app, name, `${name} password 1`));
@@ -85,7 +91,9 @@ describe('admin: Check my setup', () => {
     const shown = await request(jars.get('alice')!, 'GET', '/setup/');
     expect(shown.status).toBe(200);
     expect(shown.body).toContain('<h1>Check my setup</h1>');
-    expect(shown.body).toMatch(/<form method="post" action="\/indieweb\/admin\/setup\/"><input type="hidden" name="_csrf" value="[^"]+"><button type="submit">Check my setup<\/button><\/form>/);
+    expect(shown.body).toMatch(
+      /<form method="post" action="\/indieweb\/admin\/setup\/"><input type="hidden" name="_csrf" value="[^"]+"><button type="submit">Check my setup<\/button><\/form>/,
+    );
     expect(shown.body).toContain(`&lt;link rel=&quot;micropub&quot; href=&quot;${base}/indieweb/micropub/&quot;&gt;`);
     expect(rows(shown.body)).toEqual([]);
     // nothing was fetched for showing the page
@@ -130,11 +138,16 @@ describe('admin: Check my setup', () => {
     expect(found).toContainEqual({ status: 'PASS', name: 'h-card', found: 'h-card found (name: Alice)' });
     expect(found.find((row) => row.name === 'authorization-header')?.status).toBe('PASS');
     // http on this machine: a warning that says what to do on the internet
-    expect(found.find((row) => row.name === 'base-url')).toMatchObject({ status: 'WARN', found: expect.stringContaining('<br>Fix: fine for trying out; on the internet serve https') });
+    expect(found.find((row) => row.name === 'base-url')).toMatchObject({
+      status: 'WARN',
+      found: expect.stringContaining('<br>Fix: fine for trying out; on the internet serve https'),
+    });
     expect(found.find((row) => row.name === 'media-storage')?.status).toBe('PASS');
     expect(found.map((row) => row.name)).toEqual(expect.arrayContaining(['clock', 'secret', 'database', 'job-queue']));
     // the homepage's rows come first, in a table of their own named after it
-    expect(answer.body.replace(/<wbr>/g, '')).toContain(`<caption>Your homepage <a href="${me}">${me}</a>, as an app signing in with it sees it</caption>`);
+    expect(answer.body.replace(/<wbr>/g, '')).toContain(
+      `<caption>Your homepage <a href="${me}">${me}</a>, as an app signing in with it sees it</caption>`,
+    );
     expect(answer.body.indexOf('<td>profile-link micropub</td>')).toBeGreaterThan(answer.body.indexOf(`<caption>Your homepage`));
     expect(answer.body.indexOf('<td>profile-link micropub</td>')).toBeLessThan(answer.body.indexOf('<caption>This server'));
     expect(answer.body.indexOf('<td>base-url</td>')).toBeGreaterThan(answer.body.indexOf('<caption>This server'));
@@ -157,7 +170,9 @@ describe('admin: Check my setup', () => {
       status: 'WARN',
       found: expect.stringContaining(`<br>Fix: add the links shown under “Links for your homepage” below to the &lt;head&gt; of ${me}`),
     });
-    expect(answer.body).toMatch(/<p class="error" role="alert">\d+ checks: \d+ passed, \d+ with a warning, [1-9]\d* failed\. Fix the failures first/);
+    expect(answer.body).toMatch(
+      /<p class="error" role="alert">\d+ checks: \d+ passed, \d+ with a warning, [1-9]\d* failed\. Fix the failures first/,
+    );
     // text from the homepage is shown, never run
     expect(answer.body).toContain('(name: &lt;img src=x onerror=alert(1)&gt;)');
     expect(answer.body).not.toContain('<img src=x');

@@ -14,7 +14,8 @@ import { DIALECTS } from '../helpers/databases.js';
 import { SITE } from '../helpers/webmention.js';
 
 /** The ids of the mentions an admin page lists (each has a delete form). */
-const listed = (body: string) => [...body.matchAll(/action="\/indieweb\/admin\/webmentions\/([A-Za-z0-9_-]+)\/delete"/g)].map((m) => m[1]).sort();
+const listed = (body: string) =>
+  [...body.matchAll(/action="\/indieweb\/admin\/webmentions\/([A-Za-z0-9_-]+)\/delete"/g)].map((m) => m[1]).sort();
 
 /** Creates an entry of the user through Micropub (the built-in in-memory handler); returns its URL. */
 async function createEntry(t: AdminTestApp, user: HostUser, content: string): Promise<string> {
@@ -36,7 +37,8 @@ for (const dialect of DIALECTS) {
     let bob: { user: HostUser; jar: CookieJar };
     let mentions: { aliceEntry: string; aliceProfile: string; bobPage: string; nobody: string };
     const receive = async (source: string, target: string) => (await t.app.indieweb.webmention.receive(source, target)).record.id;
-    const act = (who: { jar: CookieJar }, id: string, action: string) => submitAdmin(t, who.jar, '/webmentions/', `/webmentions/${id}/${action}`, {});
+    const act = (who: { jar: CookieJar }, id: string, action: string) =>
+      submitAdmin(t, who.jar, '/webmentions/', `/webmentions/${id}/${action}`, {});
 
     beforeAll(async () => {
       t = await buildAdminApp({}, { dialect });
@@ -57,7 +59,7 @@ for (const dialect of DIALECTS) {
       await t.close();
     });
 
-    it('200 each user\'s page lists only their own mentions: alice her entry\'s and her profile\'s, bob his page\'s', async () => {
+    it("200 each user's page lists only their own mentions: alice her entry's and her profile's, bob his page's", async () => {
       expect(listed((await getAdmin(t, alice.jar, '/webmentions/')).body)).toEqual([mentions.aliceEntry, mentions.aliceProfile].sort());
       const bobs = await getAdmin(t, bob.jar, '/webmentions/');
       expect(bobs.statusCode).toBe(200);
@@ -68,7 +70,7 @@ for (const dialect of DIALECTS) {
       expect(listed((await getAdmin(t, bob.jar, `/webmentions/?target=${encodeURIComponent('https://alice.example/')}`)).body)).toEqual([]);
     });
 
-    it.each(['spam', 'reprocess', 'delete'])('404 bob\'s POST %s of alice\'s mentions, and nothing changes', async (action) => {
+    it.each(['spam', 'reprocess', 'delete'])("404 bob's POST %s of alice's mentions, and nothing changes", async (action) => {
       const before = await snapshot(t);
       for (const id of [mentions.aliceEntry, mentions.aliceProfile]) {
         const response = await act(bob, id, action);
@@ -110,7 +112,7 @@ describe('admin webmentions: whose a mention is', () => {
     await t.close();
   });
 
-  it('the only account owns every mention of the site; once a second account exists, new mentions of nobody\'s pages are nobody\'s', async () => {
+  it("the only account owns every mention of the site; once a second account exists, new mentions of nobody's pages are nobody's", async () => {
     const alice = await addUser(t, 'alice');
     const { record: first } = await t.app.indieweb.webmention.receive('https://a.example/1', `${SITE}/about`);
     expect(first.ownerId).toBe(alice.user.id);
@@ -138,17 +140,22 @@ describe('admin webmentions with the files handler', () => {
   let t: AdminTestApp;
   beforeAll(async () => {
     // every account's site lives on the base URL's host, below /sites/NAME
-    t = await buildAdminApp({ INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_FILES_CONTENT_DIR: contentDir, INDIEWEB_FILES_SITE_URL: `${SITE}/sites/{user}`, INDIEWEB_FILES_GIT: 'off' });
+    t = await buildAdminApp({
+      INDIEWEB_MICROPUB_HANDLER: 'files',
+      INDIEWEB_FILES_CONTENT_DIR: contentDir,
+      INDIEWEB_FILES_SITE_URL: `${SITE}/sites/{user}`,
+      INDIEWEB_FILES_GIT: 'off',
+    });
   });
   afterAll(async () => {
     await t.close();
     rmSync(contentDir, { recursive: true, force: true });
   });
 
-  it('a mention of a post belongs to the account whose site holds it; the other account\'s admin neither lists it nor may act on it', async () => {
+  it("a mention of a post belongs to the account whose site holds it; the other account's admin neither lists it nor may act on it", async () => {
     const alice = await addUser(t, 'alice');
     const bob = await addUser(t, 'bob');
-    const post = await createEntry(t, alice.user, 'a post in alice\'s site');
+    const post = await createEntry(t, alice.user, "a post in alice's site");
     expect(post.startsWith(`${SITE}/sites/alice/`)).toBe(true);
     const { record } = await t.app.indieweb.webmention.receive('https://c.example/reply', post);
     expect(record.ownerId).toBe(alice.user.id);

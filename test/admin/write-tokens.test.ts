@@ -25,7 +25,8 @@ for (const dialect of DIALECTS) {
     });
     afterAll(async () => t?.close());
 
-    const tokenRows = async () => Number((await sql<{ n: number | string }>`select count(*) as n from indieweb_token`.execute(t.database.db)).rows[0]!.n);
+    const tokenRows = async () =>
+      Number((await sql<{ n: number | string }>`select count(*) as n from indieweb_token`.execute(t.database.db)).rows[0]!.n);
 
     it(`${VIEWS} views of Write and of Posts, and a post published, leave the token table as it was; the post is there`, async () => {
       const before = await tokenRows();
@@ -33,7 +34,11 @@ for (const dialect of DIALECTS) {
         expect((await browser.get('/indieweb/admin/write/')).status).toBe(200);
         expect((await browser.get('/indieweb/admin/posts/')).status).toBe(200);
       }
-      const published = await browser.submit('/indieweb/admin/write/?type=note', '/indieweb/admin/write/', { type: 'note', content: 'Written through the admin', intent: 'publish' });
+      const published = await browser.submit('/indieweb/admin/write/?type=note', '/indieweb/admin/write/', {
+        type: 'note',
+        content: 'Written through the admin',
+        intent: 'publish',
+      });
       expect(published.status).toBe(303);
       const posts = await browser.get('/indieweb/admin/posts/');
       expect(posts.body).toContain('Written through the admin');

@@ -10,16 +10,35 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { HostUser } from '../../src/contracts/accounts.js';
 import type { CookieJar } from '../helpers/app.js';
-import { ADMIN, PNG_1X1, addUser, buildAdminApp, csrfOf, getAdmin, issueToken, postAdmin, textBetween, type AdminTestApp } from '../helpers/admin.js';
+import {
+  ADMIN,
+  PNG_1X1,
+  addUser,
+  buildAdminApp,
+  csrfOf,
+  getAdmin,
+  issueToken,
+  postAdmin,
+  textBetween,
+  type AdminTestApp,
+} from '../helpers/admin.js';
 import { signIn } from '../helpers/app.js';
 import { createSpyHandler, callsOf, mountedApp, type MicropubTestApp } from '../helpers/micropub.js';
 
 const HANDLERS = ['memory', 'database'] as const;
 
 /** The entry as the handler holds it, read through the Micropub endpoint with a token of the test's own. */
-async function sourceOf(t: AdminTestApp, user: HostUser, url: string): Promise<{ status: number; type?: string[]; properties?: Record<string, unknown[]> }> {
+async function sourceOf(
+  t: AdminTestApp,
+  user: HostUser,
+  url: string,
+): Promise<{ status: number; type?: string[]; properties?: Record<string, unknown[]> }> {
   const { token } = await issueToken(t, user, { scope: 'update' });
-  const response = await t.app.inject({ method: 'GET', url: `/indieweb/micropub/?q=source&url=${encodeURIComponent(url)}`, headers: { authorization: `Bearer ${token}` } });
+  const response = await t.app.inject({
+    method: 'GET',
+    url: `/indieweb/micropub/?q=source&url=${encodeURIComponent(url)}`,
+    headers: { authorization: `Bearer ${token}` },
+  });
   return response.statusCode === 200 ? { status: 200, ...(response.json() as object) } : { status: response.statusCode };
 }
 
@@ -33,13 +52,24 @@ function postedUrl(response: LightMyRequestResponse): string {
 }
 
 /** Posts a form to an admin path with the CSRF token of `pagePath`. */
-async function submit(t: AdminTestApp, jar: CookieJar, pagePath: string, postPath: string, fields: Record<string, string | string[]>): Promise<LightMyRequestResponse> {
+async function submit(
+  t: AdminTestApp,
+  jar: CookieJar,
+  pagePath: string,
+  postPath: string,
+  fields: Record<string, string | string[]>,
+): Promise<LightMyRequestResponse> {
   const page = await getAdmin(t, jar, pagePath);
   expect(page.statusCode).toBe(200);
   const body = new URLSearchParams();
   body.append('_csrf', csrfOf(page));
   for (const [name, value] of Object.entries(fields)) for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
-  const response = await t.app.inject({ method: 'POST', url: `${ADMIN}${postPath}`, headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: `${ADMIN}${postPath}`,
+    headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: body.toString(),
+  });
   jar.storeFrom(response);
   return response;
 }
@@ -51,9 +81,16 @@ async function submitMultipart(t: AdminTestApp, jar: CookieJar, postPath: string
   const boundary = `----write-${randomBytes(8).toString('hex')}`;
   const chunks: Buffer[] = [];
   for (const part of parts) {
-    if ('value' in part) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`));
+    if ('value' in part)
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`));
     else {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.type}\r\n\r\n`), Buffer.from(part.content), Buffer.from('\r\n'));
+      chunks.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.type}\r\n\r\n`,
+        ),
+        Buffer.from(part.content),
+        Buffer.from('\r\n'),
+      );
     }
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
@@ -80,7 +117,8 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
   });
   afterAll(async () => t?.close());
 
-  const write = (fields: Record<string, string | string[]>) => submit(t, alice.jar, `/write/?type=${String(fields.type)}`, '/write/', fields);
+  const write = (fields: Record<string, string | string[]>) =>
+    submit(t, alice.jar, `/write/?type=${String(fields.type)}`, '/write/', fields);
   const stored = async (response: LightMyRequestResponse) => {
     const entry = await sourceOf(t, alice.user, postedUrl(response));
     expect(entry.status).toBe(200);
@@ -92,22 +130,69 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
     ['note', { content: 'Hello from the admin' }, ['h-entry'], { content: ['Hello from the admin'] }],
     [
       'article in Markdown (sanitized)',
-      { type: 'article', name: 'On writing', content: 'Some *words*.\n\n<img src="javascript:alert(1)" onerror="x()">', format: 'markdown' },
+      {
+        type: 'article',
+        name: 'On writing',
+        content: 'Some *words*.\n\n<img src="javascript:alert(1)" onerror="x()">',
+        format: 'markdown',
+      },
       ['h-entry'],
-      { name: ['On writing'], content: [{ html: '<p>Some <em>words</em>.</p>\n<img />', value: 'Some *words*.\n\n<img src="javascript:alert(1)" onerror="x()">' }] },
+      {
+        name: ['On writing'],
+        content: [
+          { html: '<p>Some <em>words</em>.</p>\n<img />', value: 'Some *words*.\n\n<img src="javascript:alert(1)" onerror="x()">' },
+        ],
+      },
     ],
-    ['article in HTML (sanitized)', { type: 'article', name: 'Raw', content: '<p onclick="x()">Hi <script>bad()</script><b>there</b></p>', format: 'html' }, ['h-entry'], { name: ['Raw'], content: [{ html: '<p>Hi <b>there</b></p>' }] }],
-    ['reply', { type: 'reply', 'in-reply-to': 'https://example.com/post', content: 'Agreed!' }, ['h-entry'], { 'in-reply-to': ['https://example.com/post'], content: ['Agreed!'] }],
-    ['bookmark', { type: 'bookmark', 'bookmark-of': 'https://example.com/read', name: 'A good read' }, ['h-entry'], { 'bookmark-of': ['https://example.com/read'], name: ['A good read'] }],
+    [
+      'article in HTML (sanitized)',
+      { type: 'article', name: 'Raw', content: '<p onclick="x()">Hi <script>bad()</script><b>there</b></p>', format: 'html' },
+      ['h-entry'],
+      { name: ['Raw'], content: [{ html: '<p>Hi <b>there</b></p>' }] },
+    ],
+    [
+      'reply',
+      { type: 'reply', 'in-reply-to': 'https://example.com/post', content: 'Agreed!' },
+      ['h-entry'],
+      { 'in-reply-to': ['https://example.com/post'], content: ['Agreed!'] },
+    ],
+    [
+      'bookmark',
+      { type: 'bookmark', 'bookmark-of': 'https://example.com/read', name: 'A good read' },
+      ['h-entry'],
+      { 'bookmark-of': ['https://example.com/read'], name: ['A good read'] },
+    ],
     ['like', { type: 'like', 'like-of': 'https://example.com/liked' }, ['h-entry'], { 'like-of': ['https://example.com/liked'] }],
     ['repost', { type: 'repost', 'repost-of': 'https://example.com/shared' }, ['h-entry'], { 'repost-of': ['https://example.com/shared'] }],
     [
       'event',
-      { type: 'event', name: 'IndieWebCamp', summary: 'Two days', description: 'Talks and hacking', start: '2026-05-01T09:00', end: '2026-05-02T17:00', location: 'geo:52.5,13.4', url: 'https://indieweb.org/camp' },
+      {
+        type: 'event',
+        name: 'IndieWebCamp',
+        summary: 'Two days',
+        description: 'Talks and hacking',
+        start: '2026-05-01T09:00',
+        end: '2026-05-02T17:00',
+        location: 'geo:52.5,13.4',
+        url: 'https://indieweb.org/camp',
+      },
       ['h-event'],
-      { name: ['IndieWebCamp'], summary: ['Two days'], description: ['Talks and hacking'], start: ['2026-05-01T09:00'], end: ['2026-05-02T17:00'], location: ['geo:52.5,13.4'], url: ['https://indieweb.org/camp'] },
+      {
+        name: ['IndieWebCamp'],
+        summary: ['Two days'],
+        description: ['Talks and hacking'],
+        start: ['2026-05-01T09:00'],
+        end: ['2026-05-02T17:00'],
+        location: ['geo:52.5,13.4'],
+        url: ['https://indieweb.org/camp'],
+      },
     ],
-    ['rsvp', { type: 'rsvp', 'in-reply-to': 'https://example.com/event', rsvp: 'yes', content: 'See you there' }, ['h-entry'], { 'in-reply-to': ['https://example.com/event'], rsvp: ['yes'], content: ['See you there'] }],
+    [
+      'rsvp',
+      { type: 'rsvp', 'in-reply-to': 'https://example.com/event', rsvp: 'yes', content: 'See you there' },
+      ['h-entry'],
+      { 'in-reply-to': ['https://example.com/event'], rsvp: ['yes'], content: ['See you there'] },
+    ],
     [
       'note with categories, slug and draft',
       { content: 'Draft note', 'category-new': 'indieweb, admin ,indieweb', 'mp-slug': 'a-draft', draft: '1' },
@@ -154,9 +239,23 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
   });
 
   it.each([
-    ['audio', 'audio/mpeg', 'tone.mp3', Buffer.concat([Buffer.from('ID3\u0004\u0000\u0000\u0000\u0000\u0000\u0000', 'latin1'), Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(600)])],
-    ['video', 'video/mp4', 'clip.mp4', Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42\u0000\u0000\u0000\u0000mp42isom', 'latin1'), Buffer.alloc(600)])],
-  ] as const)('303 for %s: the uploaded file is the entry\'s only media URL', async (kind, type, filename, content) => {
+    [
+      'audio',
+      'audio/mpeg',
+      'tone.mp3',
+      Buffer.concat([
+        Buffer.from('ID3\u0004\u0000\u0000\u0000\u0000\u0000\u0000', 'latin1'),
+        Buffer.from([0xff, 0xfb, 0x90, 0x64]),
+        Buffer.alloc(600),
+      ]),
+    ],
+    [
+      'video',
+      'video/mp4',
+      'clip.mp4',
+      Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42\u0000\u0000\u0000\u0000mp42isom', 'latin1'), Buffer.alloc(600)]),
+    ],
+  ] as const)("303 for %s: the uploaded file is the entry's only media URL", async (kind, type, filename, content) => {
     const page = await getAdmin(t, alice.jar, `/write/?type=${kind}`);
     const response = await submitMultipart(t, alice.jar, '/write/', [
       { name: '_csrf', value: csrfOf(page) },
@@ -172,17 +271,31 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
 
   it('400 when a required field is empty: nothing published, every typed value back, the message by its field', async () => {
     const before = await sourceList(t, alice.user);
-    const response = await write({ type: 'article', name: 'Kept <title> & all', content: '', 'category-new': 'keep, these', 'mp-slug': 'kept-slug', intent: 'publish' });
+    const response = await write({
+      type: 'article',
+      name: 'Kept <title> & all',
+      content: '',
+      'category-new': 'keep, these',
+      'mp-slug': 'kept-slug',
+      intent: 'publish',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.body).toContain('value="Kept &lt;title&gt; &amp; all"');
     expect(response.body).toContain('value="keep, these"');
     expect(response.body).toContain('value="kept-slug"');
-    expect(response.body).toMatch(/<textarea id="field-content" name="content" rows="14" required aria-invalid="true" aria-describedby="error-content"><\/textarea><span class="error" id="error-content">This cannot be empty\.<\/span>/);
+    expect(response.body).toMatch(
+      /<textarea id="field-content" name="content" rows="14" required aria-invalid="true" aria-describedby="error-content"><\/textarea><span class="error" id="error-content">This cannot be empty\.<\/span>/,
+    );
     expect(await sourceList(t, alice.user)).toEqual(before);
   });
 
   it('400 for a reply to something that is not an http(s) URL: the text stays, the URL field says why', async () => {
-    const response = await write({ type: 'reply', 'in-reply-to': 'javascript:alert(1)', content: 'My long reply\nwith two lines', intent: 'publish' });
+    const response = await write({
+      type: 'reply',
+      'in-reply-to': 'javascript:alert(1)',
+      content: 'My long reply\nwith two lines',
+      intent: 'publish',
+    });
     expect(response.statusCode).toBe(400);
     expect(textBetween(response.body, 'name="content" rows="6" required>', '</textarea>')).toBe('My long reply\nwith two lines');
     expect(response.body).toContain('value="javascript:alert(1)"');
@@ -191,10 +304,18 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
 
   it('400 from the endpoint itself (its own rules): shown above the form, the text kept', async () => {
     // the form's checks pass; the Micropub endpoint's server-managed rule refuses (INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES)
-    const strict = await buildAdminApp({ ...(handler === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {}), INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES: 'category' });
+    const strict = await buildAdminApp({
+      ...(handler === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {}),
+      INDIEWEB_MICROPUB_SERVER_MANAGED_PROPERTIES: 'category',
+    });
     try {
       const bob = await addUser(strict, 'bob');
-      const response = await submit(strict, bob.jar, '/write/', '/write/', { type: 'note', content: 'Tagged text', 'category-new': 'nope', intent: 'publish' });
+      const response = await submit(strict, bob.jar, '/write/', '/write/', {
+        type: 'note',
+        content: 'Tagged text',
+        'category-new': 'nope',
+        intent: 'publish',
+      });
       expect(response.statusCode).toBe(400);
       expect(response.body).toContain('The Micropub endpoint refused this: category is managed by the server.');
       expect(textBetween(response.body, 'name="content" rows="6" required>', '</textarea>')).toBe('Tagged text');
@@ -203,15 +324,21 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
     }
   });
 
-  it('403 Form expired for a form without its CSRF token, or with another browser\'s: nothing published', async () => {
+  it("403 Form expired for a form without its CSRF token, or with another browser's: nothing published", async () => {
     const before = await sourceList(t, alice.user);
     const missing = await postAdmin(t, alice.jar, '/write/', { type: 'note', content: 'forged', intent: 'publish' });
     expect(missing.statusCode).toBe(403);
     expect(missing.body).toContain('Form expired');
     const other = await addUser(t, 'mallory');
-    const foreign = await postAdmin(t, alice.jar, '/write/', { _csrf: await csrfOf(await getAdmin(t, other.jar, '/write/')), type: 'note', content: 'forged', intent: 'publish' });
+    const foreign = await postAdmin(t, alice.jar, '/write/', {
+      _csrf: await csrfOf(await getAdmin(t, other.jar, '/write/')),
+      type: 'note',
+      content: 'forged',
+      intent: 'publish',
+    });
     expect(foreign.statusCode).toBe(403);
-    for (const path of ['/posts/delete', '/posts/undelete', '/posts/edit']) expect((await postAdmin(t, alice.jar, path, { url: 'http://indiestack.test/x' })).statusCode).toBe(403);
+    for (const path of ['/posts/delete', '/posts/undelete', '/posts/edit'])
+      expect((await postAdmin(t, alice.jar, path, { url: 'http://indiestack.test/x' })).statusCode).toBe(403);
     expect(await sourceList(t, alice.user)).toEqual(before);
   });
 
@@ -224,7 +351,10 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
     ]);
     expect(response.statusCode).toBe(403);
     expect(await mediaCount(t)).toBe(before);
-    const noToken = await submitMultipart(t, alice.jar, '/write/', [{ name: 'type', value: 'note' }, { name: 'content', value: 'x' }]);
+    const noToken = await submitMultipart(t, alice.jar, '/write/', [
+      { name: 'type', value: 'note' },
+      { name: 'content', value: 'x' },
+    ]);
     expect(noToken.statusCode).toBe(403);
   });
 
@@ -262,20 +392,32 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
     const url = /name="media-url-0" value="([^"]+)"/.exec(first.body)?.[1];
     expect(url).toMatch(/\/indieweb\/media\//);
     expect(first.body).toContain(`<img src="${url}" alt="Kept alt"`);
-    const again = await submit(t, alice.jar, '/write/?type=photo', '/write/', { type: 'photo', 'media-count': '1', 'media-url-0': url!, 'media-alt-0': 'Kept alt', intent: 'publish' });
+    const again = await submit(t, alice.jar, '/write/?type=photo', '/write/', {
+      type: 'photo',
+      'media-count': '1',
+      'media-url-0': url!,
+      'media-alt-0': 'Kept alt',
+      intent: 'publish',
+    });
     expect((await stored(again)).properties).toEqual({ photo: [{ value: url, alt: 'Kept alt' }] });
   });
 
   it('Preview shows the Markdown as it will look, without publishing', async () => {
     const before = await sourceList(t, alice.user);
-    const response = await write({ type: 'article', name: 'Draft', content: '**bold** <script>x()</script>', format: 'markdown', intent: 'preview' });
+    const response = await write({
+      type: 'article',
+      name: 'Draft',
+      content: '**bold** <script>x()</script>',
+      format: 'markdown',
+      intent: 'preview',
+    });
     expect(response.statusCode).toBe(200);
     expect(response.body).toContain('<h2 id="preview-heading">Preview</h2><div><p><strong>bold</strong> </p>');
     expect(response.body).not.toContain('<script>x()');
     expect(await sourceList(t, alice.user)).toEqual(before);
   });
 
-  it('200 for the Write page: category suggestions and syndication targets come from the handler\'s config (none here)', async () => {
+  it("200 for the Write page: category suggestions and syndication targets come from the handler's config (none here)", async () => {
     const page = await getAdmin(t, alice.jar, '/write/?type=note');
     expect(page.statusCode).toBe(200);
     // the database handler suggests the categories of the posts written above (issue 30 item 7); the in-memory handler none
@@ -287,16 +429,36 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
   });
 
   it('edit: the form shows the entry; saving sends only what changed, and a change made elsewhere meanwhile stays', async () => {
-    const url = postedUrl(await write({ type: 'article', name: 'Old title', content: 'Old *text*', format: 'markdown', 'category-new': 'keep, drop', intent: 'publish' }));
+    const url = postedUrl(
+      await write({
+        type: 'article',
+        name: 'Old title',
+        content: 'Old *text*',
+        format: 'markdown',
+        'category-new': 'keep, drop',
+        intent: 'publish',
+      }),
+    );
     const form = await getAdmin(t, alice.jar, `/posts/edit?url=${encodeURIComponent(url)}`);
     expect(form.statusCode).toBe(200);
     expect(form.body).toContain('value="Old title"');
     expect(textBetween(form.body, 'name="content" rows="14" required>', '</textarea>')).toBe('Old *text*');
-    const original = /name="original" value="([^"]+)"/.exec(form.body)![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'");
+    const original = /name="original" value="([^"]+)"/
+      .exec(form.body)![1]!
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&#39;/g, "'");
 
     // another client changes the summary meanwhile
     const { token } = await issueToken(t, alice.user, { scope: 'update' });
-    const elsewhere = await t.app.inject({ method: 'POST', url: '/indieweb/micropub/', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: { action: 'update', url, add: { summary: ['From elsewhere'] } } });
+    const elsewhere = await t.app.inject({
+      method: 'POST',
+      url: '/indieweb/micropub/',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: { action: 'update', url, add: { summary: ['From elsewhere'] } },
+    });
     expect(elsewhere.statusCode).toBe(204);
 
     const saved = await postAdmin(t, alice.jar, '/posts/edit', {
@@ -328,22 +490,40 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
       method: 'POST',
       url: '/indieweb/micropub/',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      payload: { type: ['h-entry'], properties: { photo: [{ value: 'https://example.com/a.png', alt: 'A' }, 'https://example.com/b.png'], content: ['Two'] } },
+      payload: {
+        type: ['h-entry'],
+        properties: { photo: [{ value: 'https://example.com/a.png', alt: 'A' }, 'https://example.com/b.png'], content: ['Two'] },
+      },
     });
     const url = String(created.headers.location);
     const form = await getAdmin(t, alice.jar, `/posts/edit?url=${encodeURIComponent(url)}`);
     expect(form.body).toContain('name="media-url-1" value="https://example.com/b.png"');
-    const original = JSON.stringify({ content: ['Two'], photo: [{ value: 'https://example.com/a.png', alt: 'A' }, 'https://example.com/b.png'] });
+    const original = JSON.stringify({
+      content: ['Two'],
+      photo: [{ value: 'https://example.com/a.png', alt: 'A' }, 'https://example.com/b.png'],
+    });
     const saved = await postAdmin(t, alice.jar, '/posts/edit', {
-      _csrf: csrfOf(form), url, original, type: 'photo', content: 'Two', 'media-count': '2',
-      'media-url-0': 'https://example.com/a.png', 'media-alt-0': 'Better alt',
-      'media-url-1': 'https://example.com/b.png', 'media-alt-1': '', 'media-remove-1': '1', intent: 'publish',
+      _csrf: csrfOf(form),
+      url,
+      original,
+      type: 'photo',
+      content: 'Two',
+      'media-count': '2',
+      'media-url-0': 'https://example.com/a.png',
+      'media-alt-0': 'Better alt',
+      'media-url-1': 'https://example.com/b.png',
+      'media-alt-1': '',
+      'media-remove-1': '1',
+      intent: 'publish',
     });
     expect(saved.statusCode).toBe(303);
-    expect((await sourceOf(t, alice.user, url)).properties).toEqual({ content: ['Two'], photo: [{ value: 'https://example.com/a.png', alt: 'Better alt' }] });
+    expect((await sourceOf(t, alice.user, url)).properties).toEqual({
+      content: ['Two'],
+      photo: [{ value: 'https://example.com/a.png', alt: 'Better alt' }],
+    });
   });
 
-  it('a draft spelled \' Draft \' by another client is a draft on the Posts page and in the edit form, as on the site (issue 28, F14)', async () => {
+  it("a draft spelled ' Draft ' by another client is a draft on the Posts page and in the edit form, as on the site (issue 28, F14)", async () => {
     const { token } = await issueToken(t, alice.user, { scope: 'create' });
     const created = await t.app.inject({
       method: 'POST',
@@ -361,11 +541,18 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
   it('edit with nothing changed sends no update and says so', async () => {
     const url = postedUrl(await write({ type: 'note', content: 'Same', intent: 'publish' }));
     const form = await getAdmin(t, alice.jar, `/posts/edit?url=${encodeURIComponent(url)}`);
-    const saved = await postAdmin(t, alice.jar, '/posts/edit', { _csrf: csrfOf(form), url, original: JSON.stringify({ content: ['Same'] }), type: 'note', content: 'Same', intent: 'publish' });
+    const saved = await postAdmin(t, alice.jar, '/posts/edit', {
+      _csrf: csrfOf(form),
+      url,
+      original: JSON.stringify({ content: ['Same'] }),
+      type: 'note',
+      content: 'Same',
+      intent: 'publish',
+    });
     expect(String(saved.headers.location)).toContain('done=unchanged');
   });
 
-  it('400 for editing a URL that is no post of the user\'s', async () => {
+  it("400 for editing a URL that is no post of the user's", async () => {
     const page = await getAdmin(t, alice.jar, `/posts/edit?url=${encodeURIComponent('http://indiestack.test/nothing/here/')}`);
     expect(page.statusCode).toBe(400);
     expect(page.body).toContain('No post of yours has this URL');
@@ -392,7 +579,7 @@ describe.each(HANDLERS)('the Write area on the %s handler', (handler) => {
     expect(response.body).toContain('No deleted post of yours has this URL');
   });
 
-  it('Posts lists the user\'s posts with a filter and pages of 20', async () => {
+  it("Posts lists the user's posts with a filter and pages of 20", async () => {
     for (let index = 0; index < 21; index++) await write({ type: 'note', content: `Numbered post ${index}`, intent: 'publish' });
     const filtered = await getAdmin(t, alice.jar, '/posts/?filter=numbered');
     expect(filtered.body).toContain('Posts 1–20');
@@ -412,7 +599,13 @@ describe('the Write area with a host handler', () => {
 
   beforeAll(async () => {
     spy = createSpyHandler({
-      getConfig: async () => ({ categories: ['indieweb', 'cats'], 'syndicate-to': [{ uid: 'https://social.example/', name: 'Social', checked: true }, { uid: 'https://other.example/', name: 'Other' }] }),
+      getConfig: async () => ({
+        categories: ['indieweb', 'cats'],
+        'syndicate-to': [
+          { uid: 'https://social.example/', name: 'Social', checked: true },
+          { uid: 'https://other.example/', name: 'Other' },
+        ],
+      }),
     });
     // a handler without listEntries: q=source lists answer 501
     const { listEntries: _unlisted, ...withoutList } = spy.handler;
@@ -430,38 +623,68 @@ describe('the Write area with a host handler', () => {
   const post = async (path: string, fields: Record<string, string | string[]>) => {
     const body = new URLSearchParams();
     for (const [name, value] of Object.entries(fields)) for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
-    return m.app.inject({ method: 'POST', url: `${ADMIN}${path}`, headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() });
+    return m.app.inject({
+      method: 'POST',
+      url: `${ADMIN}${path}`,
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: body.toString(),
+    });
   };
 
-  it('offers the handler\'s categories and syndication targets (advertised checked ones ticked)', async () => {
+  it("offers the handler's categories and syndication targets (advertised checked ones ticked)", async () => {
     const form = await page('/write/?type=note');
     expect(form.body).toContain('name="category" value="indieweb">');
-    expect(form.body).toContain('<input type="checkbox" id="syndicate-0" name="mp-syndicate-to" value="https://social.example/" checked> Social');
+    expect(form.body).toContain(
+      '<input type="checkbox" id="syndicate-0" name="mp-syndicate-to" value="https://social.example/" checked> Social',
+    );
     expect(form.body).toContain('<input type="checkbox" id="syndicate-1" name="mp-syndicate-to" value="https://other.example/"> Other');
   });
 
   it('sends the handler exactly one create with the chosen categories and targets', async () => {
     const form = await page('/write/?type=note');
     const before = callsOf(spy.calls, 'createEntry').length;
-    const response = await post('/write/', { _csrf: csrfOf(form), type: 'note', content: 'Syndicated', category: 'cats', 'category-new': 'new', 'mp-syndicate-to': 'https://other.example/', intent: 'publish' });
+    const response = await post('/write/', {
+      _csrf: csrfOf(form),
+      type: 'note',
+      content: 'Syndicated',
+      category: 'cats',
+      'category-new': 'new',
+      'mp-syndicate-to': 'https://other.example/',
+      intent: 'publish',
+    });
     expect(response.statusCode).toBe(303);
     const creates = callsOf(spy.calls, 'createEntry');
     expect(creates.length).toBe(before + 1);
-    expect(creates.at(-1)!.args[0]).toEqual({ type: ['h-entry'], properties: { content: ['Syndicated'], category: ['cats', 'new'], 'mp-syndicate-to': ['https://other.example/'] } });
+    expect(creates.at(-1)!.args[0]).toEqual({
+      type: ['h-entry'],
+      properties: { content: ['Syndicated'], category: ['cats', 'new'], 'mp-syndicate-to': ['https://other.example/'] },
+    });
   });
 
-  it('an edit reaches the handler as the exact update operations of the form\'s difference', async () => {
+  it("an edit reaches the handler as the exact update operations of the form's difference", async () => {
     const { token } = { token: await m.token('create') };
     const created = await m.app.inject({
       method: 'POST',
       url: '/indieweb/micropub/',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      payload: { type: ['h-entry'], properties: { name: ['Title'], summary: ['Gone soon'], content: ['Body'], category: ['indieweb', 'cats'] } },
+      payload: {
+        type: ['h-entry'],
+        properties: { name: ['Title'], summary: ['Gone soon'], content: ['Body'], category: ['indieweb', 'cats'] },
+      },
     });
     const url = String(created.headers.location);
     // the writer does not own alice's entry: the form says so
     expect((await page(`/posts/edit?url=${encodeURIComponent(url)}`)).statusCode).toBe(400);
-    const own = await post('/write/', { _csrf: csrfOf(await page('/write/?type=article')), type: 'article', name: 'Title', summary: 'Gone soon', content: 'Body', format: 'text', category: ['indieweb', 'cats'], intent: 'publish' });
+    const own = await post('/write/', {
+      _csrf: csrfOf(await page('/write/?type=article')),
+      type: 'article',
+      name: 'Title',
+      summary: 'Gone soon',
+      content: 'Body',
+      format: 'text',
+      category: ['indieweb', 'cats'],
+      intent: 'publish',
+    });
     const ownUrl = postedUrl(own);
     const form = await page(`/posts/edit?url=${encodeURIComponent(ownUrl)}`);
     const before = callsOf(spy.calls, 'updateEntry').length;
@@ -482,7 +705,10 @@ describe('the Write area with a host handler', () => {
     const updates = callsOf(spy.calls, 'updateEntry');
     expect(updates.length).toBe(before + 1);
     // delete is a list (summary goes), so the category set's removal becomes a replace of the whole set
-    expect(updates.at(-1)!.args.slice(0, 2)).toEqual([ownUrl, { replace: { name: ['Title, edited'], category: ['indieweb', 'fresh'] }, delete: ['summary'] }]);
+    expect(updates.at(-1)!.args.slice(0, 2)).toEqual([
+      ownUrl,
+      { replace: { name: ['Title, edited'], category: ['indieweb', 'fresh'] }, delete: ['summary'] },
+    ]);
   });
 
   it('Posts says plainly that this handler cannot list posts (501), and still offers edit and restore by URL', async () => {
@@ -507,7 +733,9 @@ describe('the Write area and the client policy', () => {
       const allowed = await buildAdminApp({ INDIEWEB_ALLOWED_CLIENT_IDS: 'http://indiestack.test/indieweb/admin/' });
       try {
         const bob = await addUser(allowed, 'bob');
-        expect((await submit(allowed, bob.jar, '/write/', '/write/', { type: 'note', content: 'Allowed', intent: 'publish' })).statusCode).toBe(303);
+        expect(
+          (await submit(allowed, bob.jar, '/write/', '/write/', { type: 'note', content: 'Allowed', intent: 'publish' })).statusCode,
+        ).toBe(303);
       } finally {
         await allowed.close();
       }
@@ -520,7 +748,9 @@ describe('the Write area and the client policy', () => {
 /** The list of the user's entries (q=source), to check nothing was published. */
 async function sourceList(t: AdminTestApp, user: HostUser): Promise<unknown> {
   const { token } = await issueToken(t, user, { scope: 'update' });
-  return (await t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=source&limit=1000', headers: { authorization: `Bearer ${token}` } })).json();
+  return (
+    await t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=source&limit=1000', headers: { authorization: `Bearer ${token}` } })
+  ).json();
 }
 
 function hiddenUrls(body: string): string[] {
@@ -534,22 +764,35 @@ describe('what a cited URL is (through the outbound guard)', () => {
   beforeAll(async () => {
     server = http.createServer((_request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8');
-      response.end('<!doctype html><title>Tab title</title><article class="h-entry"><h1 class="p-name">A post worth a reply</h1><a class="p-author h-card" href="/">Ada Lovelace</a></article>');
+      response.end(
+        '<!doctype html><title>Tab title</title><article class="h-entry"><h1 class="p-name">A post worth a reply</h1><a class="p-author h-card" href="/">Ada Lovelace</a></article>',
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     pageUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/post`;
   });
   afterAll(() => server?.close());
 
-  it('Preview names the cited page by its microformats title and author; the script\'s JSON says the same', async () => {
+  it("Preview names the cited page by its microformats title and author; the script's JSON says the same", async () => {
     const t = await buildAdminApp({ INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' });
     try {
       const alice = await addUser(t, 'alice');
-      const preview = await submit(t, alice.jar, '/write/?type=reply', '/write/', { type: 'reply', 'in-reply-to': pageUrl, content: 'Hm.', intent: 'preview' });
+      const preview = await submit(t, alice.jar, '/write/?type=reply', '/write/', {
+        type: 'reply',
+        'in-reply-to': pageUrl,
+        content: 'Hm.',
+        intent: 'preview',
+      });
       expect(preview.statusCode).toBe(200);
       expect(preview.body).toContain('You are citing <cite>A post worth a reply</cite> by Ada Lovelace.');
       const json = await submit(t, alice.jar, '/write/', '/write/cite', { url: pageUrl });
-      expect(json.json()).toEqual({ ok: true, url: pageUrl, title: 'A post worth a reply', author: 'Ada Lovelace', authorUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/) });
+      expect(json.json()).toEqual({
+        ok: true,
+        url: pageUrl,
+        title: 'A post worth a reply',
+        author: 'Ada Lovelace',
+        authorUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/),
+      });
     } finally {
       await t.close();
     }
@@ -561,7 +804,9 @@ describe('what a cited URL is (through the outbound guard)', () => {
       const alice = await addUser(t, 'alice');
       const preview = await submit(t, alice.jar, '/write/?type=like', '/write/', { type: 'like', 'like-of': pageUrl, intent: 'preview' });
       expect(preview.statusCode).toBe(200);
-      expect(preview.body).toMatch(/<p data-write-citation class="error">The page could not be fetched: refusing to connect to 127\.0\.0\.1: not a public address\.<\/p>/);
+      expect(preview.body).toMatch(
+        /<p data-write-citation class="error">The page could not be fetched: refusing to connect to 127\.0\.0\.1: not a public address\.<\/p>/,
+      );
     } finally {
       await t.close();
     }

@@ -6,7 +6,10 @@ import { HAS_CHROMIUM, launchBrowser, openPage, screenshot, CHROMIUM } from '../
 import { freePort } from '../helpers/global-setup.js';
 import { addAlice, PASSWORD, S256_CHALLENGE } from '../helpers/indieauth.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3d4b1a50000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3d4b1a50000000049454e44ae426082',
+  'hex',
+);
 
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
@@ -29,7 +32,9 @@ describe.skipIf(!HAS_CHROMIUM)('the pages in a real browser', () => {
     // a stand-in IndieAuth client: its callback page just shows what it got
     client = http.createServer((request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8');
-      response.end(`<!doctype html><title>client</title><p id="callback">${request.url?.startsWith('/callback') ? 'callback reached' : 'client'}</p>`);
+      response.end(
+        `<!doctype html><title>client</title><p id="callback">${request.url?.startsWith('/callback') ? 'callback reached' : 'client'}</p>`,
+      );
     });
     await new Promise<void>((resolve) => client.listen(0, '127.0.0.1', resolve));
     clientBase = `http://127.0.0.1:${(client.address() as { port: number }).port}`;
@@ -117,7 +122,13 @@ describe.skipIf(!HAS_CHROMIUM)('the pages in a real browser', () => {
 
   it('revokes a token of a connected app', async () => {
     const user = (await t.app.indieweb.users!.findByName('alice'))!;
-    const { token } = await t.app.indieweb.tokens.issue({ userId: user.id, clientId: 'https://revoke-me.example/', me: user.me[0]!, scope: 'create', expiresIn: 3600 });
+    const { token } = await t.app.indieweb.tokens.issue({
+      userId: user.id,
+      clientId: 'https://revoke-me.example/',
+      me: user.me[0]!,
+      scope: 'create',
+      expiresIn: 3600,
+    });
     const bearer = { authorization: `Bearer ${token}` };
     expect((await t.app.inject({ method: 'GET', url: '/indieweb/token/', headers: bearer })).statusCode).toBe(200);
     await signIn();
@@ -141,14 +152,24 @@ describe.skipIf(!HAS_CHROMIUM)('the pages in a real browser', () => {
 
   it('deletes a media file', async () => {
     const user = (await t.app.indieweb.users!.findByName('alice'))!;
-    const { token } = await t.app.indieweb.tokens.issue({ userId: user.id, clientId: 'https://app.example/', me: user.me[0]!, scope: 'media', expiresIn: 3600 });
+    const { token } = await t.app.indieweb.tokens.issue({
+      userId: user.id,
+      clientId: 'https://app.example/',
+      me: user.me[0]!,
+      scope: 'media',
+      expiresIn: 3600,
+    });
     const boundary = 'browserboundary';
     const payload = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="dot.png"\r\nContent-Type: image/png\r\n\r\n`),
       PNG,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const upload = await fetch(`${base}/indieweb/media/`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body: payload });
+    const upload = await fetch(`${base}/indieweb/media/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: payload,
+    });
     expect(upload.status).toBe(201);
     const url = upload.headers.get('location')!;
     await signIn();

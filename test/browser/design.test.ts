@@ -35,18 +35,23 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // private networks allowed: the stand-in app on loopback is discovered (its name shows on consent and Apps)
-    t = await buildTestApp({ env: { INDIEWEB_BASE_URL: base, INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true', INDIEWEB_MICROPUB_HANDLER: 'database' } });
+    t = await buildTestApp({
+      env: { INDIEWEB_BASE_URL: base, INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true', INDIEWEB_MICROPUB_HANDLER: 'database' },
+    });
     await addAlice(t, { me: [`${base}/`] });
     // a stand-in IndieAuth client describing itself with an h-app
     client = http.createServer((request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8');
-      response.end(`<!doctype html><title>Sketchbook</title><div class="h-app"><a class="u-url p-name" href="/">Sketchbook</a></div><p id="callback">${request.url?.startsWith('/callback') ? 'callback reached' : 'client'}</p>`);
+      response.end(
+        `<!doctype html><title>Sketchbook</title><div class="h-app"><a class="u-url p-name" href="/">Sketchbook</a></div><p id="callback">${request.url?.startsWith('/callback') ? 'callback reached' : 'client'}</p>`,
+      );
     });
     await listenOnLoopback(client, 0);
     clientBase = `http://127.0.0.1:${(client.address() as { port: number }).port}`;
 
     const alice = (await t.app.indieweb.users!.findByName('alice'))!;
-    const issue = async (clientId: string, scope: string) => (await t.app.indieweb.tokens.issue({ userId: alice.id, clientId, me: alice.me[0]!, scope, expiresIn: 86_400 })).token;
+    const issue = async (clientId: string, scope: string) =>
+      (await t.app.indieweb.tokens.issue({ userId: alice.id, clientId, me: alice.me[0]!, scope, expiresIn: 86_400 })).token;
     const token = await issue(`${clientBase}/`, 'create update delete undelete media');
     await issue('https://app.example/', 'create');
     const boundary = 'designboundary';
@@ -55,7 +60,12 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
       PNG_1X1,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const upload = await t.app.inject({ method: 'POST', url: '/indieweb/media/', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+    const upload = await t.app.inject({
+      method: 'POST',
+      url: '/indieweb/media/',
+      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload,
+    });
     expect(upload.statusCode).toBe(201);
     const photo = upload.headers.location as string;
     await t.app.indieweb.profiles.update(alice, {
@@ -66,9 +76,18 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
       note: ['Writes about rivers, bridges and winter walks.'],
       nickname: ['al'],
     });
-    entryUrl = await createViaJson(t.app, token, { name: ['A walk by the river'], content: ['Cold but bright.'], published: ['2026-11-03T10:00:00Z'] });
-    ({ record: { id: mentionId } } = await t.app.indieweb.webmention.receive('https://carol.example/reply', entryUrl));
-    await t.app.indieweb.webmention.receive('https://spammer.example/post-with-a-rather-long-address/that-goes-on-and-on', `${base}/some-post`);
+    entryUrl = await createViaJson(t.app, token, {
+      name: ['A walk by the river'],
+      content: ['Cold but bright.'],
+      published: ['2026-11-03T10:00:00Z'],
+    });
+    ({
+      record: { id: mentionId },
+    } = await t.app.indieweb.webmention.receive('https://carol.example/reply', entryUrl));
+    await t.app.indieweb.webmention.receive(
+      'https://spammer.example/post-with-a-rather-long-address/that-goes-on-and-on',
+      `${base}/some-post`,
+    );
     await t.app.listen({ host: '127.0.0.1', port });
     browser = await launchBrowser();
 
@@ -117,7 +136,12 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
     { name: 'admin-profile', path: () => '/indieweb/admin/profile/', heading: 'Profile', signedIn: true },
     { name: 'admin-apps', path: () => '/indieweb/admin/apps/', heading: 'Connected apps', signedIn: true },
     { name: 'admin-webmentions', path: () => '/indieweb/admin/webmentions/', heading: 'Webmentions', signedIn: true },
-    { name: 'admin-webmention-settings', path: () => '/indieweb/admin/webmention-settings/', heading: 'Webmention settings', signedIn: true },
+    {
+      name: 'admin-webmention-settings',
+      path: () => '/indieweb/admin/webmention-settings/',
+      heading: 'Webmention settings',
+      signedIn: true,
+    },
     { name: 'admin-webmentions-sent', path: () => '/indieweb/admin/webmentions/sent/', heading: 'Sent webmentions', signedIn: true },
     { name: 'admin-media', path: () => '/indieweb/admin/media/', heading: 'Media', signedIn: true },
     { name: 'admin-setup', path: () => '/indieweb/admin/setup/', heading: 'Check my setup', signedIn: true },
@@ -126,8 +150,16 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
     { name: 'sign-out', path: () => '/indieweb/logout/', heading: 'Sign out', signedIn: true },
   ];
 
-  async function open(width: number, colorScheme: 'light' | 'dark', signedIn: boolean): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme, ...(signedIn ? { storageState: signedInState } : {}) });
+  async function open(
+    width: number,
+    colorScheme: 'light' | 'dark',
+    signedIn: boolean,
+  ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+    const context = await browser.newContext({
+      viewport: { width, height: 900 },
+      colorScheme,
+      ...(signedIn ? { storageState: signedInState } : {}),
+    });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('console', (message) => {
@@ -194,7 +226,9 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
       await expect(page.evaluate('document.activeElement.className')).resolves.toBe('skip');
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
-      const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineWidth + " " + getComputedStyle(document.activeElement).outlineStyle');
+      const outline = await page.evaluate(
+        'getComputedStyle(document.activeElement).outlineWidth + " " + getComputedStyle(document.activeElement).outlineStyle',
+      );
       expect(outline).toBe('3px solid');
     } finally {
       await context.close();
@@ -212,7 +246,11 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
       await expect(page.locator('.notice').textContent()).resolves.toBe('Uploaded: the file is first in the list below.');
       await expect(page.locator('li.media-item').first().textContent()).resolves.toContain('from-the-browser.png');
       await screenshot(page, 'admin-media-uploaded-light-390');
-      await page.setInputFiles('#media-file', { name: 'not-a-picture.png', mimeType: 'image/png', buffer: Buffer.from('<!doctype html><p>hello</p>') });
+      await page.setInputFiles('#media-file', {
+        name: 'not-a-picture.png',
+        mimeType: 'image/png',
+        buffer: Buffer.from('<!doctype html><p>hello</p>'),
+      });
       await page.click('form[action="/indieweb/admin/media/upload"] button[type=submit]');
       await expect(page.locator('#media-file-error').textContent()).resolves.toMatch(/^Not uploaded: /);
       await expect(page.locator('#media-file').getAttribute('aria-describedby')).resolves.toBe('media-file-hint media-file-error');

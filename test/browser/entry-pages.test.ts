@@ -5,7 +5,10 @@ import { entriesApp, seedMention, type EntriesTestApp } from '../helpers/entries
 import { freePort } from '../helpers/net.js';
 import { postJson } from '../helpers/micropub.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3d4b1a50000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3d4b1a50000000049454e44ae426082',
+  'hex',
+);
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 /** Uploads a PNG through the media endpoint; its URL is on our own origin (the pages' CSP allows 'self'). */
@@ -16,7 +19,12 @@ async function uploadPng(t: EntriesTestApp, token: string): Promise<string> {
     PNG,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  const response = await t.app.inject({ method: 'POST', url: '/indieweb/media/', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/indieweb/media/',
+    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload,
+  });
   if (response.statusCode !== 201) throw new Error(`upload answered ${response.statusCode}: ${response.body}`);
   return response.headers.location as string;
 }
@@ -35,10 +43,19 @@ describe.skipIf(!HAS_CHROMIUM)('entry pages in a real browser', () => {
     const token = await t.token();
     const photo = await uploadPng(t, token);
     const alice = (await t.app.indieweb.users!.findByName('alice'))!;
-    await t.app.indieweb.profiles.update(alice, { name: ['Alice Example'], photo: [photo], url: ['https://alice.example/'], note: ['Writes about rivers, bridges and winter walks.'] });
+    await t.app.indieweb.profiles.update(alice, {
+      name: ['Alice Example'],
+      photo: [photo],
+      url: ['https://alice.example/'],
+      note: ['Writes about rivers, bridges and winter walks.'],
+    });
     entryUrl = await t.create({
       name: ['A walk by the river'],
-      content: [{ html: '<p>Cold but <em>bright</em>. The water was high after a week of rain, and the old bridge looked smaller than I remembered.</p><blockquote><p>Rivers know this: there is no hurry.</p></blockquote>' }],
+      content: [
+        {
+          html: '<p>Cold but <em>bright</em>. The water was high after a week of rain, and the old bridge looked smaller than I remembered.</p><blockquote><p>Rivers know this: there is no hurry.</p></blockquote>',
+        },
+      ],
       published: ['2026-11-03T10:00:00Z'],
       category: ['walks', 'winter'],
       photo: [{ value: photo, alt: 'A tiny square standing in for the river' }],
@@ -47,15 +64,37 @@ describe.skipIf(!HAS_CHROMIUM)('entry pages in a real browser', () => {
       syndication: ['https://social.example/@alice/1'],
     });
     await t.create({ content: ['A short note without a title, to see how the feed shows one.'], published: ['2026-11-02T08:00:00Z'] });
-    await t.create({ name: ['IndieWebCamp'], start: ['2026-12-05T09:00:00Z'], end: ['2026-12-06T17:00:00Z'], location: ['Town hall'], summary: ['Two days of building our own websites.'] }, { type: ['h-event'] });
+    await t.create(
+      {
+        name: ['IndieWebCamp'],
+        start: ['2026-12-05T09:00:00Z'],
+        end: ['2026-12-06T17:00:00Z'],
+        location: ['Town hall'],
+        summary: ['Two days of building our own websites.'],
+      },
+      { type: ['h-event'] },
+    );
     goneUrl = await t.create({ name: ['Deleted later'] });
     await postJson(t.app, token, { action: 'delete', url: goneUrl });
     const face = (name: string, site: string) => ({ name, url: `https://${site}/`, photo });
-    await seedMention(t, entryUrl, { source: 'https://carol.example/reply', type: 'reply', author: face('Carol', 'carol.example'), contentHtml: '<p>Lovely walk! <a href="https://carol.example/rivers">Mine was colder</a>.</p><script>alert(1)</script>' });
+    await seedMention(t, entryUrl, {
+      source: 'https://carol.example/reply',
+      type: 'reply',
+      author: face('Carol', 'carol.example'),
+      contentHtml: '<p>Lovely walk! <a href="https://carol.example/rivers">Mine was colder</a>.</p><script>alert(1)</script>',
+    });
     await seedMention(t, entryUrl, { source: 'https://dan.example/like', type: 'like', author: face('Dan', 'dan.example') });
-    await seedMention(t, entryUrl, { source: 'https://erin.example/like', type: 'like', author: { name: 'Erin', url: 'https://erin.example/', photo: null } });
+    await seedMention(t, entryUrl, {
+      source: 'https://erin.example/like',
+      type: 'like',
+      author: { name: 'Erin', url: 'https://erin.example/', photo: null },
+    });
     await seedMention(t, entryUrl, { source: 'https://fay.example/repost', type: 'repost', author: face('Fay', 'fay.example') });
-    await seedMention(t, entryUrl, { source: 'https://gus.example/links', type: 'bookmark', author: { name: 'Gus', url: 'https://gus.example/', photo: null } });
+    await seedMention(t, entryUrl, {
+      source: 'https://gus.example/links',
+      type: 'bookmark',
+      author: { name: 'Gus', url: 'https://gus.example/', photo: null },
+    });
     await t.app.listen({ host: '127.0.0.1', port });
     browser = await launchBrowser();
   });

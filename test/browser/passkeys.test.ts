@@ -13,7 +13,10 @@ import { addAlice, PASSWORD, S256_CHALLENGE } from '../helpers/indieauth.js';
 if (!HAS_CHROMIUM) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 /** The library's browser bundle, for the look-alike page (it has no CSP of ours). */
-const BUNDLE = readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
+const BUNDLE = readFileSync(
+  path.join(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'),
+  'utf8',
+);
 
 interface VirtualCredential {
   credentialId: string;
@@ -28,7 +31,14 @@ interface VirtualCredential {
 async function addAuthenticator(cdp: CDPSession): Promise<string> {
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return authenticatorId;
 }
@@ -56,7 +66,9 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     // a stand-in IndieAuth client (its callback shows what it got), and on another name a look-alike page
     client = http.createServer((request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8');
-      response.end(`<!doctype html><title>client</title><p id="callback">${request.url?.startsWith('/callback') ? 'callback reached' : 'client'}</p>`);
+      response.end(
+        `<!doctype html><title>client</title><p id="callback">${request.url?.startsWith('/callback') ? 'callback reached' : 'client'}</p>`,
+      );
     });
     await new Promise<void>((resolve) => client.listen(0, '127.0.0.1', resolve));
     clientPort = (client.address() as { port: number }).port;
@@ -126,7 +138,9 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     expect(stored).toMatchObject({ name: 'Test laptop', lastUsedAt: null });
     // what is stored is the public key: the authenticator keeps the private one
     const { credentials } = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })) as { credentials: VirtualCredential[] };
-    expect(credentials.map((credential) => credential.credentialId.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''))).toEqual([stored!.credentialId]);
+    expect(credentials.map((credential) => credential.credentialId.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''))).toEqual([
+      stored!.credentialId,
+    ]);
     expect(credentials[0]!.isResidentCredential).toBe(true);
 
     await signOut();
@@ -175,7 +189,9 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: copy });
     await clickPasskeySignIn();
     await page.waitForURL(`${base}/indieweb/login/passkey`);
-    await expect(page.locator('#passkey-sign-in').locator('xpath=preceding-sibling::p[@role="alert"][1]').textContent()).resolves.toContain('signature counter went backwards');
+    await expect(page.locator('#passkey-sign-in').locator('xpath=preceding-sibling::p[@role="alert"][1]').textContent()).resolves.toContain(
+      'signature counter went backwards',
+    );
     await screenshot(page, 'login-passkey-refused');
     expect((await passkeysOf())[0]!.counter).toBe(counter);
     const home = await t.app.inject({ method: 'GET', url: '/indieweb/' });
@@ -206,7 +222,12 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
       method: 'POST',
       url: '/indieweb/login/passkey',
       headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: form({ _csrf: hiddenField(login.body, '_csrf'), challenge_id: captured.get('challenge_id')!, response: captured.get('response')!, return_to: '/indieweb/' }),
+      payload: form({
+        _csrf: hiddenField(login.body, '_csrf'),
+        challenge_id: captured.get('challenge_id')!,
+        response: captured.get('response')!,
+        return_to: '/indieweb/',
+      }),
     });
     expect(replay.statusCode).toBe(400);
     expect(replay.body).toContain('This passkey request expired or was already used.');
@@ -225,14 +246,24 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await page.goto(`http://localhost:${clientPort}/login`);
     await page.addScriptTag({ content: BUNDLE });
     const answer = await page.evaluate(
-      async (optionsJSON) => JSON.stringify(await (globalThis as unknown as { SimpleWebAuthnBrowser: { startAuthentication(o: unknown): Promise<unknown> } }).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON })),
+      async (optionsJSON) =>
+        JSON.stringify(
+          await (
+            globalThis as unknown as { SimpleWebAuthnBrowser: { startAuthentication(o: unknown): Promise<unknown> } }
+          ).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON }),
+        ),
       start.options,
     );
     const phished = await t.app.inject({
       method: 'POST',
       url: '/indieweb/login/passkey',
       headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: form({ _csrf: hiddenField(login.body, '_csrf'), challenge_id: start.challengeId, response: answer, return_to: '/indieweb/' }),
+      payload: form({
+        _csrf: hiddenField(login.body, '_csrf'),
+        challenge_id: start.challengeId,
+        response: answer,
+        return_to: '/indieweb/',
+      }),
     });
     expect(phished.statusCode).toBe(401);
     expect(phished.body).toContain('The passkey answered for another site.');
@@ -257,7 +288,9 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await page.click('#passkey-add button[type=submit]');
     // the box is on the page from the start, empty: the script fills it when the ceremony ends
     await page.locator('#passkey-add [data-passkey-error]:not(:empty)').waitFor();
-    await expect(page.locator('#passkey-add [data-passkey-error]').textContent()).resolves.toBe('The passkey request was cancelled or timed out. Try again.');
+    await expect(page.locator('#passkey-add [data-passkey-error]').textContent()).resolves.toBe(
+      'The passkey request was cancelled or timed out. Try again.',
+    );
     await expect(page.locator('#passkey-name').inputValue()).resolves.toBe('Not verified');
     expect(await passkeysOf()).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
@@ -273,7 +306,9 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await page.click('form[action="/indieweb/admin/passkeys/passwordless"] button[type=submit]');
     await expect(page.locator('.notice').textContent()).resolves.toBe('Your password no longer signs you in: only your passkeys do.');
     await page.click('form[action="/indieweb/admin/passkeys/remove"] button[type=submit]');
-    await expect(page.locator('main .error').first().textContent()).resolves.toContain('This is the last passkey of an account that signs in with passkeys only');
+    await expect(page.locator('main .error').first().textContent()).resolves.toContain(
+      'This is the last passkey of an account that signs in with passkeys only',
+    );
     expect(await passkeysOf()).toHaveLength(1);
     await screenshot(page, 'admin-passkeys-last-refused');
 
@@ -282,7 +317,9 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
     await page.fill('#password', PASSWORD);
     await page.click('form[action="/indieweb/login/"] button[type=submit]');
     // issue 28 F9: the right password is answered like a wrong one (no oracle), with a hint that passkey-only accounts refuse every password
-    await expect(page.locator('main .error').first().textContent()).resolves.toContain('Sign-in failed. Check the user name and the password. (An account that signs in with passkeys only refuses every password');
+    await expect(page.locator('main .error').first().textContent()).resolves.toContain(
+      'Sign-in failed. Check the user name and the password. (An account that signs in with passkeys only refuses every password',
+    );
     await clickPasskeySignIn();
     await page.waitForURL(`${base}/indieweb/`);
     await t.app.indieweb.passkeys!.setPasswordless((await alice()).id, false);
@@ -349,7 +386,12 @@ describe.skipIf(!HAS_CHROMIUM)('passkeys in a real browser (virtual authenticato
         method: 'POST',
         url: '/indieweb/login/passkey',
         headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-        payload: form({ _csrf: hiddenField(login.body, '_csrf'), challenge_id: captured.get('challenge_id')!, response: captured.get('response')!, return_to: '/indieweb/' }),
+        payload: form({
+          _csrf: hiddenField(login.body, '_csrf'),
+          challenge_id: captured.get('challenge_id')!,
+          response: captured.get('response')!,
+          return_to: '/indieweb/',
+        }),
       });
       expect(replay.statusCode).toBe(400);
       expect(replay.body).toContain('This passkey request expired or was already used.');

@@ -27,7 +27,9 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
     const port = await freePort();
     // WebAuthn needs a secure context and a domain as RP ID: http://localhost is both
     base = `http://localhost:${port}`;
-    t = await buildTestApp({ env: { INDIEWEB_BASE_URL: base, ...(handler === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {}) } });
+    t = await buildTestApp({
+      env: { INDIEWEB_BASE_URL: base, ...(handler === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {}) },
+    });
     await addAlice(t, { me: [`${base}/`] });
     await t.app.listen({ host: '127.0.0.1', port });
     browser = await launchBrowser();
@@ -51,8 +53,18 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
   /** The entry as the handler holds it, through the Micropub endpoint with a token of the test's own. */
   async function source(url: string): Promise<{ status: number; properties?: Record<string, unknown[]> }> {
     const user = (await t.app.indieweb.users!.findByName('alice'))!;
-    const { token } = await t.app.indieweb.tokens.issue({ userId: user.id, clientId: 'https://app.example/', me: user.me[0]!, scope: 'update', expiresIn: 600 });
-    const response = await t.app.inject({ method: 'GET', url: `/indieweb/micropub/?q=source&url=${encodeURIComponent(url)}`, headers: { authorization: `Bearer ${token}` } });
+    const { token } = await t.app.indieweb.tokens.issue({
+      userId: user.id,
+      clientId: 'https://app.example/',
+      me: user.me[0]!,
+      scope: 'update',
+      expiresIn: 600,
+    });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/indieweb/micropub/?q=source&url=${encodeURIComponent(url)}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
     return response.statusCode === 200 ? { status: 200, ...(response.json() as object) } : { status: response.statusCode };
   }
 
@@ -65,7 +77,14 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
   async function addAuthenticator(cdp: CDPSession): Promise<void> {
     await cdp.send('WebAuthn.enable', { enableUI: false });
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
   }
 
@@ -107,7 +126,10 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
     const url = new URL(page.url()).searchParams.get('url')!;
     const created = await source(url);
     const photo = (created.properties?.photo as [{ value: string; alt: string }])[0];
-    expect(created.properties).toEqual({ content: ['A very small picture'], photo: [{ value: photo.value, alt: 'One red pixel on nothing' }] });
+    expect(created.properties).toEqual({
+      content: ['A very small picture'],
+      photo: [{ value: photo.value, alt: 'One red pixel on nothing' }],
+    });
     await checked('2-published');
 
     // edit: the photo is shown with its alt text; change the text and the alt
@@ -121,7 +143,10 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
     await page.click('button[value=publish]');
     await page.waitForURL(/done=updated/);
     await expect(page.locator('.notice').textContent()).resolves.toBe('Changes saved.');
-    expect((await source(url)).properties).toEqual({ content: ['A very small picture, edited'], photo: [{ value: photo.value, alt: 'A single red pixel' }] });
+    expect((await source(url)).properties).toEqual({
+      content: ['A very small picture, edited'],
+      photo: [{ value: photo.value, alt: 'A single red pixel' }],
+    });
 
     // the Posts page lists it; delete, then restore from the notice
     await page.goto(`${base}/indieweb/admin/posts/`);
@@ -135,7 +160,10 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
     await page.click('button:text-is("Restore it")');
     await page.waitForURL(/done=restored/);
     await expect(page.locator('.notice').textContent()).resolves.toBe('Post restored.');
-    expect((await source(url)).properties).toEqual({ content: ['A very small picture, edited'], photo: [{ value: photo.value, alt: 'A single red pixel' }] });
+    expect((await source(url)).properties).toEqual({
+      content: ['A very small picture, edited'],
+      photo: [{ value: photo.value, alt: 'A single red pixel' }],
+    });
     await checked('6-restored');
   });
 

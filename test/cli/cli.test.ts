@@ -42,7 +42,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('user add stores a scrypt hash of the password read from stdin', async () => {
-      const result = await cli(['user', 'add', 'alice', '--me', 'https://alice.example', '--me', 'https://alice.example/about', '--password-stdin'], 'a long password\n');
+      const result = await cli(
+        ['user', 'add', 'alice', '--me', 'https://alice.example', '--me', 'https://alice.example/about', '--password-stdin'],
+        'a long password\n',
+      );
       expect(result).toMatchObject({ code: 0, stderr: '' });
       expect(result.stdout).toBe('added user alice (https://alice.example/, https://alice.example/about)\n');
       const stored = await withDb((h) => createUsersRepository(h.db).findCredentials('alice'));
@@ -61,7 +64,10 @@ for (const dialect of DIALECTS) {
 
     it.each([
       [['--me', 'ftp://bob.example/'], 'indiestack: "ftp://bob.example/" is not an http(s) profile URL without fragment or userinfo\n'],
-      [['--me', 'https://bob.example/#me'], 'indiestack: "https://bob.example/#me" is not an http(s) profile URL without fragment or userinfo\n'],
+      [
+        ['--me', 'https://bob.example/#me'],
+        'indiestack: "https://bob.example/#me" is not an http(s) profile URL without fragment or userinfo\n',
+      ],
       [['--me', 'https://ALICE.example/'], 'indiestack: profile URL https://alice.example/ already belongs to another user\n'],
     ])('user add refuses %j with one line and exit 1', async (flags, message) => {
       const result = await cli(['user', 'add', 'bob', ...flags, '--password-stdin'], 'bob password\n');
@@ -92,7 +98,9 @@ for (const dialect of DIALECTS) {
     it('user list, disable and enable', async () => {
       expect((await cli(['user', 'disable', 'alice'])).stdout).toBe('disabled user alice\n');
       const listed = await cli(['user', 'list']);
-      expect(listed.stdout).toMatch(/^NAME\s+STATUS\s+PROFILE URLS\nalice\s+disabled\s+https:\/\/alice\.example\/ https:\/\/alice\.example\/about\n$/);
+      expect(listed.stdout).toMatch(
+        /^NAME\s+STATUS\s+PROFILE URLS\nalice\s+disabled\s+https:\/\/alice\.example\/ https:\/\/alice\.example\/about\n$/,
+      );
       expect((await cli(['user', 'enable', 'alice'])).stdout).toBe('enabled user alice\n');
       expect((await cli(['user', 'list'])).stdout).toContain('alice  active');
       const missing = await cli(['user', 'disable', 'nobody']);
@@ -107,7 +115,9 @@ for (const dialect of DIALECTS) {
       expect((await cli(['user', 'disable', 'alice'])).code).toBe(0);
       expect((await cli(['user', 'enable', 'alice'])).code).toBe(0);
       expect((await withDb((h) => createUsersRepository(h.db).findByName('alice')))!.sessionEpoch).toBeGreaterThan(epochBefore);
-      const row = (await cli(['token', 'list', '--user', 'alice'])).stdout.split('\n').find((line) => line.includes('https://disable.example/'));
+      const row = (await cli(['token', 'list', '--user', 'alice'])).stdout
+        .split('\n')
+        .find((line) => line.includes('https://disable.example/'));
       expect(row).toMatch(/revoked/);
     });
 
@@ -120,14 +130,30 @@ for (const dialect of DIALECTS) {
     });
 
     it('token issue prints the token alone on stdout and what it issued on stderr; only its SHA-256 is stored', async () => {
-      const result = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create  update create xyz-custom']);
+      const result = await cli([
+        'token',
+        'issue',
+        '--user',
+        'alice',
+        '--client-id',
+        'https://app.example/',
+        '--scope',
+        'create  update create xyz-custom',
+      ]);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^[A-Za-z0-9_-]{43}\n$/);
-      expect(result.stderr).toMatch(/^indiestack: warning: "xyz-custom" is not a scope indiestack knows; it is stored as given\nissued token \S+ for alice \(client https:\/\/app\.example\/, scope "create update xyz-custom", expires \S+\)\n$/);
+      expect(result.stderr).toMatch(
+        /^indiestack: warning: "xyz-custom" is not a scope indiestack knows; it is stored as given\nissued token \S+ for alice \(client https:\/\/app\.example\/, scope "create update xyz-custom", expires \S+\)\n$/,
+      );
       const token = lastLine(result.stdout);
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const record = await withDb((h) => createTokensRepository(h.db).findByHash(sha256Base64Url(token)));
-      expect(record).toMatchObject({ clientId: 'https://app.example/', me: 'https://alice.example/', scope: 'create update xyz-custom', revokedAt: null });
+      expect(record).toMatchObject({
+        clientId: 'https://app.example/',
+        me: 'https://alice.example/',
+        scope: 'create update xyz-custom',
+        revokedAt: null,
+      });
       const lifetime = (Date.parse(record!.expiresAt!) - Date.parse(record!.createdAt)) / 1000;
       expect(lifetime).toBe(86_400);
       const hashes = await withDb((h) => h.db.selectFrom('indieweb_token').select(['token_hash']).execute());
@@ -135,10 +161,33 @@ for (const dialect of DIALECTS) {
     });
 
     it('token issue honours --expires-in, --no-expiry and --me', async () => {
-      const short = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'media', '--expires-in', '60']);
+      const short = await cli([
+        'token',
+        'issue',
+        '--user',
+        'alice',
+        '--client-id',
+        'https://app.example/',
+        '--scope',
+        'media',
+        '--expires-in',
+        '60',
+      ]);
       const shortRecord = await withDb((h) => createTokensRepository(h.db).findByHash(sha256Base64Url(lastLine(short.stdout))));
       expect((Date.parse(shortRecord!.expiresAt!) - Date.parse(shortRecord!.createdAt)) / 1000).toBe(60);
-      const forever = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'media', '--no-expiry', '--me', 'https://ALICE.example/about']);
+      const forever = await cli([
+        'token',
+        'issue',
+        '--user',
+        'alice',
+        '--client-id',
+        'https://app.example/',
+        '--scope',
+        'media',
+        '--no-expiry',
+        '--me',
+        'https://ALICE.example/about',
+      ]);
       const foreverRecord = await withDb((h) => createTokensRepository(h.db).findByHash(sha256Base64Url(lastLine(forever.stdout))));
       expect(foreverRecord).toMatchObject({ expiresAt: null, me: 'https://alice.example/about' });
     });
@@ -146,8 +195,14 @@ for (const dialect of DIALECTS) {
     it.each([
       [['--user', 'nobody', '--client-id', 'https://app.example/', '--scope', 'create'], 'indiestack: no user named "nobody"\n'],
       [['--user', 'alice', '--client-id', 'not a url', '--scope', 'create'], 'indiestack: invalid client_id\n'],
-      [['--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create', '--me', 'https://mallory.example/'], 'indiestack: "https://mallory.example/" is not a profile URL of alice\n'],
-      [['--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create,update'], 'indiestack: --scope takes space-separated names, not a comma-separated list: --scope "create update"\n'],
+      [
+        ['--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create', '--me', 'https://mallory.example/'],
+        'indiestack: "https://mallory.example/" is not a profile URL of alice\n',
+      ],
+      [
+        ['--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create,update'],
+        'indiestack: --scope takes space-separated names, not a comma-separated list: --scope "create update"\n',
+      ],
     ])('token issue refuses %j with one line and exit 1', async (flags, message) => {
       const result = await cli(['token', 'issue', ...flags]);
       expect(result.code).toBe(1);
@@ -158,18 +213,29 @@ for (const dialect of DIALECTS) {
     it('token issue warns about a misspelled scope and suggests the right one', async () => {
       const result = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'craete media']);
       expect(result.code).toBe(0);
-      expect(result.stderr.split('\n')[0]).toBe('indiestack: warning: "craete" is not a scope indiestack knows (did you mean create?); it is stored as given');
+      expect(result.stderr.split('\n')[0]).toBe(
+        'indiestack: warning: "craete" is not a scope indiestack knows (did you mean create?); it is stored as given',
+      );
     });
 
-    it.each([
-      [['--expires-in', '0']],
-      [['--expires-in', 'soon']],
-      [['--expires-in', '60', '--no-expiry']],
-    ])('token issue refuses %j with one line and a non-zero exit', async (flags) => {
-      const result = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create', ...flags]);
-      expect(result.code).not.toBe(0);
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    });
+    it.each([[['--expires-in', '0']], [['--expires-in', 'soon']], [['--expires-in', '60', '--no-expiry']]])(
+      'token issue refuses %j with one line and a non-zero exit',
+      async (flags) => {
+        const result = await cli([
+          'token',
+          'issue',
+          '--user',
+          'alice',
+          '--client-id',
+          'https://app.example/',
+          '--scope',
+          'create',
+          ...flags,
+        ]);
+        expect(result.code).not.toBe(0);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      },
+    );
 
     it('token list shows ids and never the tokens; token revoke revokes by id', async () => {
       const issued = await cli(['token', 'issue', '--user', 'alice', '--client-id', 'https://revoke.example/', '--scope', 'create']);
@@ -202,7 +268,12 @@ describe('indiestack CLI configuration errors', () => {
   it('exit 2 with one line per invalid setting, all at once, no stack trace', async () => {
     const result = await runCli(['migrate'], {
       cwd,
-      env: { INDIEWEB_PORT: 'eighty', INDIEWEB_LOG_LEVEL: 'loud', INDIEWEB_TOKEN_EXPIRES_IN: '-1', INDIEWEB_MEDIA_MAX_UPLOAD_BYTES: 'lots' },
+      env: {
+        INDIEWEB_PORT: 'eighty',
+        INDIEWEB_LOG_LEVEL: 'loud',
+        INDIEWEB_TOKEN_EXPIRES_IN: '-1',
+        INDIEWEB_MEDIA_MAX_UPLOAD_BYTES: 'lots',
+      },
     });
     expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
@@ -224,14 +295,21 @@ describe('indiestack CLI configuration errors', () => {
 
   it('a bad flag is reported under the name of the flag, not of the variable the person did not set', async () => {
     const result = await runCli(['serve', '--port', '99999', '--base-url', 'ftp://x'], { cwd });
-    expect(result.stderr.trim().split('\n').map((line) => line.split(':')[1]?.trim())).toEqual(['--port', '--base-url']);
+    expect(
+      result.stderr
+        .trim()
+        .split('\n')
+        .map((line) => line.split(':')[1]?.trim()),
+    ).toEqual(['--port', '--base-url']);
   });
 
   it('serve refuses a base URL with a path at start, saying why (exit 2)', async () => {
     const result = await runCli(['serve', '--port', '0', '--base-url', 'https://example.com/id'], { cwd });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^indiestack: --base-url: "https:\/\/example\.com\/id" has a path; `serve` answers at the root of its host/);
+    expect(result.stderr).toMatch(
+      /^indiestack: --base-url: "https:\/\/example\.com\/id" has a path; `serve` answers at the root of its host/,
+    );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 
@@ -243,7 +321,9 @@ describe('indiestack CLI configuration errors', () => {
     try {
       const result = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port)], { cwd, env: { INDIEWEB_LOG_LEVEL: 'error' } });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`indiestack: port ${port} on 127.0.0.1 is already in use: stop what holds it, or pick another with --port (INDIEWEB_PORT)\n`);
+      expect(result.stderr).toBe(
+        `indiestack: port ${port} on 127.0.0.1 is already in use: stop what holds it, or pick another with --port (INDIEWEB_PORT)\n`,
+      );
     } finally {
       holder.close();
     }
@@ -262,8 +342,14 @@ describe('indiestack CLI: where the data is', () => {
   let root: string;
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'indiestack-cli-where-'));
-    const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin', '--data-dir', 'site-data'], { cwd: root, input: 'a long password\n' });
-    expect(added).toMatchObject({ code: 0, stderr: `indiestack: creating a new database at ${path.join(root, 'site-data', 'indiestack.sqlite')}\n` });
+    const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin', '--data-dir', 'site-data'], {
+      cwd: root,
+      input: 'a long password\n',
+    });
+    expect(added).toMatchObject({
+      code: 0,
+      stderr: `indiestack: creating a new database at ${path.join(root, 'site-data', 'indiestack.sqlite')}\n`,
+    });
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -271,7 +357,21 @@ describe('indiestack CLI: where the data is', () => {
     const after = await runCli(['user', 'list', '--data-dir', 'site-data'], { cwd: root });
     expect(after).toMatchObject({ code: 0, stderr: '' });
     expect(after.stdout).toContain('alice');
-    const before = await runCli(['--data-dir', path.join(root, 'site-data'), 'token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create'], { cwd: os.tmpdir() });
+    const before = await runCli(
+      [
+        '--data-dir',
+        path.join(root, 'site-data'),
+        'token',
+        'issue',
+        '--user',
+        'alice',
+        '--client-id',
+        'https://app.example/',
+        '--scope',
+        'create',
+      ],
+      { cwd: os.tmpdir() },
+    );
     expect(before.code).toBe(0);
     expect(before.stdout).toMatch(/^[A-Za-z0-9_-]{43}\n$/);
   });
@@ -279,11 +379,18 @@ describe('indiestack CLI: where the data is', () => {
   it('a command run where there is no database refuses, names where it looked, and creates nothing', async () => {
     const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'indiestack-cli-elsewhere-'));
     try {
-      for (const args of [['user', 'list'], ['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create'], ['links', 'alice'], ['webmention', 'list']]) {
+      for (const args of [
+        ['user', 'list'],
+        ['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create'],
+        ['links', 'alice'],
+        ['webmention', 'list'],
+      ]) {
         const result = await runCli(args, { cwd: elsewhere });
         expect(result.code).toBe(1);
         expect(result.stdout).toBe('');
-        expect(result.stderr).toBe(`indiestack: cannot use the database ${path.join(elsewhere, 'data', 'indiestack.sqlite')}: no such file; run this where \`indiestack serve\` runs, or give --data-dir or INDIEWEB_DATABASE_URL\n`);
+        expect(result.stderr).toBe(
+          `indiestack: cannot use the database ${path.join(elsewhere, 'data', 'indiestack.sqlite')}: no such file; run this where \`indiestack serve\` runs, or give --data-dir or INDIEWEB_DATABASE_URL\n`,
+        );
       }
       expect(existsSync(path.join(elsewhere, 'data', 'indiestack.sqlite'))).toBe(false);
     } finally {
@@ -297,11 +404,16 @@ describe('indiestack CLI: where the data is', () => {
     expect(given.stdout).toContain('<link rel="micropub" href="https://id.example/indieweb/micropub/">');
     const guessed = await runCli(['links', 'alice', '--data-dir', 'site-data'], { cwd: root });
     expect(guessed.code).toBe(0);
-    expect(guessed.stderr).toBe('indiestack: warning: no base URL given, these links point at http://127.0.0.1:8080; pass the public one with --base-url (or INDIEWEB_BASE_URL), as for serve\n');
+    expect(guessed.stderr).toBe(
+      'indiestack: warning: no base URL given, these links point at http://127.0.0.1:8080; pass the public one with --base-url (or INDIEWEB_BASE_URL), as for serve\n',
+    );
   });
 
   it('a misspelled INDIEWEB_ setting is named on stderr with a suggestion, by every command', async () => {
-    const result = await runCli(['user', 'list', '--data-dir', 'site-data'], { cwd: root, env: { INDIEWEB_BASEURL: 'https://id.example' } });
+    const result = await runCli(['user', 'list', '--data-dir', 'site-data'], {
+      cwd: root,
+      env: { INDIEWEB_BASEURL: 'https://id.example' },
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('indiestack: warning: unknown setting INDIEWEB_BASEURL ignored (did you mean INDIEWEB_BASE_URL?)\n');
   });
@@ -311,7 +423,10 @@ describe('indiestack CLI output read by a pipe that closes early', () => {
   it('`indiestack --help | true` (the reader gone before the first write) ends quietly: no EPIPE stack trace', async () => {
     const { spawn } = await import('node:child_process');
     const { BIN, cleanEnv } = await import('../helpers/cli.js');
-    const child = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" --help | true`], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" --help | true`], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.stdout.resume();

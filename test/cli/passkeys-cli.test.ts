@@ -35,8 +35,22 @@ for (const dialect of DIALECTS) {
       await withDb(async (h) => {
         const alice = (await createUsersRepository(h.db).findByName('alice'))!;
         const passkeys = createPasskeysRepository(h.db);
-        for (const [id, name, createdAt] of [['pk1', 'Laptop', '2026-01-01T10:00:00.000Z'], ['pk2', 'Phone', '2026-01-02T10:00:00.000Z']] as const) {
-          await passkeys.insert({ id, userId: alice.id, credentialId: `cred-${id}`, publicKey: 'cHVibGlj', counter: 3, transports: ['internal'], name, deviceType: 'multiDevice', backedUp: name === 'Phone', createdAt });
+        for (const [id, name, createdAt] of [
+          ['pk1', 'Laptop', '2026-01-01T10:00:00.000Z'],
+          ['pk2', 'Phone', '2026-01-02T10:00:00.000Z'],
+        ] as const) {
+          await passkeys.insert({
+            id,
+            userId: alice.id,
+            credentialId: `cred-${id}`,
+            publicKey: 'cHVibGlj',
+            counter: 3,
+            transports: ['internal'],
+            name,
+            deviceType: 'multiDevice',
+            backedUp: name === 'Phone',
+            createdAt,
+          });
         }
       });
     });
@@ -60,13 +74,23 @@ for (const dialect of DIALECTS) {
     it('refuses passkey-only sign-in for an account without a passkey', async () => {
       const result = await cli(['user', 'passwordless', 'bob', 'on']);
       expect(result).toMatchObject({ code: 1, stdout: '' });
-      expect(result.stderr).toBe('indiestack: Register a passkey first: without one, an account that refuses its password has no way to sign in.\n');
+      expect(result.stderr).toBe(
+        'indiestack: Register a passkey first: without one, an account that refuses its password has no way to sign in.\n',
+      );
       expect(await withDb(async (h) => (await createUsersRepository(h.db).findByName('bob'))!.passwordless)).toBe(false);
     });
 
     it('removes passkeys but never the last way in, until password sign-in is on again', async () => {
-      expect(await cli(['user', 'passwordless', 'alice', 'on'])).toMatchObject({ code: 0, stdout: 'password sign-in of alice is off: only passkeys sign in\n', stderr: '' });
-      expect(await cli(['user', 'remove-passkey', 'alice', 'pk1'])).toMatchObject({ code: 0, stdout: 'removed passkey pk1 of alice\n', stderr: '' });
+      expect(await cli(['user', 'passwordless', 'alice', 'on'])).toMatchObject({
+        code: 0,
+        stdout: 'password sign-in of alice is off: only passkeys sign in\n',
+        stderr: '',
+      });
+      expect(await cli(['user', 'remove-passkey', 'alice', 'pk1'])).toMatchObject({
+        code: 0,
+        stdout: 'removed passkey pk1 of alice\n',
+        stderr: '',
+      });
       const last = await cli(['user', 'remove-passkey', 'alice', 'pk2']);
       expect(last).toMatchObject({ code: 1, stdout: '' });
       expect(last.stderr).toMatch(/^indiestack: This is the last passkey of an account that signs in with passkeys only/);

@@ -78,7 +78,13 @@ describe('indiestack links and profile commands', () => {
   });
 
   it('profile set --json FILE saves the h-card (normalized); show and the public profile reflect it', async () => {
-    const card = { name: [' Alice Example '], url: ['https://alice.example/'], photo: ['https://alice.example/me.jpg'], email: ['alice@alice.example'], note: ['<b>Hi</b>'] };
+    const card = {
+      name: [' Alice Example '],
+      url: ['https://alice.example/'],
+      photo: ['https://alice.example/me.jpg'],
+      email: ['alice@alice.example'],
+      note: ['<b>Hi</b>'],
+    };
     const result = await cli(['profile', 'set', 'alice', '--json', file('card.json', JSON.stringify(card))]);
     expect(result).toEqual({ code: 0, stdout: 'saved the profile of alice\n', stderr: '' });
     const stored = { ...card, name: ['Alice Example'], email: ['mailto:alice@alice.example'] };
@@ -86,12 +92,19 @@ describe('indiestack links and profile commands', () => {
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout)).toEqual(stored);
 
-    const config = loadConfig({ env: { INDIEWEB_BASE_URL: BASE_URL, INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: `sqlite:${filename}` }, cwd });
+    const config = loadConfig({
+      env: { INDIEWEB_BASE_URL: BASE_URL, INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: `sqlite:${filename}` },
+      cwd,
+    });
     const { app } = await createServer({ config, logger: false, worker: false });
     try {
       const response = await app.inject({ method: 'GET', url: '/indieweb/profile/alice/', headers: { accept: 'application/json' } });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ name: 'alice', h_card: stored, profile: { name: 'Alice Example', photo_url: 'https://alice.example/me.jpg', url: 'https://alice.example/' } });
+      expect(response.json()).toMatchObject({
+        name: 'alice',
+        h_card: stored,
+        profile: { name: 'Alice Example', photo_url: 'https://alice.example/me.jpg', url: 'https://alice.example/' },
+      });
     } finally {
       await app.close();
     }
@@ -101,12 +114,21 @@ describe('indiestack links and profile commands', () => {
     const card = { name: ['Alice from stdin'], nickname: ['al'] };
     const result = await cli(['profile', 'set', 'alice', '--json', '-'], JSON.stringify(card));
     expect(result).toEqual({ code: 0, stdout: 'saved the profile of alice\n', stderr: '' });
-    expect((await storedProfiles()).map((row) => ({ name: row.name, h_card: JSON.parse(row.h_card) as unknown }))).toEqual([{ name: 'Alice from stdin', h_card: card }]);
+    expect((await storedProfiles()).map((row) => ({ name: row.name, h_card: JSON.parse(row.h_card) as unknown }))).toEqual([
+      { name: 'Alice from stdin', h_card: card },
+    ]);
   });
 
   it('profile set refuses an invalid h-card with one line "indiestack: invalid h-card: …" and exit 1, saving nothing', async () => {
     const before = await storedProfiles();
-    const invalid = { name: ['Changed'], url: ['javascript:alert(1)'], photo: ['/relative.jpg'], email: ['not-an-email'], 'Bad Name': ['x'], org: ['x'.repeat(2001)] };
+    const invalid = {
+      name: ['Changed'],
+      url: ['javascript:alert(1)'],
+      photo: ['/relative.jpg'],
+      email: ['not-an-email'],
+      'Bad Name': ['x'],
+      org: ['x'.repeat(2001)],
+    };
     const [fromFile, notAnObject] = await Promise.all([
       cli(['profile', 'set', 'alice', '--json', file('invalid.json', JSON.stringify(invalid))]),
       cli(['profile', 'set', 'alice', '--json', '-'], '["Alice"]'),
@@ -131,7 +153,10 @@ describe('indiestack links and profile commands', () => {
   });
 
   it('profile set reports an invalid h-card whose names or values hold line breaks on one line', async () => {
-    const result = await cli(['profile', 'set', 'alice', '--json', '-'], JSON.stringify({ url: ['javascript:x\nalert(1)'], 'a\nb': ['x'] }));
+    const result = await cli(
+      ['profile', 'set', 'alice', '--json', '-'],
+      JSON.stringify({ url: ['javascript:x\nalert(1)'], 'a\nb': ['x'] }),
+    );
     expectOneLineFailure(result, 'invalid h-card: ');
   });
 });

@@ -34,10 +34,19 @@ interface InProcessResult {
 }
 
 /** The command registered on a bare program, with main.ts's error contract: one line on stderr and exit 1. */
-async function runInProcess(args: string[], options: { env?: Record<string, string>; terminal?: boolean; columns?: number } = {}): Promise<InProcessResult> {
+async function runInProcess(
+  args: string[],
+  options: { env?: Record<string, string>; terminal?: boolean; columns?: number } = {},
+): Promise<InProcessResult> {
   const stdout = new Collector(false);
   const stderr = new Collector(options.terminal ?? false, options.columns);
-  const io: CliIo = { stdin: process.stdin, stdout, stderr, env: { INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true', ...options.env }, cwd: os.tmpdir() };
+  const io: CliIo = {
+    stdin: process.stdin,
+    stdout,
+    stderr,
+    env: { INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true', ...options.env },
+    cwd: os.tmpdir(),
+  };
   let code = 0;
   const run = async (work: () => Promise<void>) => {
     try {
@@ -48,7 +57,9 @@ async function runInProcess(args: string[], options: { env?: Record<string, stri
       code = 1;
     }
   };
-  const program = new Command('indiestack').exitOverride().configureOutput({ writeOut: (t) => stdout.write(t), writeErr: (t) => stderr.write(t) });
+  const program = new Command('indiestack')
+    .exitOverride()
+    .configureOutput({ writeOut: (t) => stdout.write(t), writeErr: (t) => stderr.write(t) });
   registerSendWebmentionsCommand(program, io, run);
   await program.parseAsync(['send-webmentions', ...args], { from: 'user' });
   return { code, stdout: stdout.text, stderr: stderr.text };
@@ -72,7 +83,12 @@ describe('send-webmentions command', () => {
     const result = await runInProcess([SOURCE, '--target', sent, none]);
     expect(result).toEqual({
       code: 0,
-      stdout: [`sent ${sent} → ${server.url('/webmention/201?case=html-link-absolute')} (201)`, `no-endpoint ${none}`, '2 targets: 1 sent, 1 no-endpoint, 0 failed', ''].join('\n'),
+      stdout: [
+        `sent ${sent} → ${server.url('/webmention/201?case=html-link-absolute')} (201)`,
+        `no-endpoint ${none}`,
+        '2 targets: 1 sent, 1 no-endpoint, 0 failed',
+        '',
+      ].join('\n'),
       stderr: '',
     });
     expect(server.received.map((r) => Object.fromEntries(new URLSearchParams(r.body)))).toEqual([{ source: SOURCE, target: sent }]);
@@ -84,7 +100,12 @@ describe('send-webmentions command', () => {
     const result = await runInProcess([SOURCE, '--target', failing, '--target', sent]);
     expect(result).toEqual({
       code: 1,
-      stdout: [`failed ${failing}: endpoint answered 500`, `sent ${sent} → ${server.url('/webmention/202?case=html-a-relative')} (202)`, '2 targets: 1 sent, 0 no-endpoint, 1 failed', ''].join('\n'),
+      stdout: [
+        `failed ${failing}: endpoint answered 500`,
+        `sent ${sent} → ${server.url('/webmention/202?case=html-a-relative')} (202)`,
+        '2 targets: 1 sent, 0 no-endpoint, 1 failed',
+        '',
+      ].join('\n'),
       stderr: 'indiestack: 1 of 2 webmentions failed\n',
     });
   });
@@ -116,7 +137,9 @@ describe('send-webmentions command', () => {
     const target = server.url('/pages/html-a-relative');
     const result = await runInProcess([SOURCE, '--target', target], { env: { INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'false' } });
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe(`failed ${target}: discovery failed: refusing to connect to 127.0.0.1: not a public address\n1 target: 0 sent, 0 no-endpoint, 1 failed\n`);
+    expect(result.stdout).toBe(
+      `failed ${target}: discovery failed: refusing to connect to 127.0.0.1: not a public address\n1 target: 0 sent, 0 no-endpoint, 1 failed\n`,
+    );
   });
 
   it('shows progress on stderr when stderr is a terminal, and clears it before the summary', async () => {
@@ -178,7 +201,12 @@ describe.skipIf(!registered)('indiestack send-webmentions (built bin)', () => {
     const result = await runCli(['send-webmentions', SOURCE, '--target', sent, failing], { cwd, env });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
-      [`sent ${sent} → ${server.url('/webmention/201?case=html-a-absolute')} (201)`, `failed ${failing}: discovery failed: more than 5 redirects`, '2 targets: 1 sent, 0 no-endpoint, 1 failed', ''].join('\n'),
+      [
+        `sent ${sent} → ${server.url('/webmention/201?case=html-a-absolute')} (201)`,
+        `failed ${failing}: discovery failed: more than 5 redirects`,
+        '2 targets: 1 sent, 0 no-endpoint, 1 failed',
+        '',
+      ].join('\n'),
     );
     expect(result.stderr).toBe('indiestack: 1 of 2 webmentions failed\n');
   });
@@ -189,11 +217,13 @@ describe.skipIf(!registered)('indiestack send-webmentions (built bin)', () => {
     expect(result).toMatchObject({ code: 0, stdout: `no-endpoint ${none}\n1 target: 0 sent, 1 no-endpoint, 0 failed\n`, stderr: '' });
   });
 
-  it('answers to the spec\'s name send_webmentions too', async () => {
+  it("answers to the spec's name send_webmentions too", async () => {
     const sent = server.url('/pages/html-link-absolute');
     const result = await runCli(['send_webmentions', SOURCE, '--target', sent], { cwd, env });
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toBe(`sent ${sent} → ${server.url('/webmention/201?case=html-link-absolute')} (201)\n1 target: 1 sent, 0 no-endpoint, 0 failed\n`);
+    expect(result.stdout).toBe(
+      `sent ${sent} → ${server.url('/webmention/201?case=html-link-absolute')} (201)\n1 target: 1 sent, 0 no-endpoint, 0 failed\n`,
+    );
   });
 
   it('exit 1 refusing a loopback target without INDIEWEB_ALLOW_PRIVATE_NETWORKS', async () => {
@@ -204,7 +234,10 @@ describe.skipIf(!registered)('indiestack send-webmentions (built bin)', () => {
   });
 
   it('exit 2 for an invalid INDIEWEB_ALLOW_PRIVATE_NETWORKS', async () => {
-    const result = await runCli(['send-webmentions', SOURCE, '--target', server.url('/pages/no-endpoint')], { cwd, env: { INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'maybe' } });
+    const result = await runCli(['send-webmentions', SOURCE, '--target', server.url('/pages/no-endpoint')], {
+      cwd,
+      env: { INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'maybe' },
+    });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^indiestack: INDIEWEB_ALLOW_PRIVATE_NETWORKS: /);

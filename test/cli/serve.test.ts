@@ -28,7 +28,10 @@ describe('indiestack serve with no configuration', () => {
 
   beforeAll(async () => {
     cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-serve-'));
-    const add = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], { cwd, input: 'serve test password\n' });
+    const add = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], {
+      cwd,
+      input: 'serve test password\n',
+    });
     expect(add.code).toBe(0);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -70,7 +73,12 @@ describe('indiestack serve with no configuration', () => {
       method: 'POST',
       redirect: 'manual',
       headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: hiddenField(html, '_csrf'), return_to: hiddenField(html, 'return_to'), username: 'alice', password: 'serve test password' }),
+      body: new URLSearchParams({
+        _csrf: hiddenField(html, '_csrf'),
+        return_to: hiddenField(html, 'return_to'),
+        username: 'alice',
+        password: 'serve test password',
+      }),
     });
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('location')).toBe(`${base}/indieweb/`);

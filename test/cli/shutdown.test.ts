@@ -38,7 +38,12 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-shutdown-'));
       fresh = await freshLocation(dialect);
-      env = { INDIEWEB_DATABASE_URL: fresh.url, INDIEWEB_SECRET: 's'.repeat(40), INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true', INDIEWEB_SHUTDOWN_TIMEOUT: '20' };
+      env = {
+        INDIEWEB_DATABASE_URL: fresh.url,
+        INDIEWEB_SECRET: 's'.repeat(40),
+        INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true',
+        INDIEWEB_SHUTDOWN_TIMEOUT: '20',
+      };
       let asked: () => void = () => {};
       sourceAsked = new Promise((resolve) => (asked = resolve));
       const released = new Promise<void>((resolve) => (releaseSource = resolve));
@@ -47,13 +52,19 @@ for (const dialect of DIALECTS) {
         asked();
         void released.then(() => {
           response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-          response.end(`<!doctype html><div class="h-entry"><p class="e-content">Nice post: <a href="${serve!.base}/indieweb/">here</a></p></div>`);
+          response.end(
+            `<!doctype html><div class="h-entry"><p class="e-content">Nice post: <a href="${serve!.base}/indieweb/">here</a></p></div>`,
+          );
         });
       });
       source.listen(0, '127.0.0.1');
       await once(source, 'listening');
       sourceUrl = `http://127.0.0.1:${(source.address() as AddressInfo).port}/reply`;
-      const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], { cwd, env, input: 'a long password\n' });
+      const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], {
+        cwd,
+        env,
+        input: 'a long password\n',
+      });
       expect(added.code).toBe(0);
       serve = await startServe(cwd, env);
     }, 60_000);
@@ -69,7 +80,10 @@ for (const dialect of DIALECTS) {
 
     it('finishes both, refuses new connections meanwhile, and exits 0 with everything stored', async () => {
       const base = serve!.base;
-      const issued = await runCli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'media'], { cwd, env });
+      const issued = await runCli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'media'], {
+        cwd,
+        env,
+      });
       expect(issued.code).toBe(0);
       const token = lastLine(issued.stdout);
 

@@ -53,7 +53,10 @@ describe('webmention commands through the server services (issue 29)', () => {
     });
     await listenOnLoopback(receiver, 0);
     const page = await getAdmin(t, jar, '/webmention-settings/');
-    const saved = await postAdmin(t, jar, '/webmention-settings/webhook', { _csrf: csrfOf(page), url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
+    const saved = await postAdmin(t, jar, '/webmention-settings/webhook', {
+      _csrf: csrfOf(page),
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    });
     expect(saved.statusCode).toBe(303);
   });
   afterAll(async () => {
@@ -103,7 +106,15 @@ describe('webmention commands through the server services (issue 29)', () => {
   });
 
   it('spam and reprocess of an unknown id: one line on stderr, exit 1', async () => {
-    expect(await cli(['spam', 'no-such-mention'])).toMatchObject({ code: 1, stdout: '', stderr: 'indiestack: no webmention no-such-mention\n' });
-    expect(await cli(['reprocess', 'no-such-mention'])).toMatchObject({ code: 1, stdout: '', stderr: 'indiestack: no webmention no-such-mention\n' });
+    expect(await cli(['spam', 'no-such-mention'])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'indiestack: no webmention no-such-mention\n',
+    });
+    expect(await cli(['reprocess', 'no-such-mention'])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'indiestack: no webmention no-such-mention\n',
+    });
   });
 });

@@ -11,7 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebmentionRecord } from '../../src/storage/repositories/webmentions.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { accepted, drain, linkingPage, PRIVATE_OK, recordOf, SITE, startSourceServer, statusOf, unrelatedPage, type SourceServer } from '../helpers/webmention.js';
+import {
+  accepted,
+  drain,
+  linkingPage,
+  PRIVATE_OK,
+  recordOf,
+  SITE,
+  startSourceServer,
+  statusOf,
+  unrelatedPage,
+  type SourceServer,
+} from '../helpers/webmention.js';
 
 const TARGET = `${SITE}/post`;
 const AUTHORED = linkingPage(TARGET, {
@@ -84,7 +95,10 @@ describe('indiestack webmention (moderation CLI) on a database shared with a run
     const byStatus = new Map<string, CliResult>();
     const refused = new Map<string, CliResult>();
     beforeAll(async () => {
-      const results = await Promise.all([cli(['list']), ...[...STATUSES, ...BAD_STATUSES].map((status) => cli(['list', '--status', status]))]);
+      const results = await Promise.all([
+        cli(['list']),
+        ...[...STATUSES, ...BAD_STATUSES].map((status) => cli(['list', '--status', status])),
+      ]);
       all = results[0]!;
       STATUSES.forEach((status, index) => byStatus.set(status, results[1 + index]!));
       BAD_STATUSES.forEach((status, index) => refused.set(status, results[1 + STATUSES.length + index]!));
@@ -149,7 +163,15 @@ describe('indiestack webmention (moderation CLI) on a database shared with a run
         cli(['spam', `${SITE}/indieweb/webmention/${ids.pending}`]),
         cli(['spam', 'no-such-mention']),
       ]);
-      run = { recovered: recovered!, gone: gone!, unlinked: unlinked!, unknown: unknown!, spam: spam!, spamUrl: spamUrl!, spamUnknown: spamUnknown! };
+      run = {
+        recovered: recovered!,
+        gone: gone!,
+        unlinked: unlinked!,
+        unknown: unknown!,
+        spam: spam!,
+        spamUrl: spamUrl!,
+        spamUnknown: spamUnknown!,
+      };
     });
 
     it('reprocess ID: failed → verified with a verified_at when the source now links to the target', async () => {
@@ -208,7 +230,9 @@ describe('indiestack webmention (moderation CLI) on a database shared with a run
 
       const result = await cli(['reprocess', '--all-failed']);
       expect(result.stderr).toBe('');
-      expect(result.stdout.trimEnd().split('\n').sort()).toEqual([`${ids.verified}  verified`, `${ids.unlinked}  failed: source does not link to the target`].sort());
+      expect(result.stdout.trimEnd().split('\n').sort()).toEqual(
+        [`${ids.verified}  verified`, `${ids.unlinked}  failed: source does not link to the target`].sort(),
+      );
       expect((await statusOf(t, ids.verified)).status).toBe('verified');
       expect((await statusOf(t, ids.unlinked)).status).toBe('failed');
       // verified and spam ones were not fetched

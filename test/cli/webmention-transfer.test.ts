@@ -21,7 +21,8 @@ type Jf2Entry = Record<string, unknown> & { author: Record<string, unknown> };
 
 async function appWithUsers(): Promise<TestApp> {
   const t = await buildTestApp();
-  for (const name of ['alice', 'bob']) await t.app.indieweb.users!.addUser({ name, me: [`https://${name}.example/`], password: `${name} password 1` });
+  for (const name of ['alice', 'bob'])
+    await t.app.indieweb.users!.addUser({ name, me: [`https://${name}.example/`], password: `${name} password 1` });
   return t;
 }
 
@@ -35,7 +36,8 @@ const rows = (t: TestApp) => t.database.db.selectFrom('indieweb_webmention').sel
 describe('indiestack webmention import and export', () => {
   let cwd: string;
   let t: TestApp;
-  const cli = (target: TestApp, args: string[]) => runCli(['webmention', ...args], { cwd, env: { INDIEWEB_DATABASE_URL: target.database.url } });
+  const cli = (target: TestApp, args: string[]) =>
+    runCli(['webmention', ...args], { cwd, env: { INDIEWEB_DATABASE_URL: target.database.url } });
 
   beforeAll(async () => {
     cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-wm-transfer-'));
@@ -70,13 +72,23 @@ describe('indiestack webmention import and export', () => {
     // HTML from a file is sanitized like HTML from a fetched source
     expect((reply!.content as { html: string }).html).toContain('<strong>photos</strong>');
     expect((reply!.content as { html: string }).html).not.toContain('script');
-    expect(like).toMatchObject({ 'wm-property': 'like-of', 'wm-received': '2024-03-03T09:00:00Z', published: null, author: { name: 'Sam', photo: '' } });
+    expect(like).toMatchObject({
+      'wm-property': 'like-of',
+      'wm-received': '2024-03-03T09:00:00Z',
+      published: null,
+      author: { name: 'Sam', photo: '' },
+    });
     expect(typeof reply!['wm-id']).toBe('number');
 
     const meetup = await api(t, `mentions.jf2?target=${encodeURIComponent('https://alice.example/events/meetup/')}`);
     // the private mention is left out; the RSVP keeps its value, a javascript: author URL is dropped
     expect(meetup.json.children).toHaveLength(1);
-    expect(meetup.json.children[0]).toMatchObject({ 'wm-property': 'rsvp', rsvp: 'yes', content: { text: 'See you there' }, author: { name: 'Tess', url: '' } });
+    expect(meetup.json.children[0]).toMatchObject({
+      'wm-property': 'rsvp',
+      rsvp: 'yes',
+      content: { text: 'See you there' },
+      author: { name: 'Tess', url: '' },
+    });
     const count = await api(t, `count.json?target=${encodeURIComponent('https://alice.example/events/meetup/')}`);
     expect(count.json).toEqual({ count: 1, type: { 'rsvp-yes': 1 } });
 
@@ -120,14 +132,30 @@ describe('indiestack webmention import and export', () => {
 
   it('a file that is not what it claims is one error line, exit 1, and nothing imported', async () => {
     const valid = JSON.parse(readFileSync(JF2, 'utf8')) as { children: Record<string, unknown>[] };
-    const brokenEntry = { ...valid, children: [valid.children[0], { ...valid.children[1], 'wm-id': 99_999, 'wm-source': 'https://new.example/x' }, { ...valid.children[2], 'wm-target': undefined }] };
+    const brokenEntry = {
+      ...valid,
+      children: [
+        valid.children[0],
+        { ...valid.children[1], 'wm-id': 99_999, 'wm-source': 'https://new.example/x' },
+        { ...valid.children[2], 'wm-target': undefined },
+      ],
+    };
     const files: Record<string, [string, string]> = {
       'not-json.json': ['{"type": "feed", "children": [', 'not JSON'],
       'other-shape.json': ['{"type": "feed", "items": []}', 'not a webmention.io export: expected'],
       'array.json': ['[1, 2]', 'not a webmention.io export'],
       'broken-entry.json': [JSON.stringify(brokenEntry), 'children[2]: wm-target is missing'],
-      'bad-date.json': [JSON.stringify({ links: [{ source: 'https://a.example/1', target: 'https://alice.example/', verified_date: 'yesterday' }] }), 'links[0]: verified_date is not a date'],
-      'bad-property.json': [JSON.stringify({ type: 'feed', children: [{ ...valid.children[0], 'wm-source': 'https://new.example/y', 'wm-property': 'follow-of' }] }), 'children[0]: wm-property is not one of'],
+      'bad-date.json': [
+        JSON.stringify({ links: [{ source: 'https://a.example/1', target: 'https://alice.example/', verified_date: 'yesterday' }] }),
+        'links[0]: verified_date is not a date',
+      ],
+      'bad-property.json': [
+        JSON.stringify({
+          type: 'feed',
+          children: [{ ...valid.children[0], 'wm-source': 'https://new.example/y', 'wm-property': 'follow-of' }],
+        }),
+        'children[0]: wm-property is not one of',
+      ],
     };
     const before = await rows(t);
     const results = await Promise.all(
@@ -168,7 +196,9 @@ describe('indiestack webmention import and export', () => {
     expect(feed.type).toBe('feed');
     expect(feed.children).toHaveLength(7);
     // oldest first, the shape the API answers
-    expect(feed.children.map((entry) => entry['wm-received'])).toEqual([...feed.children.map((entry) => entry['wm-received'] as string)].sort());
+    expect(feed.children.map((entry) => entry['wm-received'])).toEqual(
+      [...feed.children.map((entry) => entry['wm-received'] as string)].sort(),
+    );
     const fromApi = await api(t, `mentions.jf2?target=${encodeURIComponent('https://alice.example/2024/03/spring/')}&sort-dir=up`);
     expect(feed.children.filter((entry) => entry['wm-target'] === 'https://alice.example/2024/03/spring/')).toEqual(fromApi.json.children);
     const alicesFeed = JSON.parse(alices.stdout) as { children: Jf2Entry[] };

@@ -199,7 +199,8 @@ describe('entry pages (database handler, standalone)', () => {
       expect(names).not.toContain('Bobs secret plans');
       const dates = children.map((child) => String(child.properties.published?.[0]));
       expect([...dates].sort().reverse()).toEqual(dates);
-      for (const child of children) expect(String(child.properties.url?.[0])).toMatch(/^http:\/\/indiestack\.test\/alice\/\d{4}\/\d{2}\/[^/]+\/$/);
+      for (const child of children)
+        expect(String(child.properties.url?.[0])).toMatch(/^http:\/\/indiestack\.test\/alice\/\d{4}\/\d{2}\/[^/]+\/$/);
       expect(rels.webmention).toEqual([`${BASE_URL}/indieweb/webmention/`]);
     });
 
@@ -236,12 +237,34 @@ describe('entry pages (database handler, standalone)', () => {
         author: { name: 'Carol', url: 'https://carol.example/', photo: 'https://carol.example/me.jpg' },
         contentHtml: '<p>Nice <a href="https://carol.example/x">post</a>!</p><script>alert("pwned")</script><img src=x onerror="alert(1)">',
       });
-      await seedMention(t, url, { source: 'https://dan.example/like', type: 'like', author: { name: 'Dan', url: 'https://dan.example/', photo: 'https://dan.example/dan.png' } });
-      await seedMention(t, url, { source: 'https://erin.example/repost', type: 'repost', author: { name: 'Erin', url: 'https://erin.example/', photo: null } });
-      await seedMention(t, url, { source: 'https://fay.example/bookmarks', type: 'bookmark', author: { name: 'Fay', url: 'https://fay.example/', photo: null } });
-      await seedMention(t, url, { source: 'https://spam.example/x', type: 'reply', author: { name: 'Spammer', url: null, photo: null }, contentText: 'buy now', status: 'spam' });
+      await seedMention(t, url, {
+        source: 'https://dan.example/like',
+        type: 'like',
+        author: { name: 'Dan', url: 'https://dan.example/', photo: 'https://dan.example/dan.png' },
+      });
+      await seedMention(t, url, {
+        source: 'https://erin.example/repost',
+        type: 'repost',
+        author: { name: 'Erin', url: 'https://erin.example/', photo: null },
+      });
+      await seedMention(t, url, {
+        source: 'https://fay.example/bookmarks',
+        type: 'bookmark',
+        author: { name: 'Fay', url: 'https://fay.example/', photo: null },
+      });
+      await seedMention(t, url, {
+        source: 'https://spam.example/x',
+        type: 'reply',
+        author: { name: 'Spammer', url: null, photo: null },
+        contentText: 'buy now',
+        status: 'spam',
+      });
       await seedMention(t, url, { source: 'https://later.example/x', type: 'reply', status: 'pending' });
-      await seedMention(t, `${url}#frag`.replace('#frag', '').slice(0, -1), { source: 'https://gus.example/like', type: 'like', author: { name: 'Gus', url: 'https://gus.example/', photo: null } });
+      await seedMention(t, `${url}#frag`.replace('#frag', '').slice(0, -1), {
+        source: 'https://gus.example/like',
+        type: 'like',
+        author: { name: 'Gus', url: 'https://gus.example/', photo: null },
+      });
 
       const body = (await t.get(pathOf(url))).body;
       expect(body).not.toMatch(/<script|<[^>]+\son\w+=|alert\(/i);
@@ -259,13 +282,24 @@ describe('entry pages (database handler, standalone)', () => {
       expect(comments[0]!.properties.url).toEqual(['https://carol.example/reply']);
       const likes = entry.properties.like as Mf2Item[];
       expect(likes.map((like) => (like.properties.author?.[0] as Mf2Item).properties.name?.[0]).sort()).toEqual(['Dan', 'Gus']);
-      expect((entry.properties.repost as Mf2Item[]).map((repost) => (repost.properties.author?.[0] as Mf2Item).properties.name?.[0])).toEqual(['Erin']);
+      expect(
+        (entry.properties.repost as Mf2Item[]).map((repost) => (repost.properties.author?.[0] as Mf2Item).properties.name?.[0]),
+      ).toEqual(['Erin']);
     });
 
     it('an http: avatar is dropped, not shown as a broken image (the page loads https images only): the initial stands in', async () => {
       const url = await t.create({ name: ['Plain http faces'], content: ['Hello.'] });
-      await seedMention(t, url, { source: 'https://hal.example/like', type: 'like', author: { name: 'Hal', url: 'https://hal.example/', photo: 'http://hal.example/hal.png' } });
-      await seedMention(t, url, { source: 'https://ivy.example/reply', type: 'reply', author: { name: 'Ivy', url: 'https://ivy.example/', photo: 'http://ivy.example/ivy.png' }, contentText: 'hi' });
+      await seedMention(t, url, {
+        source: 'https://hal.example/like',
+        type: 'like',
+        author: { name: 'Hal', url: 'https://hal.example/', photo: 'http://hal.example/hal.png' },
+      });
+      await seedMention(t, url, {
+        source: 'https://ivy.example/reply',
+        type: 'reply',
+        author: { name: 'Ivy', url: 'https://ivy.example/', photo: 'http://ivy.example/ivy.png' },
+        contentText: 'hi',
+      });
       const body = (await t.get(pathOf(url))).body;
       expect(body).not.toContain('http://hal.example/hal.png');
       expect(body).not.toContain('http://ivy.example/ivy.png');
@@ -275,10 +309,21 @@ describe('entry pages (database handler, standalone)', () => {
 
     it('counts every public like and reply, beyond the 200 the page reads: 230 likes and 3 replies say so, 50 faces shown and a link to the rest (issue 28 F2)', async () => {
       const url = await t.create({ name: ['Popular'], content: ['Much liked.'] });
-      for (let i = 0; i < 230; i++) await seedMention(t, url, { source: `https://fan${i}.example/like`, type: 'like', author: { name: `Fan ${i}`, url: `https://fan${i}.example/`, photo: null } });
+      for (let i = 0; i < 230; i++)
+        await seedMention(t, url, {
+          source: `https://fan${i}.example/like`,
+          type: 'like',
+          author: { name: `Fan ${i}`, url: `https://fan${i}.example/`, photo: null },
+        });
       // the replies are the newest: within the 200 the page reads
       t.clock.advance(60);
-      for (let i = 0; i < 3; i++) await seedMention(t, url, { source: `https://r${i}.example/reply`, type: 'reply', author: { name: `R ${i}`, url: null, photo: null }, contentText: 'hi' });
+      for (let i = 0; i < 3; i++)
+        await seedMention(t, url, {
+          source: `https://r${i}.example/reply`,
+          type: 'reply',
+          author: { name: `R ${i}`, url: null, photo: null },
+          contentText: 'hi',
+        });
       await seedMention(t, url, { source: 'https://held.example/like', type: 'like', status: 'spam' });
       const body = (await t.get(pathOf(url))).body;
       expect(body).toContain('<h3>230 likes</h3>');

@@ -14,7 +14,19 @@ import { childNamed, childrenNamed, parseXmlStrict } from '../helpers/xml.js';
 /** Characters no XML 1.0 document may hold, escaped or not: C0 controls, a lone surrogate, U+FFFE/U+FFFF. */
 const NOT_XML = '\u0001\u0008\u000b\u001f\ud800\ufffe\uffff';
 const TITLE = `A <b>title</b> & "double" 'single' ]]> twice ]]> &amp; &lt; ${NOT_XML}end 😀`;
-const CATEGORIES = ['a<b', 'x & y', '"quoted"', "it's", ']]>', '&amp;', 'tab\there', 'line\nbreak', 'carriage\rreturn', `${NOT_XML}control`, '<script>alert(1)</script>'];
+const CATEGORIES = [
+  'a<b',
+  'x & y',
+  '"quoted"',
+  "it's",
+  ']]>',
+  '&amp;',
+  'tab\there',
+  'line\nbreak',
+  'carriage\rreturn',
+  `${NOT_XML}control`,
+  '<script>alert(1)</script>',
+];
 const AUTHOR = `Tom & "Jerry" <b>&amp;</b> ]]> it's 😀`;
 const SUMMARY = `Text < with & ]]> and "quotes" ${NOT_XML}`;
 const CONTENT_HTML = '<p>1 &lt; 2 ]]&gt; and <a href="https://e.example/?a=1&amp;b=2">a link</a></p><p>]]&gt;]]&gt;</p>';
@@ -33,7 +45,15 @@ for (const dialect of DIALECTS) {
       t = await entriesApp({ dialect });
       const alice = (await t.app.indieweb.users!.findByName('alice'))!;
       await t.app.indieweb.profiles.update(alice, { name: [AUTHOR], url: ['https://alice.example/'] });
-      url = await t.create({ name: [TITLE], summary: [SUMMARY], content: [{ html: CONTENT_HTML }], category: CATEGORIES, photo: [PHOTO], 'in-reply-to': [REPLY], 'mp-slug': ['hostile'] });
+      url = await t.create({
+        name: [TITLE],
+        summary: [SUMMARY],
+        content: [{ html: CONTENT_HTML }],
+        category: CATEGORIES,
+        photo: [PHOTO],
+        'in-reply-to': [REPLY],
+        'mp-slug': ['hostile'],
+      });
       await t.app.listen({ host: '127.0.0.1', port: 0 });
       origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     });
@@ -78,7 +98,9 @@ for (const dialect of DIALECTS) {
       expect(item.authors).toEqual([{ name: AUTHOR, url: 'http://indiestack.test/alice/' }]);
       // the same HTML as the Atom feed's (where XML cannot hold a character, it is left out there)
       const atom = parseXmlStrict(await (await fetch(`${origin}/alice/feed.atom`)).text());
-      expect(item.content_html).toContain(SUMMARY.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'));
+      expect(item.content_html).toContain(
+        SUMMARY.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+      );
       expect(inXml(String(item.content_html))).toBe(childNamed(childNamed(atom, 'entry'), 'content').text);
     });
   });

@@ -68,7 +68,9 @@ describe('home page paging and feeds', () => {
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
       expect(fastXml.validate(response.body)).toBe(true);
-      const document = fastXml.parse(response.body, { ignoreAttributes: false, attributeNamePrefix: '@' }) as { feed: Record<string, unknown> };
+      const document = fastXml.parse(response.body, { ignoreAttributes: false, attributeNamePrefix: '@' }) as {
+        feed: Record<string, unknown>;
+      };
       const feed = document.feed;
       expect(feed['@xmlns']).toBe('http://www.w3.org/2005/Atom');
       expect(feed.id).toBe(`${BASE_URL}/alice/`);
@@ -114,8 +116,12 @@ describe('home page paging and feeds', () => {
 
     it('is linked from the pages as rel=alternate with its type', async () => {
       const body = (await t.get('/alice/')).body;
-      expect(body).toContain(`<link rel="alternate" type="application/feed+json" title="Posts by alice (JSON Feed)" href="${BASE_URL}/alice/feed.json">`);
-      expect(body).toContain(`<link rel="alternate" type="application/atom+xml" title="Posts by alice (Atom)" href="${BASE_URL}/alice/feed.atom">`);
+      expect(body).toContain(
+        `<link rel="alternate" type="application/feed+json" title="Posts by alice (JSON Feed)" href="${BASE_URL}/alice/feed.json">`,
+      );
+      expect(body).toContain(
+        `<link rel="alternate" type="application/atom+xml" title="Posts by alice (Atom)" href="${BASE_URL}/alice/feed.atom">`,
+      );
     });
   });
 });

@@ -33,7 +33,13 @@ async function mounted(entryPages?: Parameters<typeof indieweb>[1]['entryPages']
   });
   await app.ready();
   const me = 'https://alice.example/';
-  await createUsersRepository(database.db).insert({ id: randomUUID(), name: 'alice', passwordHash: 'x', profileUrls: [{ url: me, key: profileUrlKey(me)! }], now: new Date().toISOString() });
+  await createUsersRepository(database.db).insert({
+    id: randomUUID(),
+    name: 'alice',
+    passwordHash: 'x',
+    profileUrls: [{ url: me, key: profileUrlKey(me)! }],
+    now: new Date().toISOString(),
+  });
   const user = (await app.indieweb.users!.findByName('alice'))!;
   const { token } = await app.indieweb.tokens.issue({ userId: user.id, clientId: CLIENT_ID, me, scope: 'create', expiresIn: 3600 });
   const url = await createViaJson(app, token, { name: ['Hosted'], content: ['In plugin mode'] });
@@ -97,7 +103,10 @@ describe('plugin mode', () => {
 describe('INDIEWEB_ENTRY_TEMPLATES (standalone)', () => {
   it('200 with the document of the module the setting names', async () => {
     const file = path.join(dir, 'site-templates.mjs');
-    writeFileSync(file, 'export const templates = { document: (view) => `<!doctype html><title>${view.title}</title><body class="custom">${view.body}</body>` };\n');
+    writeFileSync(
+      file,
+      'export const templates = { document: (view) => `<!doctype html><title>${view.title}</title><body class="custom">${view.body}</body>` };\n',
+    );
     const t = await entriesApp({ env: { INDIEWEB_ENTRY_TEMPLATES: `${file}#templates` } });
     try {
       const url = await t.create({ name: ['Custom frame'] });

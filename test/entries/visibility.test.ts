@@ -31,7 +31,14 @@ const HIDDEN: readonly Record<string, unknown[]>[] = [
   { 'post-status': ['published'], visibility: ['private'] },
 ];
 /** Properties of listed entries, as clients spell them. */
-const SHOWN: readonly Record<string, unknown[]>[] = [{}, { 'post-status': ['published'] }, { 'post-status': [' Published '] }, { visibility: ['public'] }, { visibility: [' PUBLIC'] }, { 'post-status': [''], visibility: [''] }];
+const SHOWN: readonly Record<string, unknown[]>[] = [
+  {},
+  { 'post-status': ['published'] },
+  { 'post-status': [' Published '] },
+  { visibility: ['public'] },
+  { visibility: [' PUBLIC'] },
+  { 'post-status': [''], visibility: [''] },
+];
 
 const PUBLIC_COUNT = 25;
 const HIDDEN_COUNT = 30;
@@ -57,12 +64,21 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       t = await entriesApp({ dialect });
       // 25 listed and 30 hidden entries, interleaved, an hour apart: entry 0 is the oldest
-      const kinds = [...Array.from({ length: PUBLIC_COUNT }, (_, i) => ({ shown: true, n: i })), ...Array.from({ length: HIDDEN_COUNT }, (_, i) => ({ shown: false, n: i }))];
+      const kinds = [
+        ...Array.from({ length: PUBLIC_COUNT }, (_, i) => ({ shown: true, n: i })),
+        ...Array.from({ length: HIDDEN_COUNT }, (_, i) => ({ shown: false, n: i })),
+      ];
       kinds.sort((a, b) => (a.shown === b.shown ? a.n - b.n : a.n * 55 + (a.shown ? 0 : 27) - (b.n * 55 + (b.shown ? 0 : 27))));
       for (const [index, kind] of kinds.entries()) {
         const name = kind.shown ? `Public ${String(kind.n).padStart(2, '0')}` : `Hidden ${String(kind.n).padStart(2, '0')}`;
         const extra = kind.shown ? SHOWN[kind.n % SHOWN.length]! : HIDDEN[kind.n % HIDDEN.length]!;
-        await t.create({ name: [name], content: [`Text of ${name}`], published: [new Date(Date.UTC(2026, 0, 1, index)).toISOString()], category: ['all'], ...extra });
+        await t.create({
+          name: [name],
+          content: [`Text of ${name}`],
+          published: [new Date(Date.UTC(2026, 0, 1, index)).toISOString()],
+          category: ['all'],
+          ...extra,
+        });
         (kind.shown ? shownNames : hiddenNames).unshift(name);
       }
       await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -72,7 +88,8 @@ for (const dialect of DIALECTS) {
 
     it('the entry page: 200 for published and unlisted, 404 for drafts and private ones in any spelling, 410 only for a deleted visible one', async () => {
       // bob's entries, so alice's lists stay as the other tests expect
-      const page = async (properties: Record<string, unknown[]>) => (await get(pathOf(await t.create({ content: ['an entry'], ...properties }, { user: 'bob' })))).status;
+      const page = async (properties: Record<string, unknown[]>) =>
+        (await get(pathOf(await t.create({ content: ['an entry'], ...properties }, { user: 'bob' })))).status;
       for (const properties of SHOWN) expect([properties, await page(properties)]).toEqual([properties, 200]);
       for (const properties of HIDDEN) {
         const unlisted = typeof properties.visibility?.[0] === 'string' && properties.visibility[0].trim().toLowerCase() === 'unlisted';
@@ -147,7 +164,9 @@ for (const dialect of DIALECTS) {
     it('an update that makes an entry private takes it off the home page, the count and the feeds at once', async () => {
       const url = await t.create({ name: ['Newest, soon private'], published: ['2027-01-01T00:00:00Z'] });
       expect(feedNames(await (await get('/alice/')).text())[0]).toBe('Newest, soon private');
-      expect((await postJson(t.app, await t.token(), { action: 'update', url, replace: { visibility: ['  PRIVATE'] } })).statusCode).toBe(204);
+      expect((await postJson(t.app, await t.token(), { action: 'update', url, replace: { visibility: ['  PRIVATE'] } })).statusCode).toBe(
+        204,
+      );
       const body = await (await get('/alice/')).text();
       expect(body).toContain('<p class="count">25 posts</p>');
       expect(feedNames(body)).toEqual(shownNames.slice(0, 20));

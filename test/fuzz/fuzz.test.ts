@@ -24,7 +24,10 @@ type CheckExchange = (result: unknown, testCase: unknown, context: unknown) => V
 
 function runFuzz(args: readonly string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'fuzz', 'run.mjs'), '--no-build', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'fuzz', 'run.mjs'), '--no-build', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -52,24 +55,25 @@ describe('fuzz suite', () => {
     expect(checkExchange(exchange([answer(200, 'ok')]), testCase, context)).toEqual([]);
     expect(checkExchange(exchange([answer(500, '')]), testCase, context).map((v) => v.kind)).toEqual(['status 500']);
     expect(checkExchange(exchange([answer(501, 'not_implemented')]), { ...testCase, allow501: true }, context)).toEqual([]);
-    expect(checkExchange(exchange([answer(400, 'TypeError: x\n    at f (/app/dist/a.js:1:2)')]), testCase, context).map((v) => v.kind)).toContain('leak');
+    expect(
+      checkExchange(exchange([answer(400, 'TypeError: x\n    at f (/app/dist/a.js:1:2)')]), testCase, context).map((v) => v.kind),
+    ).toContain('leak');
     expect(checkExchange(exchange([answer(404, 'no /srv/data/x here')]), testCase, context).map((v) => v.kind)).toEqual(['leak']);
     expect(checkExchange(exchange([], { timedOut: true }), testCase, context).map((v) => v.kind)).toEqual(['no answer']);
     const broken = exchange([answer(400, 'bad')], { probe: { data: Buffer.alloc(0), error: 'ECONNRESET' } });
     expect(checkExchange(broken, testCase, context).map((v) => v.kind)).toEqual(['keep-alive broken']);
   });
 
-  it(
-    `a ${SECONDS} s run with seed ${SEED} over every route finds no crash, 5xx, leak, hang or broken connection`,
-    async () => {
-      const { code, output } = await runFuzz(['--seconds', String(SECONDS), '--seed', String(SEED), '--workers', '4', '--out', outDir]);
-      const summary = output.slice(output.indexOf('fuzz summary'));
-      expect(summary, output).toContain('fuzz summary');
-      expect(code, `the fuzz run failed; replay commands below (files are removed after the test: rerun "npm run fuzz -- --seconds ${SECONDS} --seed ${SEED}" to keep them)\n${summary}`).toBe(0);
-      const { ROUTES } = (await import(path.join(ROOT, 'fuzz', 'routes.mjs'))) as { ROUTES: { id: string }[] };
-      const reached = new Set([...summary.matchAll(/^ {4}([a-z0-9-]+) +\d+ /gm)].map((match) => match[1]));
-      expect(ROUTES.filter((route) => !reached.has(route.id)).map((route) => route.id)).toEqual([]);
-    },
-    120_000,
-  );
+  it(`a ${SECONDS} s run with seed ${SEED} over every route finds no crash, 5xx, leak, hang or broken connection`, async () => {
+    const { code, output } = await runFuzz(['--seconds', String(SECONDS), '--seed', String(SEED), '--workers', '4', '--out', outDir]);
+    const summary = output.slice(output.indexOf('fuzz summary'));
+    expect(summary, output).toContain('fuzz summary');
+    expect(
+      code,
+      `the fuzz run failed; replay commands below (files are removed after the test: rerun "npm run fuzz -- --seconds ${SECONDS} --seed ${SEED}" to keep them)\n${summary}`,
+    ).toBe(0);
+    const { ROUTES } = (await import(path.join(ROOT, 'fuzz', 'routes.mjs'))) as { ROUTES: { id: string }[] };
+    const reached = new Set([...summary.matchAll(/^ {4}([a-z0-9-]+) +\d+ /gm)].map((match) => match[1]));
+    expect(ROUTES.filter((route) => !reached.has(route.id)).map((route) => route.id)).toEqual([]);
+  }, 120_000);
 });

@@ -42,7 +42,11 @@ export async function buildAdminApp(env: Record<string, string> = {}, options: {
 }
 
 /** Adds a user (profile https://NAME.example/) and signs them in. */
-export async function addUser(t: TestApp, name: string, password = `${name} password 1`): Promise<{ user: HostUser; jar: CookieJar; password: string }> {
+export async function addUser(
+  t: TestApp,
+  name: string,
+  password = `${name} password 1`,
+): Promise<{ user: HostUser; jar: CookieJar; password: string }> {
   const users = t.app.indieweb.users;
   if (users === null) throw new Error('standalone accounts expected');
   const record = (await users.findByName(name)) ?? (await users.addUser({ name, me: [`https://${name}.example/`], password }));
@@ -64,7 +68,12 @@ export async function getAdmin(t: TestApp, jar: CookieJar, pagePath: string): Pr
 }
 
 /** POST a form to an admin path exactly as given (no CSRF token added). */
-export async function postAdmin(t: TestApp, jar: CookieJar, postPath: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+export async function postAdmin(
+  t: TestApp,
+  jar: CookieJar,
+  postPath: string,
+  fields: Record<string, string>,
+): Promise<LightMyRequestResponse> {
   const response = await t.app.inject({
     method: 'POST',
     url: `${ADMIN}${postPath}`,
@@ -79,14 +88,24 @@ export async function postAdmin(t: TestApp, jar: CookieJar, postPath: string, fi
 export const csrfOf = (page: LightMyRequestResponse): string => hiddenField(page.body, '_csrf');
 
 /** Loads `pagePath` for its CSRF token, then posts `fields` with it to `postPath`. */
-export async function submitAdmin(t: TestApp, jar: CookieJar, pagePath: string, postPath: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
+export async function submitAdmin(
+  t: TestApp,
+  jar: CookieJar,
+  pagePath: string,
+  postPath: string,
+  fields: Record<string, string>,
+): Promise<LightMyRequestResponse> {
   const page = await getAdmin(t, jar, pagePath);
   if (page.statusCode !== 200) throw new Error(`${pagePath} answered ${page.statusCode}`);
   return postAdmin(t, jar, postPath, { _csrf: csrfOf(page), ...fields });
 }
 
 /** Issues a bearer token straight through the token service. */
-export async function issueToken(t: TestApp, user: HostUser, options: { clientId?: string; scope?: string; expiresIn?: number | null } = {}): Promise<{ token: string; id: string }> {
+export async function issueToken(
+  t: TestApp,
+  user: HostUser,
+  options: { clientId?: string; scope?: string; expiresIn?: number | null } = {},
+): Promise<{ token: string; id: string }> {
   const issued = await t.app.indieweb.tokens.issue({
     userId: user.id,
     clientId: options.clientId ?? 'https://app.example/',
@@ -99,14 +118,27 @@ export async function issueToken(t: TestApp, user: HostUser, options: { clientId
 
 /** GET /indieweb/token/ with the bearer token: 200 while it works, 401 once revoked. */
 export function verifyToken(t: TestApp, token: string): Promise<LightMyRequestResponse> {
-  return t.app.inject({ method: 'GET', url: '/indieweb/token/', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+  return t.app.inject({
+    method: 'GET',
+    url: '/indieweb/token/',
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+  });
 }
 
 /** POST /indieweb/media/ with one `file` part, multipart built by hand. */
-export function uploadFile(t: TestApp, token: string, content: Uint8Array = PNG_1X1, filename = 'pixel.png', type = 'image/png'): Promise<LightMyRequestResponse> {
+export function uploadFile(
+  t: TestApp,
+  token: string,
+  content: Uint8Array = PNG_1X1,
+  filename = 'pixel.png',
+  type = 'image/png',
+): Promise<LightMyRequestResponse> {
   const boundary = `----indiestack-admin-${randomBytes(8).toString('hex')}`;
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`, 'utf8'),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`,
+      'utf8',
+    ),
     Buffer.from(content),
     Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'),
   ]);
@@ -141,7 +173,12 @@ export function textBetween(body: string, open: string, close: string): string |
 }
 
 export function unescapeHtml(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 /** How a page shows an instant: to the minute in UTC, inside `<time>` with the exact ISO value. */

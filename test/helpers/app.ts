@@ -20,12 +20,20 @@ export interface TestApp {
 }
 
 /** A standalone server on a fresh database; the job worker is off unless asked for (tests drain jobs themselves). */
-export async function buildTestApp(options: { dialect?: DialectName; env?: Record<string, string>; worker?: boolean } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  options: { dialect?: DialectName; env?: Record<string, string>; worker?: boolean } = {},
+): Promise<TestApp> {
   const database = await openTestDatabase(options.dialect ?? 'sqlite');
   // a data directory of its own (uploads, the local media store): never the clone's ./data
   const dataDir = testDataDir();
   const config = loadConfig({
-    env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: database.url, INDIEWEB_DATA_DIR: dataDir, ...options.env },
+    env: {
+      INDIEWEB_BASE_URL: 'http://indiestack.test',
+      INDIEWEB_SECRET: TEST_SECRET,
+      INDIEWEB_DATABASE_URL: database.url,
+      INDIEWEB_DATA_DIR: dataDir,
+      ...options.env,
+    },
   });
   const clock = createManualClock(new Date());
   const { app } = await createServer({ config, database, clock, logger: false, worker: options.worker ?? false });
@@ -82,7 +90,12 @@ export class CookieJar {
 export function hiddenField(html: string, name: string): string {
   const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
   if (match === null) throw new Error(`no field ${name} in page`);
-  return match[1]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return match[1]!
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 }
 
 export function form(fields: Record<string, string>): string {

@@ -36,7 +36,17 @@ export const PLATFORM_LAYERS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The features: each may import any platform layer, and another feature only as {@link FEATURE_PAIRS} declares. */
-export const FEATURE_FOLDERS = ['accounts', 'indieauth', 'profile', 'micropub', 'media', 'webmention', 'entries', 'operations', 'admin'] as const;
+export const FEATURE_FOLDERS = [
+  'accounts',
+  'indieauth',
+  'profile',
+  'micropub',
+  'media',
+  'webmention',
+  'entries',
+  'operations',
+  'admin',
+] as const;
 
 /**
  * Feature → feature imports, each a reviewed decision with its reason. A new
@@ -57,7 +67,7 @@ export const FEATURE_PAIRS: Readonly<Record<string, string>> = {
   'entries -> webmention': 'the mentions shown under an entry',
   'operations -> webmention': 'the doctor reads advertised endpoints as senders discover them',
   'admin -> accounts': 'the signed-in session and the account pages',
-  'admin -> indieauth': 'the apps page and the Write area\'s short-lived tokens',
+  'admin -> indieauth': "the apps page and the Write area's short-lived tokens",
   'admin -> profile': 'the profile page',
   'admin -> media': 'the media page',
   'admin -> webmention': 'the webmention pages',
@@ -93,7 +103,8 @@ export function importsOf(fileName: string, text: string): { specifier: string; 
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const found: { specifier: string; line: number }[] = [];
   const add = (node: ts.Node | undefined) => {
-    if (node !== undefined && ts.isStringLiteralLike(node)) found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+    if (node !== undefined && ts.isStringLiteralLike(node))
+      found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
@@ -145,11 +156,17 @@ function brokenRule(edge: ImportEdge): string | null {
   if (to === 'app' && (FEATURES as readonly string[]).includes(from)) return `a feature (${from}/) never imports the app root`;
   if (to === 'cli' || to === 'testing') return `nothing outside ${to}/ imports ${to}/`;
   const platform = PLATFORM_LAYERS[from];
-  if (platform !== undefined && !platform.includes(to)) return `${from}/ is a platform layer: it imports only ${platform.map((folder) => `${folder}/`).join(', ') || 'itself'}`;
-  if ((FEATURE_FOLDERS as readonly string[]).includes(from) && (FEATURE_FOLDERS as readonly string[]).includes(to) && FEATURE_PAIRS[`${from} -> ${to}`] === undefined) {
+  if (platform !== undefined && !platform.includes(to))
+    return `${from}/ is a platform layer: it imports only ${platform.map((folder) => `${folder}/`).join(', ') || 'itself'}`;
+  if (
+    (FEATURE_FOLDERS as readonly string[]).includes(from) &&
+    (FEATURE_FOLDERS as readonly string[]).includes(to) &&
+    FEATURE_PAIRS[`${from} -> ${to}`] === undefined
+  ) {
     return `${from}/ -> ${to}/ is no declared feature pair (FEATURE_PAIRS in test/helpers/architecture.ts): a new pair is a reviewed decision`;
   }
-  if (PRIVATE_MODULES.has(path.posix.basename(edge.to))) return `${path.posix.basename(edge.to)} is ${to}/'s own: other folders get its routes from ${to}/feature.ts and shared answers from the kit (web/) or the module they belong to`;
+  if (PRIVATE_MODULES.has(path.posix.basename(edge.to)))
+    return `${path.posix.basename(edge.to)} is ${to}/'s own: other folders get its routes from ${to}/feature.ts and shared answers from the kit (web/) or the module they belong to`;
   return null;
 }
 

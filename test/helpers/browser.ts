@@ -13,7 +13,16 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-default-apps',
+    ],
   });
 }
 
@@ -29,7 +38,8 @@ export async function openPage(browser: Browser): Promise<{ page: Page; errors: 
   const errors: string[] = [];
   const documentStatuses = new Set<number>();
   page.on('response', (response) => {
-    if (response.request().isNavigationRequest() && response.request().frame() === page.mainFrame() && response.status() >= 400) documentStatuses.add(response.status());
+    if (response.request().isNavigationRequest() && response.request().frame() === page.mainFrame() && response.status() >= 400)
+      documentStatuses.add(response.status());
   });
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
@@ -63,5 +73,8 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: AxeViolation[] };
   return result.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
 }

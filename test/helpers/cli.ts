@@ -23,7 +23,10 @@ export function startCli(args: readonly string[], options: { cwd: string; env?: 
   return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
-export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; input?: string },
+): Promise<CliResult> {
   const child = startCli(args, options);
   let stdout = '';
   let stderr = '';

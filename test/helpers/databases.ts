@@ -19,7 +19,8 @@ export const HAS_POSTGRES = DIALECTS.includes('postgres');
 function readDialects(value: string | undefined): DialectName[] {
   if (value === undefined || value === '') return ['sqlite', 'postgres'];
   const names = value.split(',').map((name) => name.trim());
-  for (const name of names) if (name !== 'sqlite' && name !== 'postgres') throw new Error(`INDIESTACK_TEST_DIALECTS: '${name}' is neither sqlite nor postgres`);
+  for (const name of names)
+    if (name !== 'sqlite' && name !== 'postgres') throw new Error(`INDIESTACK_TEST_DIALECTS: '${name}' is neither sqlite nor postgres`);
   return names as DialectName[];
 }
 
@@ -30,10 +31,15 @@ export async function freshLocation(dialect: DialectName): Promise<{ location: D
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-sqlite-'));
     const filename = path.join(dir, 'test.sqlite');
-    return { location: { kind: 'sqlite', filename }, url: `sqlite:${filename}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      location: { kind: 'sqlite', filename },
+      url: `sqlite:${filename}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const admin = inject('postgresAdminUrl');
-  if (admin === undefined) throw new Error('this test needs PostgreSQL, which this tier does not start (npm run test:quick is SQLite only)');
+  if (admin === undefined)
+    throw new Error('this test needs PostgreSQL, which this tier does not start (npm run test:quick is SQLite only)');
   const name = `t_${process.pid}_${Date.now()}_${counter++}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();

@@ -28,15 +28,26 @@ export interface EntriesTestApp extends TestApp {
 
 /** A standalone server with `INDIEWEB_MICROPUB_HANDLER=database`, alice and bob. */
 export async function entriesApp(options: { dialect?: DialectName; env?: Record<string, string> } = {}): Promise<EntriesTestApp> {
-  const t = await buildTestApp({ ...(options.dialect === undefined ? {} : { dialect: options.dialect }), env: { INDIEWEB_MICROPUB_HANDLER: 'database', ...options.env } });
+  const t = await buildTestApp({
+    ...(options.dialect === undefined ? {} : { dialect: options.dialect }),
+    env: { INDIEWEB_MICROPUB_HANDLER: 'database', ...options.env },
+  });
   const users = createUsersRepository(t.database.db);
   for (const name of ['alice', 'bob']) {
     const me = `https://${name}.example/`;
-    await users.insert({ id: randomUUID(), name, passwordHash: 'not-used', profileUrls: [{ url: me, key: profileUrlKey(me)! }], now: t.clock.now().toISOString() });
+    await users.insert({
+      id: randomUUID(),
+      name,
+      passwordHash: 'not-used',
+      profileUrls: [{ url: me, key: profileUrlKey(me)! }],
+      now: t.clock.now().toISOString(),
+    });
   }
   const token = async (name: 'alice' | 'bob' = 'alice') => {
     const user = (await t.app.indieweb.users!.findByName(name))!;
-    return (await t.app.indieweb.tokens.issue({ userId: user.id, clientId: CLIENT_ID, me: user.me[0]!, scope: ALL_SCOPES, expiresIn: 3600 })).token;
+    return (
+      await t.app.indieweb.tokens.issue({ userId: user.id, clientId: CLIENT_ID, me: user.me[0]!, scope: ALL_SCOPES, expiresIn: 3600 })
+    ).token;
   };
   return {
     ...t,
@@ -78,18 +89,39 @@ export function comparable(value: unknown): unknown {
 export async function seedMention(
   t: Pick<TestApp, 'database' | 'clock'>,
   target: string,
-  mention: { source: string; type: string; author?: { name: string | null; url: string | null; photo: string | null }; contentHtml?: string | null; contentText?: string | null; published?: string | null; status?: 'verified' | 'spam' | 'pending' },
+  mention: {
+    source: string;
+    type: string;
+    author?: { name: string | null; url: string | null; photo: string | null };
+    contentHtml?: string | null;
+    contentText?: string | null;
+    published?: string | null;
+    status?: 'verified' | 'spam' | 'pending';
+  },
 ): Promise<void> {
   const repository = createWebmentionsRepository(t.database.db);
   const now = t.clock.now().toISOString();
-  const { record } = await repository.upsert({ id: randomUUID().replace(/-/g, ''), source: mention.source, target, targetKey: canonicalUrl(target)!, targetHost: new URL(target).hostname, ownerId: null, now });
+  const { record } = await repository.upsert({
+    id: randomUUID().replace(/-/g, ''),
+    source: mention.source,
+    target,
+    targetKey: canonicalUrl(target)!,
+    targetHost: new URL(target).hostname,
+    ownerId: null,
+    now,
+  });
   if (mention.status === 'pending') return;
   await repository.markVerified(
     record.id,
     // through the one door every writer uses (cap-mention.ts)
-    capMention({ type: mention.type, author: mention.author ?? null, contentHtml: mention.contentHtml ?? null, contentText: mention.contentText ?? null, published: mention.published ?? null }),
+    capMention({
+      type: mention.type,
+      author: mention.author ?? null,
+      contentHtml: mention.contentHtml ?? null,
+      contentText: mention.contentText ?? null,
+      published: mention.published ?? null,
+    }),
     now,
   );
   if (mention.status === 'spam') await repository.markStatus(record.id, 'spam', null, now);
 }
-

@@ -26,7 +26,11 @@ export async function jsonGrant(t: TestApp, jar: CookieJar, scope = 'create upda
 
 /** Redeems a code as the JSON client of `jsonGrant` does. */
 export function redeemJson(t: TestApp, code: string): Promise<LightMyRequestResponse> {
-  return postToken(t, { grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER }, { accept: 'application/json' });
+  return postToken(
+    t,
+    { grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER },
+    { accept: 'application/json' },
+  );
 }
 
 /** `grant_type=refresh_token` as the client would send it. */
@@ -41,7 +45,12 @@ export function micropubWith(t: TestApp, token: string): Promise<LightMyRequestR
 
 /** RFC 7009 revocation as a client sends it. */
 export function revokeAtEndpoint(t: TestApp, token: string): Promise<LightMyRequestResponse> {
-  return t.app.inject({ method: 'POST', url: '/indieweb/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ token }).toString() });
+  return t.app.inject({
+    method: 'POST',
+    url: '/indieweb/token/revoke',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ token }).toString(),
+  });
 }
 
 /** The access token works (twice: the second answer may come from the validation cache). */

@@ -20,7 +20,15 @@ export async function addAlice(t: TestApp, extra: { me?: string[] } = {}): Promi
 }
 
 export function authorizationParams(overrides: Record<string, string | undefined> = {}): Record<string, string> {
-  const params: Record<string, string | undefined> = { response_type: 'code', client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, state: 'state-123', me: ME, scope: 'create update', ...overrides };
+  const params: Record<string, string | undefined> = {
+    response_type: 'code',
+    client_id: CLIENT_ID,
+    redirect_uri: REDIRECT_URI,
+    state: 'state-123',
+    me: ME,
+    scope: 'create update',
+    ...overrides,
+  };
   return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
@@ -36,7 +44,13 @@ export async function getAuthorization(t: TestApp, jar: CookieJar, params: Recor
 }
 
 /** Posts the consent form of a consent page with the decision; returns the redirect response. */
-export async function decide(t: TestApp, jar: CookieJar, consentPage: LightMyRequestResponse, decision: 'approve' | 'deny', override: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export async function decide(
+  t: TestApp,
+  jar: CookieJar,
+  consentPage: LightMyRequestResponse,
+  decision: 'approve' | 'deny',
+  override: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   const fields: Record<string, string> = { decision };
   for (const name of ['_csrf', 'client_id', 'redirect_uri', 'state', 'me', 'scope', 'code_challenge', 'code_challenge_method']) {
     try {
@@ -68,8 +82,17 @@ export async function obtainCode(t: TestApp, jar: CookieJar, overrides: Record<s
 }
 
 /** POST /indieweb/token/ with form fields. */
-export function postToken(t: TestApp, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return t.app.inject({ method: 'POST', url: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: form(fields) });
+export function postToken(
+  t: TestApp,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: 'POST',
+    url: '/indieweb/token/',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: form(fields),
+  });
 }
 
 export function formBody(response: LightMyRequestResponse): Record<string, string> {

@@ -32,12 +32,21 @@ export class LoopbackBrowser {
     this.jar = jar;
   }
 
-  async request(method: 'GET' | 'POST', path: string, options: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<LoopbackResponse> {
+  async request(
+    method: 'GET' | 'POST',
+    path: string,
+    options: { form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<LoopbackResponse> {
     const headers: Record<string, string> = { ...options.headers };
     const cookie = this.jar.header();
     if (cookie !== '') headers.cookie = cookie;
     if (options.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const response = await fetch(`${this.origin}${path}`, { method, headers, redirect: 'manual', ...(options.form === undefined ? {} : { body: form(options.form) }) });
+    const response = await fetch(`${this.origin}${path}`, {
+      method,
+      headers,
+      redirect: 'manual',
+      ...(options.form === undefined ? {} : { body: form(options.form) }),
+    });
     this.jar.store(response.headers.getSetCookie());
     return { status: response.status, headers: response.headers, body: await response.text(), location: response.headers.get('location') };
   }

@@ -62,10 +62,21 @@ function webp(): Buffer {
 export const FILES = {
   png: PNG_1X1,
   jpeg: Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), Buffer.alloc(200), Buffer.from('ffd9', 'hex')]),
-  gif: Buffer.concat([Buffer.from('GIF89a'), Buffer.from('0100010080000000000000ffffff21f90401000000002c00000000010001000002024401003b', 'hex')]),
+  gif: Buffer.concat([
+    Buffer.from('GIF89a'),
+    Buffer.from('0100010080000000000000ffffff21f90401000000002c00000000010001000002024401003b', 'hex'),
+  ]),
   webp: webp(),
   mp3: Buffer.concat([Buffer.from('ID3'), Buffer.from([3, 0, 0, 0, 0, 0, 0]), Buffer.from('fffb9064', 'hex'), Buffer.alloc(400)]),
-  mp4: Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2'), Buffer.from([0, 0, 0, 8]), Buffer.from('free'), Buffer.alloc(200)]),
+  mp4: Buffer.concat([
+    Buffer.from([0, 0, 0, 0x18]),
+    Buffer.from('ftypisom'),
+    Buffer.from([0, 0, 2, 0]),
+    Buffer.from('isomiso2'),
+    Buffer.from([0, 0, 0, 8]),
+    Buffer.from('free'),
+    Buffer.alloc(200),
+  ]),
   pdf: Buffer.from('%PDF-1.4\n%\u00e2\u00e3\u00cf\u00d3\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n', 'latin1'),
   html: Buffer.from('<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>'),
   svg: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><script>alert(1)</script></svg>'),
@@ -183,7 +194,12 @@ export async function startS3(): Promise<S3Fixture> {
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: 'media', configs: [] }] });
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
-  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const client = new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   return {
     endpoint,
     client,
@@ -250,7 +266,9 @@ export async function prepareBackend(kind: Backend, s3: S3Fixture | null): Promi
       const keys: string[] = [];
       let token: string | undefined;
       do {
-        const page = await s3.client.send(new ListObjectsV2Command({ Bucket: bucket, ...(token === undefined ? {} : { ContinuationToken: token }) }));
+        const page = await s3.client.send(
+          new ListObjectsV2Command({ Bucket: bucket, ...(token === undefined ? {} : { ContinuationToken: token }) }),
+        );
         for (const object of page.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
@@ -293,7 +311,13 @@ export interface MediaApp {
  */
 async function insertUser(app: FastifyInstance, database: DatabaseHandle, name: string): Promise<HostUser> {
   const me = `https://${name}.example/`;
-  await createUsersRepository(database.db).insert({ id: randomUUID(), name, passwordHash: 'not-used', profileUrls: [{ url: me, key: profileUrlKey(me)! }], now: new Date().toISOString() });
+  await createUsersRepository(database.db).insert({
+    id: randomUUID(),
+    name,
+    passwordHash: 'not-used',
+    profileUrls: [{ url: me, key: profileUrlKey(me)! }],
+    now: new Date().toISOString(),
+  });
   return (await app.indieweb.users!.findByName(name))!;
 }
 
@@ -382,13 +406,24 @@ function bearer(token: string | null): Record<string, string> {
 }
 
 /** POST multipart parts to a path (the media endpoint by default) through inject. */
-export function postMultipart(app: FastifyInstance, token: string | null, parts: readonly PartSpec[], url = MEDIA): Promise<LightMyRequestResponse> {
+export function postMultipart(
+  app: FastifyInstance,
+  token: string | null,
+  parts: readonly PartSpec[],
+  url = MEDIA,
+): Promise<LightMyRequestResponse> {
   const { body, contentType } = multipart(parts);
   return app.inject({ method: 'POST', url, headers: { 'content-type': contentType, ...bearer(token) }, payload: body });
 }
 
 /** Uploads one file to the media endpoint. */
-export function upload(app: FastifyInstance, token: string | null, content: Uint8Array, filename = 'upload.png', type: string | undefined = 'image/png'): Promise<LightMyRequestResponse> {
+export function upload(
+  app: FastifyInstance,
+  token: string | null,
+  content: Uint8Array,
+  filename = 'upload.png',
+  type: string | undefined = 'image/png',
+): Promise<LightMyRequestResponse> {
   return postMultipart(app, token, [filePart(content, filename, type)]);
 }
 
@@ -437,14 +472,27 @@ export interface RawResponse {
  * decides how the body goes out (all at once, chunked, in pieces); it must
  * end it. Without a content-length header Node sends the body chunked.
  */
-export function rawRequest(port: number, options: { method?: string; path: string; headers: http.OutgoingHttpHeaders; write: (request: http.ClientRequest) => Promise<void> | void }): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  options: {
+    method?: string;
+    path: string;
+    headers: http.OutgoingHttpHeaders;
+    write: (request: http.ClientRequest) => Promise<void> | void;
+  },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path, headers: options.headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path, headers: options.headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     Promise.resolve(options.write(request)).catch(reject);
   });

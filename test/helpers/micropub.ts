@@ -42,7 +42,8 @@ export const TEST_HANDLER: 'memory' | 'database' = process.env.INDIESTACK_TEST_H
 export const TEST_DIALECT: 'sqlite' | 'postgres' = process.env.INDIESTACK_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 
 /** The environment that selects the test handler in `buildTestApp` / `standaloneApp`. */
-export const TEST_HANDLER_ENV: Readonly<Record<string, string>> = TEST_HANDLER === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {};
+export const TEST_HANDLER_ENV: Readonly<Record<string, string>> =
+  TEST_HANDLER === 'database' ? { INDIEWEB_MICROPUB_HANDLER: 'database' } : {};
 
 /**
  * The URL the test handler gives alice's entry with this slug, created now:
@@ -86,9 +87,20 @@ export interface MicropubTestApp {
 }
 
 /** Adds alice straight through the repository: no password hashing, since these tests never sign in. */
-async function withAlice(app: FastifyInstance, database: DatabaseHandle, clock: ReturnType<typeof createManualClock>, close: () => Promise<void>): Promise<MicropubTestApp> {
+async function withAlice(
+  app: FastifyInstance,
+  database: DatabaseHandle,
+  clock: ReturnType<typeof createManualClock>,
+  close: () => Promise<void>,
+): Promise<MicropubTestApp> {
   const users = createUsersRepository(database.db);
-  await users.insert({ id: randomUUID(), name: 'alice', passwordHash: 'not-used', profileUrls: [{ url: ME, key: profileUrlKey(ME)! }], now: clock.now().toISOString() });
+  await users.insert({
+    id: randomUUID(),
+    name: 'alice',
+    passwordHash: 'not-used',
+    profileUrls: [{ url: ME, key: profileUrlKey(ME)! }],
+    now: clock.now().toISOString(),
+  });
   const user = (await app.indieweb.users!.findByName('alice'))!;
   return {
     app,
@@ -124,13 +136,20 @@ export async function mountedApp(options: MountedAppOptions = {}): Promise<Micro
   const dataDir = testDataDir();
   const config = loadConfig({ env: { INDIEWEB_BASE_URL: BASE_URL, INDIEWEB_DATA_DIR: dataDir, ...options.env } });
   const clock = createManualClock(new Date());
-  const app = Fastify({ routerOptions: { ignoreTrailingSlash: true }, ...(options.log === undefined ? {} : { logger: { level: 'info', stream: options.log } }) });
+  const app = Fastify({
+    routerOptions: { ignoreTrailingSlash: true },
+    ...(options.log === undefined ? {} : { logger: { level: 'info', stream: options.log } }),
+  });
   await app.register(indieweb, {
     database,
     config,
     secret: TEST_SECRET,
     clock,
-    handler: options.handler ?? (TEST_HANDLER === 'database' ? createDatabaseHandler({ baseUrl: BASE_URL, entries: createEntriesRepository(database.db), clock }) : createMemoryHandler({ baseUrl: BASE_URL })),
+    handler:
+      options.handler ??
+      (TEST_HANDLER === 'database'
+        ? createDatabaseHandler({ baseUrl: BASE_URL, entries: createEntriesRepository(database.db), clock })
+        : createMemoryHandler({ baseUrl: BASE_URL })),
     ...(options.urlPolicy === undefined ? {} : { urlPolicy: options.urlPolicy }),
   });
   await app.ready();
@@ -158,7 +177,12 @@ export function queryString(query: Readonly<Record<string, QueryValue>>): string
 }
 
 /** GET /indieweb/micropub/ with the token in the header. */
-export function micropubGet(app: FastifyInstance, token: string | null, query: Readonly<Record<string, QueryValue>> = {}, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function micropubGet(
+  app: FastifyInstance,
+  token: string | null,
+  query: Readonly<Record<string, QueryValue>> = {},
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return app.inject({ method: 'GET', url: `${MICROPUB}${queryString(query)}`, headers: { host: HOST, ...authHeaders(token), ...headers } });
 }
 
@@ -195,7 +219,12 @@ export function postJson(
 }
 
 /** Creates an entry through the endpoint (JSON) and returns its URL. */
-export async function createViaJson(app: FastifyInstance, token: string, properties: Record<string, unknown[]>, type: string[] = ['h-entry']): Promise<string> {
+export async function createViaJson(
+  app: FastifyInstance,
+  token: string,
+  properties: Record<string, unknown[]>,
+  type: string[] = ['h-entry'],
+): Promise<string> {
   const response = await postJson(app, token, { type, properties });
   if (response.statusCode !== 201) throw new Error(`create answered ${response.statusCode}: ${response.body}`);
   return response.headers.location as string;
@@ -210,10 +239,21 @@ export interface HandlerCall {
  * A handler that records every call and delegates to `inner` (an in-memory
  * handler by default). Override single methods through `overrides`.
  */
-export function createSpyHandler(overrides: Partial<MicropubHandler> = {}, inner: MicropubHandler = createMemoryHandler({ baseUrl: BASE_URL })): { handler: MicropubHandler; calls: HandlerCall[] } {
+export function createSpyHandler(
+  overrides: Partial<MicropubHandler> = {},
+  inner: MicropubHandler = createMemoryHandler({ baseUrl: BASE_URL }),
+): { handler: MicropubHandler; calls: HandlerCall[] } {
   const calls: HandlerCall[] = [];
   const target: Record<string, unknown> = {};
-  const names: (keyof MicropubHandler)[] = ['createEntry', 'getEntry', 'updateEntry', 'deleteEntry', 'undeleteEntry', 'getConfig', 'listEntries'];
+  const names: (keyof MicropubHandler)[] = [
+    'createEntry',
+    'getEntry',
+    'updateEntry',
+    'deleteEntry',
+    'undeleteEntry',
+    'getConfig',
+    'listEntries',
+  ];
   for (const name of names) {
     const impl = (overrides[name] ?? inner[name]?.bind(inner)) as ((...args: unknown[]) => Promise<unknown>) | undefined;
     if (impl === undefined) continue;

@@ -38,7 +38,9 @@ export async function phonePhoto(width = 600, height = 400): Promise<Buffer> {
       IFD2: { BodySerialNumber: SECRET_SERIAL },
       IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 2641/100', GPSLongitudeRef: 'W', GPSLongitude: '0/1 7/1 4000/100' },
     })
-    .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" dc:creator="Alice Secret"/></rdf:RDF></x:xmpmeta>')
+    .withXmp(
+      '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" dc:creator="Alice Secret"/></rdf:RDF></x:xmpmeta>',
+    )
     .jpeg({ quality: 80 })
     .toBuffer();
 }
@@ -60,7 +62,9 @@ export function withTextChunk(png: Buffer, keyword: string, text: string): Buffe
 
 /** A small PNG whose header claims `width` × `height` pixels: a decompression bomb as far as any decoder knows. */
 export async function bombPng(width: number, height: number): Promise<Buffer> {
-  const png = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } })
+    .png()
+    .toBuffer();
   const ihdr = Buffer.from(png.subarray(8 + 8, 8 + 8 + 13));
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
@@ -71,5 +75,7 @@ export async function bombPng(width: number, height: number): Promise<Buffer> {
 export async function animatedGif(frames: number): Promise<Buffer> {
   const raw = Buffer.alloc(8 * 8 * 3 * frames);
   for (let frame = 0; frame < frames; frame += 1) raw.fill(frame % 2 === 0 ? 20 : 230, frame * 192, (frame + 1) * 192);
-  return sharp(raw, { raw: { width: 8, height: 8 * frames, channels: 3, pageHeight: 8 } }).gif().toBuffer();
+  return sharp(raw, { raw: { width: 8, height: 8 * frames, channels: 3, pageHeight: 8 } })
+    .gif()
+    .toBuffer();
 }

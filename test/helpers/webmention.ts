@@ -132,7 +132,8 @@ export async function startSourceServer(): Promise<SourceServer> {
       pages.set(path, { status, headers: { location: to }, body: '' });
     },
     redirectChain(prefix, hops, to) {
-      for (let hop = 1; hop <= hops; hop++) pages.set(`${prefix}/${hop}`, { status: 302, headers: { location: hop === hops ? to : `${prefix}/${hop + 1}` } });
+      for (let hop = 1; hop <= hops; hop++)
+        pages.set(`${prefix}/${hop}`, { status: 302, headers: { location: hop === hops ? to : `${prefix}/${hop + 1}` } });
       return new URL(`${prefix}/1`, origin).href;
     },
     remove(path) {
@@ -186,7 +187,12 @@ export interface Submission {
 }
 
 /** POSTs a webmention form (`source`/`target`; undefined leaves a field out), from 127.0.0.1 unless `remoteAddress` says otherwise. */
-export async function submit(t: Pick<TestApp, 'app'>, source: string | undefined, target: string | undefined, options: { remoteAddress?: string } = {}): Promise<Submission> {
+export async function submit(
+  t: Pick<TestApp, 'app'>,
+  source: string | undefined,
+  target: string | undefined,
+  options: { remoteAddress?: string } = {},
+): Promise<Submission> {
   const fields: Record<string, string> = {};
   if (source !== undefined) fields.source = source;
   if (target !== undefined) fields.target = target;

@@ -9,7 +9,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryHandler } from '../../src/content/handlers/memory.js';
 import type { HostUser } from '../../src/contracts/accounts.js';
-import { BASE_URL, HOST, INVALID_REQUEST, MICROPUB, micropubGet, postForm, postJson, type MicropubTestApp, standaloneApp } from '../helpers/micropub.js';
+import {
+  BASE_URL,
+  HOST,
+  INVALID_REQUEST,
+  MICROPUB,
+  micropubGet,
+  postForm,
+  postJson,
+  type MicropubTestApp,
+  standaloneApp,
+} from '../helpers/micropub.js';
 import { multipart } from '../helpers/media.js';
 
 /** `[[[…value…]]]` nested `depth` arrays deep, as JSON text (built without recursion). */
@@ -59,7 +69,12 @@ describe('JSON nesting depth (INDIEWEB_MAX_JSON_DEPTH, default 32)', () => {
   it('400 for an update that replaces or adds a value 10,000 deep; the entry is unchanged and reads still work (fuzz finding 6)', async () => {
     const url = await create({ content: ['before'] });
     for (const operation of ['replace', 'add']) {
-      const response = await postJson(t.app, token, `{"action":"update","url":"${url}","${operation}":{"content":[${deepArrays(10_000)}]}}`, { raw: true });
+      const response = await postJson(
+        t.app,
+        token,
+        `{"action":"update","url":"${url}","${operation}":{"content":[${deepArrays(10_000)}]}}`,
+        { raw: true },
+      );
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(INVALID_REQUEST);
     }
@@ -69,7 +84,15 @@ describe('JSON nesting depth (INDIEWEB_MAX_JSON_DEPTH, default 32)', () => {
 
   it('201 for mf2 nested as deep as real clients send (an h-cite with an h-card inside, inside an array)', async () => {
     const url = await create({
-      'in-reply-to': [{ type: ['h-cite'], properties: { url: ['https://example.com/post'], author: [{ type: ['h-card'], properties: { name: ['A'], url: ['https://a.example/'] } }] } }],
+      'in-reply-to': [
+        {
+          type: ['h-cite'],
+          properties: {
+            url: ['https://example.com/post'],
+            author: [{ type: ['h-card'], properties: { name: ['A'], url: ['https://a.example/'] } }],
+          },
+        },
+      ],
       content: [{ html: '<p>hi</p>', value: 'hi' }],
     });
     expect((await source(url))['in-reply-to']).toHaveLength(1);
@@ -104,7 +127,10 @@ describe('form bodies', () => {
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json()).toEqual(INVALID_REQUEST);
     expect((await postForm(t.app, null, many)).statusCode).toBe(401);
-    expect((await postForm(t.app, token, `h=entry&content=hi&${Array.from({ length: 900 }, (_, index) => `category[]=c${index}`).join('&')}`)).statusCode).toBe(201);
+    expect(
+      (await postForm(t.app, token, `h=entry&content=hi&${Array.from({ length: 900 }, (_, index) => `category[]=c${index}`).join('&')}`))
+        .statusCode,
+    ).toBe(201);
   });
 
   it('400 for a parameter name over 256 bytes', async () => {
@@ -140,10 +166,20 @@ describe('hostile names never reach a prototype nor another request', () => {
   }
 
   it('JSON keys: a create stores them as ordinary properties; "__proto__" holding an action is still a create', async () => {
-    const response = await postJson(t.app, token, '{"type":["h-entry"],"properties":{"__proto__":["a"],"constructor":["b"],"prototype":["c"],"content":["x"]}}', { raw: true });
+    const response = await postJson(
+      t.app,
+      token,
+      '{"type":["h-entry"],"properties":{"__proto__":["a"],"constructor":["b"],"prototype":["c"],"content":["x"]}}',
+      { raw: true },
+    );
     expect(response.statusCode).toBe(201);
     expectHostileProperties(await source(response.headers.location as string));
-    const disguised = await postJson(t.app, token, `{"__proto__":{"action":"delete","url":"${response.headers.location as string}"},"properties":{"content":["still a create"]}}`, { raw: true });
+    const disguised = await postJson(
+      t.app,
+      token,
+      `{"__proto__":{"action":"delete","url":"${response.headers.location as string}"},"properties":{"content":["still a create"]}}`,
+      { raw: true },
+    );
     expect(disguised.statusCode).toBe(201);
     expect((await micropubGet(t.app, token, { q: 'source', url: response.headers.location as string })).statusCode).toBe(200);
     await expectCleanNeighbour();
@@ -167,7 +203,12 @@ describe('hostile names never reach a prototype nor another request', () => {
       { name: 'constructor', value: 'b2' },
       { name: 'prototype', value: 'c' },
     ]);
-    const response = await t.app.inject({ method: 'POST', url: MICROPUB, headers: { host: HOST, 'content-type': contentType, authorization: `Bearer ${token}` }, payload: body });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: MICROPUB,
+      headers: { host: HOST, 'content-type': contentType, authorization: `Bearer ${token}` },
+      payload: body,
+    });
     expect(response.statusCode).toBe(201);
     const properties = await source(response.headers.location as string);
     expectHostileProperties(properties);
@@ -177,7 +218,12 @@ describe('hostile names never reach a prototype nor another request', () => {
 
   it('update operations: replace, add and delete of __proto__/constructor', async () => {
     const url = await create({ content: ['x'] });
-    const replaced = await postJson(t.app, token, `{"action":"update","url":"${url}","replace":{"__proto__":["a"],"prototype":["c"]},"add":{"constructor":["b"]}}`, { raw: true });
+    const replaced = await postJson(
+      t.app,
+      token,
+      `{"action":"update","url":"${url}","replace":{"__proto__":["a"],"prototype":["c"]},"add":{"constructor":["b"]}}`,
+      { raw: true },
+    );
     expect(replaced.statusCode).toBe(204);
     expectHostileProperties(await source(url));
     const deleted = await postJson(t.app, token, { action: 'update', url, delete: ['__proto__', 'constructor', 'prototype'] });

@@ -45,7 +45,10 @@ describe('indiestack serve under broken and slow clients', () => {
     cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-client-errors-'));
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    child = startCli(['serve', '--port', String(port)], { cwd, env: { INDIEWEB_HEADERS_TIMEOUT: '2', INDIEWEB_REQUEST_TIMEOUT: '3', INDIEWEB_LOG_LEVEL: 'warn' } });
+    child = startCli(['serve', '--port', String(port)], {
+      cwd,
+      env: { INDIEWEB_HEADERS_TIMEOUT: '2', INDIEWEB_REQUEST_TIMEOUT: '3', INDIEWEB_LOG_LEVEL: 'warn' },
+    });
     for (let attempt = 0; attempt < 200; attempt++) {
       try {
         if ((await fetch(`${base}/healthz`)).ok) break;
@@ -67,10 +70,14 @@ describe('indiestack serve under broken and slow clients', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const get = (url: string, method = 'GET', body?: string) =>
       new Promise<{ status: number; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-        const request = http.request(url, { agent, method, headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' } }, (response) => {
-          response.resume();
-          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers }));
-        });
+        const request = http.request(
+          url,
+          { agent, method, headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' } },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers }));
+          },
+        );
         request.on('error', reject);
         request.end(body);
       });
@@ -101,7 +108,11 @@ describe('indiestack serve under broken and slow clients', () => {
     const head = await raw(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', 10_000);
     expect(head.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(head.closed).toBe(true);
-    const body = await raw(port, 'POST /indieweb/token/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ncode=', 10_000);
+    const body = await raw(
+      port,
+      'POST /indieweb/token/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ncode=',
+      10_000,
+    );
     expect(body.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(body.closed).toBe(true);
   });
@@ -110,7 +121,11 @@ describe('indiestack serve under broken and slow clients', () => {
     const drippers = Array.from({ length: 50 }, (_, index) => {
       const socket = net.connect(port, '127.0.0.1');
       socket.on('error', () => {});
-      socket.write(index % 2 === 0 ? 'GET /healthz HTTP/1.1\r\nHost: x\r\n' : 'POST /indieweb/token/ HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n');
+      socket.write(
+        index % 2 === 0
+          ? 'GET /healthz HTTP/1.1\r\nHost: x\r\n'
+          : 'POST /indieweb/token/ HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n',
+      );
       const timer = setInterval(() => socket.write(index % 2 === 0 ? 'X' : 'a'), 200);
       socket.on('close', () => clearInterval(timer));
       return { socket, timer };
@@ -132,7 +147,7 @@ describe('indiestack serve under broken and slow clients', () => {
     }
   });
 
-  it('a path the router cannot decode gets a short plain-text 400, not Fastify\'s error JSON (fuzz seed 20261125 case 40015)', async () => {
+  it("a path the router cannot decode gets a short plain-text 400, not Fastify's error JSON (fuzz seed 20261125 case 40015)", async () => {
     for (const url of ['/indieweb/admin/account/password/%c0%ae%c0%ae/', '/%E0%A4%A', '/indieweb/webmention/%ff']) {
       const response = await fetch(`${base}${url}`, { method: url.startsWith('/indieweb/admin') ? 'POST' : 'GET' });
       expect(response.status).toBe(400);
@@ -144,13 +159,16 @@ describe('indiestack serve under broken and slow clients', () => {
   });
 
   it('that 400 ends the connection and says so, so a body still on its way is not read as a next request (fuzz seed 777 case 4556)', async () => {
-    const answer = await raw(port, 'POST /indieweb/token/introspect/%c0%ae/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n1\r\nt\r\n0\r\n\r\n');
+    const answer = await raw(
+      port,
+      'POST /indieweb/token/introspect/%c0%ae/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n1\r\nt\r\n0\r\n\r\n',
+    );
     expect(answer.text).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer.text.toLowerCase()).toContain('connection: close');
     expect(answer.closed).toBe(true);
   });
 
-  it('a body the parser refuses on a path without a route gets a short plain-text 400, not Fastify\'s error JSON (fuzz seed 20261124 case 390)', async () => {
+  it("a body the parser refuses on a path without a route gets a short plain-text 400, not Fastify's error JSON (fuzz seed 20261124 case 390)", async () => {
     for (const url of ['/indieweb/micropub//constructor/prototype/', '/nowhere']) {
       const response = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
       expect(response.status).toBe(400);
@@ -160,7 +178,10 @@ describe('indiestack serve under broken and slow clients', () => {
   });
 
   it('an Expect it does not understand gets 417 with Connection: close, so the body on its way is not read as a next request (fuzz seed 31337 case 8477)', async () => {
-    const answer = await raw(port, 'POST /indieweb/token/ HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n1\r\nt\r\n0\r\n\r\n');
+    const answer = await raw(
+      port,
+      'POST /indieweb/token/ HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n1\r\nt\r\n0\r\n\r\n',
+    );
     expect(answer.text).toMatch(/^HTTP\/1\.1 417 /);
     expect(answer.text.toLowerCase()).toContain('connection: close');
     expect(answer.text).toContain('only "Expect: 100-continue" is understood');

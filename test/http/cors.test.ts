@@ -27,7 +27,10 @@ describe('no CORS headers on the endpoints', () => {
     const response = await t.app.inject({
       method,
       url,
-      headers: { ...origin, ...(method === 'OPTIONS' ? { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } : {}) },
+      headers: {
+        ...origin,
+        ...(method === 'OPTIONS' ? { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } : {}),
+      },
       ...(method === 'POST' ? { payload: '' } : {}),
     });
     expect(response.statusCode).toBeLessThan(500);

@@ -59,10 +59,21 @@ describe('PostgreSQL stopped under a running server', () => {
     await admin.query('create database faults');
     await admin.end();
     cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-db-faults-'));
-    env = { INDIEWEB_DATABASE_URL: postgres.adminUrl.replace(/\/postgres$/, '/faults'), INDIEWEB_DATABASE_TIMEOUT: '2', INDIEWEB_SECRET: 'x'.repeat(40) };
-    const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], { cwd, env, input: 'a long password\n' });
+    env = {
+      INDIEWEB_DATABASE_URL: postgres.adminUrl.replace(/\/postgres$/, '/faults'),
+      INDIEWEB_DATABASE_TIMEOUT: '2',
+      INDIEWEB_SECRET: 'x'.repeat(40),
+    };
+    const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], {
+      cwd,
+      env,
+      input: 'a long password\n',
+    });
     expect(added.code).toBe(0);
-    const issued = await runCli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create'], { cwd, env });
+    const issued = await runCli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create'], {
+      cwd,
+      env,
+    });
     expect(issued.code).toBe(0);
     token = lastLine(issued.stdout);
     serve = await startServe(cwd, env);
@@ -99,7 +110,12 @@ describe('PostgreSQL stopped under a running server', () => {
     const exchange = await timed(`${base}/indieweb/token/`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x'.repeat(43), client_id: 'https://app.example/', redirect_uri: 'https://app.example/cb' }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'x'.repeat(43),
+        client_id: 'https://app.example/',
+        redirect_uri: 'https://app.example/cb',
+      }).toString(),
     });
     expect(exchange.status).toBe(503);
     expect(JSON.parse(exchange.body)).toEqual({ error: 'temporarily_unavailable' });

@@ -28,7 +28,11 @@ for (const dialect of DIALECTS) {
       const media = await t.app.inject({ method: 'GET', url: `/indieweb/media/?q=source&access_token=${token}` });
       expect(media.statusCode).toBe(401);
       // the same token in the header works, so the refusal is about where it was sent
-      const header = await t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=config', headers: { authorization: `Bearer ${token}` } });
+      const header = await t.app.inject({
+        method: 'GET',
+        url: '/indieweb/micropub/?q=config',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(header.statusCode).toBe(200);
     });
 

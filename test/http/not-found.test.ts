@@ -30,5 +30,4 @@ describe('an address nothing answers', () => {
       await t.close();
     }
   });
-
 });

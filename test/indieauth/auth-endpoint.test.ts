@@ -110,7 +110,12 @@ describe('GET /indieweb/auth/', () => {
       method: 'POST',
       url: '/indieweb/login/',
       headers: { cookie: fresh.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: form({ _csrf: hiddenField(page.body, '_csrf'), return_to: hiddenField(page.body, 'return_to'), username: 'alice', password: PASSWORD }),
+      payload: form({
+        _csrf: hiddenField(page.body, '_csrf'),
+        return_to: hiddenField(page.body, 'return_to'),
+        username: 'alice',
+        password: PASSWORD,
+      }),
     });
     expect(signedIn.statusCode).toBe(303);
     fresh.storeFrom(signedIn);
@@ -163,7 +168,11 @@ describe('GET /indieweb/auth/', () => {
     });
 
     it('escapes every user-supplied value', async () => {
-      const response = await getAuthorization(t, jar, authorizationParams({ state: '"><script>alert(1)</script>', scope: '<img src=x onerror=alert(1)>' }));
+      const response = await getAuthorization(
+        t,
+        jar,
+        authorizationParams({ state: '"><script>alert(1)</script>', scope: '<img src=x onerror=alert(1)>' }),
+      );
       expect(response.statusCode).toBe(200);
       expect(response.body).not.toContain('<script>alert(1)</script>');
       expect(response.body).not.toContain('<img src=x');
@@ -199,7 +208,11 @@ describe('POST /indieweb/auth/consent/', () => {
   });
 
   it('302 replaces code, state, me or iss already in the redirect_uri, so the client finds only ours', async () => {
-    const page = await getAuthorization(t, jar, authorizationParams({ redirect_uri: 'https://app.example/callback?code=old&state=old&keep=1&me=x&iss=y' }));
+    const page = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ redirect_uri: 'https://app.example/callback?code=old&state=old&keep=1&me=x&iss=y' }),
+    );
     const response = await decide(t, jar, page, 'approve');
     expect(response.statusCode).toBe(302);
     const location = response.headers.location as string;
@@ -217,7 +230,9 @@ describe('POST /indieweb/auth/consent/', () => {
     const page = await getAuthorization(t, jar, authorizationParams({ redirect_uri: 'https://app.example/callback?from=app' }));
     const response = await decide(t, jar, page, 'deny');
     expect(response.statusCode).toBe(302);
-    expect(response.headers.location).toBe('https://app.example/callback?from=app&error=access_denied&state=state-123&iss=http%3A%2F%2Findiestack.test%2F');
+    expect(response.headers.location).toBe(
+      'https://app.example/callback?from=app&error=access_denied&state=state-123&iss=http%3A%2F%2Findiestack.test%2F',
+    );
     expect(await countCodes(t)).toBe(before);
   });
 
@@ -227,7 +242,12 @@ describe('POST /indieweb/auth/consent/', () => {
     const code = new URL(response.headers.location as string).searchParams.get('code')!;
     const rows = await t.database.db.selectFrom('indieweb_auth_code').selectAll().where('code_challenge', '=', S256_CHALLENGE).execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ scope: 'media create', code_challenge_method: 'plain', client_id: CLIENT_ID, redirect_uri: REDIRECT_URI });
+    expect(rows[0]).toMatchObject({
+      scope: 'media create',
+      code_challenge_method: 'plain',
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(JSON.stringify(rows)).not.toContain(code);
   });
 
@@ -284,7 +304,12 @@ describe('POST /indieweb/auth/ (code verification)', () => {
   });
 
   const verify = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/indieweb/auth/', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: form(fields) });
+    t.app.inject({
+      method: 'POST',
+      url: '/indieweb/auth/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      payload: form(fields),
+    });
 
   it('200 form-encoded me for a valid code and client_id; the code is then used up', async () => {
     const code = await obtainCode(t, jar, { scope: undefined });
@@ -325,7 +350,9 @@ describe('POST /indieweb/auth/ (code verification)', () => {
 
   it('400 invalid_grant for a PKCE code with a wrong verifier, 200 with the right one', async () => {
     const code = await obtainCode(t, jar, { code_challenge: S256_CHALLENGE, code_challenge_method: 'S256' });
-    expect(formBody(await verify({ code, client_id: CLIENT_ID, code_verifier: `${VERIFIER.slice(0, -1)}x` }))).toEqual({ error: 'invalid_grant' });
+    expect(formBody(await verify({ code, client_id: CLIENT_ID, code_verifier: `${VERIFIER.slice(0, -1)}x` }))).toEqual({
+      error: 'invalid_grant',
+    });
     expect(formBody(await verify({ code, client_id: CLIENT_ID, code_verifier: VERIFIER }))).toEqual({ me: ME });
   });
 
@@ -389,12 +416,22 @@ describe('the authorization endpoint with a client validator module', () => {
     expect(consent.statusCode).toBe(400);
     expect(consent.body).toBe('invalid_client');
     expect(await countCodes(t)).toBe(before);
-    const verification = await t.app.inject({ method: 'POST', url: '/indieweb/auth/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ code, client_id: CLIENT_ID }) });
+    const verification = await t.app.inject({
+      method: 'POST',
+      url: '/indieweb/auth/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ code, client_id: CLIENT_ID }),
+    });
     expect(verification.statusCode).toBe(400);
     expect(formBody(verification)).toEqual({ error: 'invalid_client' });
 
     refusing.clear();
-    const allowed = await t.app.inject({ method: 'POST', url: '/indieweb/auth/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ code, client_id: CLIENT_ID }) });
+    const allowed = await t.app.inject({
+      method: 'POST',
+      url: '/indieweb/auth/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ code, client_id: CLIENT_ID }),
+    });
     expect(formBody(allowed)).toEqual({ me: ME });
   });
 });
@@ -426,12 +463,18 @@ describe('GET /indieweb/auth/ with bad input', () => {
     expect(page.statusCode).toBe(200);
     const response = await decide(t, jar, page, 'deny');
     expect(response.statusCode).toBe(302);
-    expect(response.headers.location).toBe('https://app.example/callback?error=access_denied&state=a%0D%0ASet-Cookie%3A+evil%3D1&iss=http%3A%2F%2Findiestack.test%2F');
+    expect(response.headers.location).toBe(
+      'https://app.example/callback?error=access_denied&state=a%0D%0ASet-Cookie%3A+evil%3D1&iss=http%3A%2F%2Findiestack.test%2F',
+    );
     expect(response.headers['set-cookie'] ?? '').not.toContain('evil');
   });
 
   it('4xx for a 100 KB state and nothing stored', async () => {
-    const response = await t.app.inject({ method: 'GET', url: authorizationUrl(authorizationParams({ state: 'x'.repeat(100_000) })), headers: { cookie: jar.header() } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: authorizationUrl(authorizationParams({ state: 'x'.repeat(100_000) })),
+      headers: { cookie: jar.header() },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.body).toBe('invalid_request');
     expect(await countCodes(t)).toBe(0);

@@ -29,7 +29,13 @@ interface ProbeApp {
   readonly aliceId: string;
   readonly bobId: string;
   /** Issues a token for alice (or the given user) straight through the token service. */
-  issue(options?: { scope?: string; clientId?: string; expiresIn?: number | null; userId?: string; me?: string }): Promise<{ token: string; id: string }>;
+  issue(options?: {
+    scope?: string;
+    clientId?: string;
+    expiresIn?: number | null;
+    userId?: string;
+    me?: string;
+  }): Promise<{ token: string; id: string }>;
   close(): Promise<void>;
 }
 
@@ -41,7 +47,9 @@ interface ProbeApp {
  */
 async function buildProbeApp(options: { dialect?: DialectName; env?: Record<string, string> } = {}): Promise<ProbeApp> {
   const database = await openTestDatabase(options.dialect ?? 'sqlite');
-  const config = loadConfig({ env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: database.url, ...options.env } });
+  const config = loadConfig({
+    env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: database.url, ...options.env },
+  });
   const clock = createManualClock(new Date());
   const { app } = await createServer({ config, database, clock, logger: false });
   await app.register(async (child) => {
@@ -202,10 +210,13 @@ describe('bearer guard (app.indieweb.indieauth.bearer)', () => {
         expectAccepted(await withBearer(p, url, token), BOB);
       });
 
-      it.each(TARGETS)('403 invalid_client when INDIEWEB_ALLOWED_CLIENT_IDS excludes the stored client_id through %s', async (_name, url) => {
-        const { token } = await p.issue({ clientId: OTHER_CLIENT });
-        expect403(await withBearer(p, url, token), 'invalid_client');
-      });
+      it.each(TARGETS)(
+        '403 invalid_client when INDIEWEB_ALLOWED_CLIENT_IDS excludes the stored client_id through %s',
+        async (_name, url) => {
+          const { token } = await p.issue({ clientId: OTHER_CLIENT });
+          expect403(await withBearer(p, url, token), 'invalid_client');
+        },
+      );
 
       it('403 authorization error when the token lacks the required scope', async () => {
         const { token } = await p.issue({ scope: 'createXYZ' });
@@ -318,15 +329,18 @@ describe('bearer guard (app.indieweb.indieauth.bearer)', () => {
   });
 
   describe('X-Forwarded-Authorization', () => {
-    it.each(TARGETS)('401 authentication error for X-Forwarded-Authorization alone when the proxy is not trusted, through %s', async (_name, url) => {
-      const p = await buildProbeApp();
-      try {
-        const { token } = await p.issue();
-        expect401(await get(p, url, { 'x-forwarded-authorization': `Bearer ${token}` }));
-      } finally {
-        await p.close();
-      }
-    });
+    it.each(TARGETS)(
+      '401 authentication error for X-Forwarded-Authorization alone when the proxy is not trusted, through %s',
+      async (_name, url) => {
+        const p = await buildProbeApp();
+        try {
+          const { token } = await p.issue();
+          expect401(await get(p, url, { 'x-forwarded-authorization': `Bearer ${token}` }));
+        } finally {
+          await p.close();
+        }
+      },
+    );
 
     describe('behind a trusted proxy (INDIEWEB_TRUST_PROXY=true)', () => {
       let p: ProbeApp;
@@ -342,10 +356,13 @@ describe('bearer guard (app.indieweb.indieauth.bearer)', () => {
         expectAccepted(await get(p, url, { 'x-forwarded-authorization': `Bearer ${token}` }));
       });
 
-      it.each(TARGETS)('401 authentication error when Authorization is present and unknown, whatever X-Forwarded-Authorization holds, through %s', async (_name, url) => {
-        const { token } = await p.issue();
-        expect401(await get(p, url, { authorization: 'Bearer not-a-token', 'x-forwarded-authorization': `Bearer ${token}` }));
-      });
+      it.each(TARGETS)(
+        '401 authentication error when Authorization is present and unknown, whatever X-Forwarded-Authorization holds, through %s',
+        async (_name, url) => {
+          const { token } = await p.issue();
+          expect401(await get(p, url, { authorization: 'Bearer not-a-token', 'x-forwarded-authorization': `Bearer ${token}` }));
+        },
+      );
 
       it.each(TARGETS)('200 when Authorization is valid and X-Forwarded-Authorization is not, through %s', async (_name, url) => {
         const { token } = await p.issue();
@@ -380,15 +397,18 @@ describe('bearer guard (app.indieweb.indieauth.bearer)', () => {
       delete globals[flag];
     });
 
-    it.each(TARGETS)('200 for a client the validator module accepts, 403 invalid_client for one it refuses, through %s', async (_name, url) => {
-      const p = await buildProbeApp({ env: { INDIEWEB_CLIENT_ID_VALIDATOR: modulePath('prefix') } });
-      try {
-        expectAccepted(await withBearer(p, url, (await p.issue()).token));
-        expect403(await withBearer(p, url, (await p.issue({ clientId: OTHER_CLIENT })).token), 'invalid_client');
-      } finally {
-        await p.close();
-      }
-    });
+    it.each(TARGETS)(
+      '200 for a client the validator module accepts, 403 invalid_client for one it refuses, through %s',
+      async (_name, url) => {
+        const p = await buildProbeApp({ env: { INDIEWEB_CLIENT_ID_VALIDATOR: modulePath('prefix') } });
+        try {
+          expectAccepted(await withBearer(p, url, (await p.issue()).token));
+          expect403(await withBearer(p, url, (await p.issue({ clientId: OTHER_CLIENT })).token), 'invalid_client');
+        } finally {
+          await p.close();
+        }
+      },
+    );
 
     it('200 and 403 invalid_client with a named export (module#export)', async () => {
       const p = await buildProbeApp({ env: { INDIEWEB_CLIENT_ID_VALIDATOR: `${modulePath('named')}#allowClient` } });
@@ -400,15 +420,18 @@ describe('bearer guard (app.indieweb.indieauth.bearer)', () => {
       }
     });
 
-    it.each(TARGETS)('403 invalid_client for every token when the validator cannot be loaded (fail closed), through %s', async (_name, url) => {
-      const p = await buildProbeApp({ env: { INDIEWEB_CLIENT_ID_VALIDATOR: modulePath('missing') } });
-      try {
-        expect403(await withBearer(p, url, (await p.issue()).token), 'invalid_client');
-        expect403(await withBearer(p, url, (await p.issue({ clientId: OTHER_CLIENT, scope: 'create' })).token), 'invalid_client');
-      } finally {
-        await p.close();
-      }
-    });
+    it.each(TARGETS)(
+      '403 invalid_client for every token when the validator cannot be loaded (fail closed), through %s',
+      async (_name, url) => {
+        const p = await buildProbeApp({ env: { INDIEWEB_CLIENT_ID_VALIDATOR: modulePath('missing') } });
+        try {
+          expect403(await withBearer(p, url, (await p.issue()).token), 'invalid_client');
+          expect403(await withBearer(p, url, (await p.issue({ clientId: OTHER_CLIENT, scope: 'create' })).token), 'invalid_client');
+        } finally {
+          await p.close();
+        }
+      },
+    );
 
     it('403 invalid_client when the module has no such export (fail closed)', async () => {
       const p = await buildProbeApp({ env: { INDIEWEB_CLIENT_ID_VALIDATOR: `${modulePath('named')}#noSuchExport` } });

@@ -42,9 +42,18 @@ describe('client information discovery on the consent screen', () => {
   it('200 shows the name from a JSON client metadata document that publishes the cross-host redirect_uri, and approval works', async () => {
     pages.set('/json-app', {
       type: 'application/json',
-      body: JSON.stringify({ client_id: clientId('/json-app'), client_name: 'Jay Son App', client_uri: clientId('/'), redirect_uris: [foreignRedirect('/cb')] }),
+      body: JSON.stringify({
+        client_id: clientId('/json-app'),
+        client_name: 'Jay Son App',
+        client_uri: clientId('/'),
+        redirect_uris: [foreignRedirect('/cb')],
+      }),
     });
-    const page = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/json-app'), redirect_uri: foreignRedirect('/cb') }));
+    const page = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ client_id: clientId('/json-app'), redirect_uri: foreignRedirect('/cb') }),
+    );
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Sign in to Jay Son App');
     expect(page.body).toContain('The app publishes it as its own.');
@@ -58,12 +67,20 @@ describe('client information discovery on the consent screen', () => {
       type: 'text/html',
       body: `<div class="h-app"><a class="u-url p-name" href="/">Aitch App</a></div><link rel="redirect_uri" href="/own-callback">`,
     });
-    const refused = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/h-app'), redirect_uri: foreignRedirect('/steal') }));
+    const refused = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ client_id: clientId('/h-app'), redirect_uri: foreignRedirect('/steal') }),
+    );
     expect(refused.statusCode).toBe(400);
     expect(refused.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(refused.body).toBe('invalid redirect_uri: on another host than client_id and not published by the client');
     const before = await t.database.db.selectFrom('indieweb_auth_code').select('code_hash').execute();
-    const allowedPage = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/h-app'), redirect_uri: clientId('/own-callback') }));
+    const allowedPage = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ client_id: clientId('/h-app'), redirect_uri: clientId('/own-callback') }),
+    );
     const forced = await decide(t, jar, allowedPage, 'approve', { redirect_uri: foreignRedirect('/steal') });
     expect(forced.headers.location).toBeUndefined();
     expect(await t.database.db.selectFrom('indieweb_auth_code').select('code_hash').execute()).toEqual(before);
@@ -74,13 +91,20 @@ describe('client information discovery on the consent screen', () => {
       type: 'text/html',
       body: `<div class="h-x-app"><span class="p-name">Second App</span></div><link rel="redirect_uri" href="${foreignRedirect('/cb2')}">`,
     });
-    const page = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/h-app-2'), redirect_uri: foreignRedirect('/cb2') }));
+    const page = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ client_id: clientId('/h-app-2'), redirect_uri: foreignRedirect('/cb2') }),
+    );
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Sign in to Second App');
   });
 
   it('a JSON document naming another client_id is ignored: its name is not shown and its redirect URIs do not count', async () => {
-    pages.set('/liar', { type: 'application/json', body: JSON.stringify({ client_id: 'https://someone-else.example/', client_name: 'Liar', redirect_uris: [foreignRedirect('/x')] }) });
+    pages.set('/liar', {
+      type: 'application/json',
+      body: JSON.stringify({ client_id: 'https://someone-else.example/', client_name: 'Liar', redirect_uris: [foreignRedirect('/x')] }),
+    });
     const sameHost = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/liar'), redirect_uri: clientId('/x') }));
     expect(sameHost.statusCode).toBe(200);
     expect(sameHost.body).not.toContain('Liar');
@@ -91,12 +115,20 @@ describe('client information discovery on the consent screen', () => {
   it('400 for a cross-host redirect_uri when the client page cannot be read (issue 23 #11); approval and denial forged to it redirect nowhere', async () => {
     const before = await t.database.db.selectFrom('indieweb_auth_code').select('code_hash').execute();
     // no page at /missing: 404, so the client publishes nothing
-    const missing = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/missing'), redirect_uri: 'https://evil.example/steal' }));
+    const missing = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ client_id: clientId('/missing'), redirect_uri: 'https://evil.example/steal' }),
+    );
     expect(missing.statusCode).toBe(400);
     expect(missing.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(missing.body).toMatch(/^invalid redirect_uri/);
     // the same host as the client_id needs no published list (SPEC.md's rules)
-    const ownHost = await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/missing'), redirect_uri: clientId('/callback') }));
+    const ownHost = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ client_id: clientId('/missing'), redirect_uri: clientId('/callback') }),
+    );
     expect(ownHost.statusCode).toBe(200);
     expect(ownHost.body).not.toContain('class="warning"');
     for (const decision of ['approve', 'deny'] as const) {
@@ -106,7 +138,11 @@ describe('client information discovery on the consent screen', () => {
     }
     expect(await t.database.db.selectFrom('indieweb_auth_code').select('code_hash').execute()).toEqual(before);
     // an unreachable client host is refused just the same
-    const unreachable = await getAuthorization(t, jar, authorizationParams({ client_id: 'http://127.0.0.1:1/', redirect_uri: 'https://evil.example/steal' }));
+    const unreachable = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ client_id: 'http://127.0.0.1:1/', redirect_uri: 'https://evil.example/steal' }),
+    );
     expect(unreachable.statusCode).toBe(400);
   });
 
@@ -114,15 +150,23 @@ describe('client information discovery on the consent screen', () => {
     const params = authorizationParams({ client_id: clientId('/late'), redirect_uri: foreignRedirect('/late-cb') });
     expect((await getAuthorization(t, jar, params)).statusCode).toBe(400);
     // a page of <head> links only, its <body> empty, is read too
-    pages.set('/late', { type: 'text/html', body: `<!doctype html><html><head><link rel="redirect_uri" href="${foreignRedirect('/late-cb')}"></head><body></body></html>` });
+    pages.set('/late', {
+      type: 'text/html',
+      body: `<!doctype html><html><head><link rel="redirect_uri" href="${foreignRedirect('/late-cb')}"></head><body></body></html>`,
+    });
     expect((await getAuthorization(t, jar, params)).statusCode).toBe(400);
     t.clock.advance(31);
     expect((await getAuthorization(t, jar, params)).statusCode).toBe(200);
   });
 
   it('caches a client page per Cache-Control', async () => {
-    pages.set('/cached', { type: 'text/html', body: '<div class="h-app"><span class="p-name">Cached</span></div>', cacheControl: 'max-age=60' });
-    for (let n = 0; n < 3; n++) await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/cached'), redirect_uri: clientId('/cb') }));
+    pages.set('/cached', {
+      type: 'text/html',
+      body: '<div class="h-app"><span class="p-name">Cached</span></div>',
+      cacheControl: 'max-age=60',
+    });
+    for (let n = 0; n < 3; n++)
+      await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/cached'), redirect_uri: clientId('/cb') }));
     expect(hits.get('/cached')).toBe(1);
     t.clock.advance(61);
     await getAuthorization(t, jar, authorizationParams({ client_id: clientId('/cached'), redirect_uri: clientId('/cb') }));

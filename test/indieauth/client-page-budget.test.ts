@@ -42,10 +42,12 @@ describe('a client page that takes too long to parse (issue 28 F4)', () => {
     const clientId = `http://127.0.0.1:${port}/slow`;
     const pageSent = new Promise<void>((resolve) => (served = resolve));
     let answered = false;
-    const signIn = getAuthorization(t, jar, authorizationParams({ client_id: clientId, redirect_uri: `http://127.0.0.1:${port}/cb` })).then((response) => {
-      answered = true;
-      return response;
-    });
+    const signIn = getAuthorization(t, jar, authorizationParams({ client_id: clientId, redirect_uri: `http://127.0.0.1:${port}/cb` })).then(
+      (response) => {
+        answered = true;
+        return response;
+      },
+    );
     await pageSent;
     // one after another, each needing the event loop: a parse on it would hold every one until it ends
     let before = 0;
@@ -59,7 +61,11 @@ describe('a client page that takes too long to parse (issue 28 F4)', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('Slow App');
 
-    const quick = await getAuthorization(t, jar, authorizationParams({ client_id: `http://127.0.0.1:${port}/quick`, redirect_uri: `http://127.0.0.1:${port}/cb` }));
+    const quick = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ client_id: `http://127.0.0.1:${port}/quick`, redirect_uri: `http://127.0.0.1:${port}/cb` }),
+    );
     expect(quick.statusCode).toBe(200);
     expect(quick.body).toContain('Sign in to Quick App');
   });

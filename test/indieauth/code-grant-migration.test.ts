@@ -19,7 +19,12 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
+        const migrator = new Migrator({
+          db: handle.db,
+          provider: { getMigrations: async () => MIGRATIONS },
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: MIGRATION_LOCK_TABLE,
+        });
         expect((await migrator.migrateTo('0005-grants')).error).toBeUndefined();
         const row = { user_id: 'u1', client_id: 'https://app.example/', me: 'https://alice.example/', scope: 'create', created_at: NOW };
         await handle.db

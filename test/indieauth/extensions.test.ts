@@ -2,7 +2,20 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, CookieJar, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/global-setup.js';
-import { addAlice, CLIENT_ID, decide, formBody, getAuthorization, authorizationParams, ME, obtainCode, postToken, REDIRECT_URI, S256_CHALLENGE, VERIFIER } from '../helpers/indieauth.js';
+import {
+  addAlice,
+  CLIENT_ID,
+  decide,
+  formBody,
+  getAuthorization,
+  authorizationParams,
+  ME,
+  obtainCode,
+  postToken,
+  REDIRECT_URI,
+  S256_CHALLENGE,
+  VERIFIER,
+} from '../helpers/indieauth.js';
 
 const JSON_ACCEPT = { accept: 'application/json' };
 
@@ -64,21 +77,33 @@ describe('revocation, introspection, refresh tokens, profile', () => {
   let t: TestApp;
   let jar: CookieJar;
   beforeAll(async () => {
-    t = await buildTestApp({ env: { INDIEWEB_INTROSPECTION_SECRET: 'resource-server-secret-of-enough-length', INDIEWEB_REFRESH_TOKEN_EXPIRES_IN: '3600' } });
+    t = await buildTestApp({
+      env: { INDIEWEB_INTROSPECTION_SECRET: 'resource-server-secret-of-enough-length', INDIEWEB_REFRESH_TOKEN_EXPIRES_IN: '3600' },
+    });
     jar = await addAlice(t);
     const user = (await t.app.indieweb.users!.findByName('alice'))!;
-    await t.app.indieweb.profiles.update({ id: user.id, name: 'alice', me: user.me, isActive: true }, { name: ['Alice'], url: [ME], photo: ['https://alice.example/me.jpg'], email: ['alice@alice.example'] });
+    await t.app.indieweb.profiles.update(
+      { id: user.id, name: 'alice', me: user.me, isActive: true },
+      { name: ['Alice'], url: [ME], photo: ['https://alice.example/me.jpg'], email: ['alice@alice.example'] },
+    );
   });
   afterAll(async () => {
     await t.close();
   });
 
   const verify = (token: string) => t.app.inject({ method: 'GET', url: '/indieweb/token/', headers: { authorization: `Bearer ${token}` } });
-  const micropub = (token: string) => t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=config', headers: { authorization: `Bearer ${token}` } });
+  const micropub = (token: string) =>
+    t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=config', headers: { authorization: `Bearer ${token}` } });
 
   async function grant(scope = 'create update') {
     const code = await obtainCode(t, jar, { scope, code_challenge: S256_CHALLENGE, code_challenge_method: 'S256' });
-    const response = await jsonToken(t, { grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER });
+    const response = await jsonToken(t, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: VERIFIER,
+    });
     expect(response.statusCode).toBe(200);
     return response.json() as { access_token: string; refresh_token: string; scope: string; profile?: Record<string, string> };
   }
@@ -111,9 +136,19 @@ describe('revocation, introspection, refresh tokens, profile', () => {
 
   it('a refresh may narrow the scope, never widen it', async () => {
     const first = await grant('create update media');
-    const narrow = await jsonToken(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT_ID, scope: 'media' });
+    const narrow = await jsonToken(t, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: CLIENT_ID,
+      scope: 'media',
+    });
     expect(narrow.json()).toMatchObject({ scope: 'media' });
-    const wide = await jsonToken(t, { grant_type: 'refresh_token', refresh_token: (narrow.json() as { refresh_token: string }).refresh_token, client_id: CLIENT_ID, scope: 'media delete' });
+    const wide = await jsonToken(t, {
+      grant_type: 'refresh_token',
+      refresh_token: (narrow.json() as { refresh_token: string }).refresh_token,
+      client_id: CLIENT_ID,
+      scope: 'media delete',
+    });
     expect(wide.statusCode).toBe(400);
     expect(wide.json()).toEqual({ error: 'invalid_scope' });
   });
@@ -141,7 +176,13 @@ describe('revocation, introspection, refresh tokens, profile', () => {
 
   it('no refresh token for a code issued without scope', async () => {
     const code = await obtainCode(t, jar, { scope: undefined, code_challenge: S256_CHALLENGE, code_challenge_method: 'S256' });
-    const response = await jsonToken(t, { grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER });
+    const response = await jsonToken(t, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: VERIFIER,
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ scope: '' });
     expect(response.json()).not.toHaveProperty('refresh_token');
@@ -149,26 +190,46 @@ describe('revocation, introspection, refresh tokens, profile', () => {
 
   it('400 invalid_grant for an unknown or expired refresh token, or one of another client', async () => {
     const first = await grant();
-    expect((await jsonToken(t, { grant_type: 'refresh_token', refresh_token: 'nope', client_id: CLIENT_ID })).json()).toEqual({ error: 'invalid_grant' });
-    expect((await jsonToken(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: 'https://other.example/' })).json()).toEqual({ error: 'invalid_grant' });
+    expect((await jsonToken(t, { grant_type: 'refresh_token', refresh_token: 'nope', client_id: CLIENT_ID })).json()).toEqual({
+      error: 'invalid_grant',
+    });
+    expect(
+      (await jsonToken(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: 'https://other.example/' })).json(),
+    ).toEqual({ error: 'invalid_grant' });
     t.clock.advance(3601);
-    expect((await jsonToken(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT_ID })).json()).toEqual({ error: 'invalid_grant' });
+    expect((await jsonToken(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: CLIENT_ID })).json()).toEqual({
+      error: 'invalid_grant',
+    });
   });
 
   it('200 from the revocation endpoint whether or not the token was valid; the token is then refused on Micropub and media', async () => {
     const issued = await grant();
     for (const token of [issued.access_token, 'not-a-token']) {
-      const response = await t.app.inject({ method: 'POST', url: '/indieweb/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${token}` });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/token/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `token=${token}`,
+      });
       expect(response.statusCode).toBe(200);
     }
     expect((await micropub(issued.access_token)).statusCode).toBe(401);
-    const media = await t.app.inject({ method: 'GET', url: '/indieweb/media/?q=source', headers: { authorization: `Bearer ${issued.access_token}` } });
+    const media = await t.app.inject({
+      method: 'GET',
+      url: '/indieweb/media/?q=source',
+      headers: { authorization: `Bearer ${issued.access_token}` },
+    });
     expect(media.statusCode).toBe(401);
   });
 
   it('400 invalid_request (JSON) from the revocation endpoint without a token; action=revoke without one is 400 too', async () => {
     for (const payload of ['', 'token=']) {
-      const response = await t.app.inject({ method: 'POST', url: '/indieweb/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/token/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload,
+      });
       expect(response.statusCode).toBe(400);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(response.json()).toEqual({ error: 'invalid_request' });
@@ -178,7 +239,12 @@ describe('revocation, introspection, refresh tokens, profile', () => {
 
   it('revoking a refresh token revokes its grant; action=revoke on the token endpoint works for older clients', async () => {
     const issued = await grant();
-    await t.app.inject({ method: 'POST', url: '/indieweb/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${issued.refresh_token}` });
+    await t.app.inject({
+      method: 'POST',
+      url: '/indieweb/token/revoke',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `token=${issued.refresh_token}`,
+    });
     expect((await micropub(issued.access_token)).statusCode).toBe(401);
     const other = await grant();
     const legacy = await postToken(t, { action: 'revoke', token: other.access_token });
@@ -191,7 +257,10 @@ describe('revocation, introspection, refresh tokens, profile', () => {
       t.app.inject({
         method: 'POST',
         url: '/indieweb/token/introspect',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(caller === undefined ? {} : { authorization: `Bearer ${caller}` }) },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(caller === undefined ? {} : { authorization: `Bearer ${caller}` }),
+        },
         payload: `token=${encodeURIComponent(token)}`,
       });
 
@@ -208,9 +277,20 @@ describe('revocation, introspection, refresh tokens, profile', () => {
       const issued = await grant();
       expect((await introspect('resource-server-secret-of-enough-length', 'unknown')).json()).toEqual({ active: false });
       const bob = await t.app.indieweb.users!.addUser({ name: 'bob', me: ['https://bob.example/'], password: 'bob password 1' });
-      const { token: bobToken } = await t.app.indieweb.tokens.issue({ userId: bob.id, clientId: CLIENT_ID, me: 'https://bob.example/', scope: 'create', expiresIn: 3600 });
+      const { token: bobToken } = await t.app.indieweb.tokens.issue({
+        userId: bob.id,
+        clientId: CLIENT_ID,
+        me: 'https://bob.example/',
+        scope: 'create',
+        expiresIn: 3600,
+      });
       expect((await introspect(bobToken, issued.access_token)).json()).toEqual({ active: false });
-      await t.app.inject({ method: 'POST', url: '/indieweb/token/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${issued.access_token}` });
+      await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/token/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `token=${issued.access_token}`,
+      });
       expect((await introspect('resource-server-secret-of-enough-length', issued.access_token)).json()).toEqual({ active: false });
     });
 
@@ -232,7 +312,10 @@ describe('revocation, introspection, refresh tokens, profile', () => {
         t.app.inject({
           method: 'POST',
           url: '/indieweb/token/introspect',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+          },
           payload: `token=${encodeURIComponent(issued.access_token)}`,
         });
       const accepted = await basic('https%3A%2F%2Fresource.example%2F:resource-server-secret-of-enough-length');
@@ -247,7 +330,10 @@ describe('revocation, introspection, refresh tokens, profile', () => {
     });
 
     it('400 invalid_request (JSON) without a token, or with two', async () => {
-      const secret = { authorization: 'Bearer resource-server-secret-of-enough-length', 'content-type': 'application/x-www-form-urlencoded' };
+      const secret = {
+        authorization: 'Bearer resource-server-secret-of-enough-length',
+        'content-type': 'application/x-www-form-urlencoded',
+      };
       for (const payload of ['', 'token=', 'token=a&token=b']) {
         const response = await t.app.inject({ method: 'POST', url: '/indieweb/token/introspect', headers: secret, payload });
         expect(response.statusCode).toBe(400);
@@ -264,13 +350,21 @@ describe('revocation, introspection, refresh tokens, profile', () => {
       const withoutEmail = await grant('profile');
       expect(withoutEmail.profile).toEqual({ name: 'Alice', url: ME, photo: 'https://alice.example/me.jpg' });
       expect((await grant('create')).profile).toBeUndefined();
-      const info = await t.app.inject({ method: 'GET', url: '/indieweb/userinfo', headers: { authorization: `Bearer ${withEmail.access_token}` } });
+      const info = await t.app.inject({
+        method: 'GET',
+        url: '/indieweb/userinfo',
+        headers: { authorization: `Bearer ${withEmail.access_token}` },
+      });
       expect(info.json()).toEqual(withEmail.profile);
     });
 
     it('403 insufficient_scope from userinfo without the profile scope; 401 invalid_token for a bad token, 401 without one', async () => {
       const issued = await grant('create');
-      const noScope = await t.app.inject({ method: 'GET', url: '/indieweb/userinfo', headers: { authorization: `Bearer ${issued.access_token}` } });
+      const noScope = await t.app.inject({
+        method: 'GET',
+        url: '/indieweb/userinfo',
+        headers: { authorization: `Bearer ${issued.access_token}` },
+      });
       expect(noScope.statusCode).toBe(403);
       expect(noScope.json()).toEqual({ error: 'insufficient_scope' });
       expect(noScope.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="profile"');
@@ -337,7 +431,11 @@ describe('interoperability with oauth4webapi', () => {
 
   /** The front channel as the user's browser runs it; returns the redirect back to the client. */
   async function authorize(decision: 'approve' | 'deny', state: string, challenge: string): Promise<URL> {
-    const consent = await getAuthorization(t, jar, authorizationParams({ me: `${base}/`, code_challenge: challenge, code_challenge_method: 'S256', scope: 'create profile', state }));
+    const consent = await getAuthorization(
+      t,
+      jar,
+      authorizationParams({ me: `${base}/`, code_challenge: challenge, code_challenge_method: 'S256', scope: 'create profile', state }),
+    );
     const redirect = await decide(t, jar, consent, decision);
     expect(redirect.statusCode).toBe(302);
     return new URL(redirect.headers.location as string);
@@ -353,24 +451,44 @@ describe('interoperability with oauth4webapi', () => {
 
   it('discovers the server from its metadata and completes code + PKCE S256, refresh, introspection and revocation', async () => {
     const verifier = oauth.generateRandomCodeVerifier();
-    const callback = oauth.validateAuthResponse(as, client, await authorize('approve', 'interop', await oauth.calculatePKCECodeChallenge(verifier)), 'interop');
+    const callback = oauth.validateAuthResponse(
+      as,
+      client,
+      await authorize('approve', 'interop', await oauth.calculatePKCECodeChallenge(verifier)),
+      'interop',
+    );
     const tokenResponse = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), callback, REDIRECT_URI, verifier, options);
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse);
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.scope).toBe('create profile');
     expect(typeof tokens.refresh_token).toBe('string');
 
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, options));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, options),
+    );
     expect(refreshed.access_token).not.toBe(tokens.access_token);
 
     // introspection (RFC 7662): a resource server authenticates as a confidential client with the introspection secret
     const resourceServer: oauth.Client = { client_id: 'https://resource.example/' };
     const introspect = async (token: string, secret = SECRET) =>
-      oauth.processIntrospectionResponse(as, resourceServer, await oauth.introspectionRequest(as, resourceServer, oauth.ClientSecretBasic(secret), token, options));
-    expect(await introspect(refreshed.access_token)).toMatchObject({ active: true, scope: 'create profile', client_id: CLIENT_ID, me: `${base}/` });
+      oauth.processIntrospectionResponse(
+        as,
+        resourceServer,
+        await oauth.introspectionRequest(as, resourceServer, oauth.ClientSecretBasic(secret), token, options),
+      );
+    expect(await introspect(refreshed.access_token)).toMatchObject({
+      active: true,
+      scope: 'create profile',
+      client_id: CLIENT_ID,
+      me: `${base}/`,
+    });
     await expect(introspect(refreshed.access_token, 'not-the-secret')).rejects.toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
     // RFC 7662 2.3 with RFC 6750: a rejected caller is a 401 challenge the library reports as such
-    const anonymous = oauth.introspectionRequest(as, client, oauth.None(), refreshed.access_token, options).then((response) => oauth.processIntrospectionResponse(as, client, response));
+    const anonymous = oauth
+      .introspectionRequest(as, client, oauth.None(), refreshed.access_token, options)
+      .then((response) => oauth.processIntrospectionResponse(as, client, response));
     await expect(anonymous).rejects.toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
 
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), refreshed.access_token, options));
@@ -378,7 +496,9 @@ describe('interoperability with oauth4webapi', () => {
     expect(after.status).toBe(401);
     expect(await introspect(refreshed.access_token)).toEqual({ active: false });
     // revoking the access token revoked its grant: the refresh token is refused with invalid_grant (RFC 6749 5.2)
-    const refused = oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, options).then((response) => oauth.processRefreshTokenResponse(as, client, response));
+    const refused = oauth
+      .refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, options)
+      .then((response) => oauth.processRefreshTokenResponse(as, client, response));
     await expect(refused).rejects.toMatchObject({ name: 'ResponseBodyError', error: 'invalid_grant', status: 400 });
   });
 

@@ -34,8 +34,6 @@ for (const dialect of DIALECTS) {
       rmSync(cwd, { recursive: true, force: true });
     });
 
-
-
     it('the revocation endpoint, given the access token, revokes the refresh token of its grant too', async () => {
       const grant = await jsonGrant(t, jar);
       await expectWorking(t, grant.access_token);

@@ -27,7 +27,9 @@ describe('an https client_id and an http redirect_uri on the same host (real HTT
     expect(refused.body).toBe('invalid redirect_uri: http for an https client_id and not published by the client');
 
     // the consent page of the https callback, its form posted with the http one in its place
-    const allowed = await browser.get(authorizationUrl(authorizationParams({ client_id: 'https://app.example/', redirect_uri: 'https://app.example/callback' })));
+    const allowed = await browser.get(
+      authorizationUrl(authorizationParams({ client_id: 'https://app.example/', redirect_uri: 'https://app.example/callback' })),
+    );
     expect(allowed.status).toBe(200);
     for (const decision of ['approve', 'deny']) {
       const forged = await browser.post('/indieweb/auth/consent/', { ...downgraded, _csrf: hiddenField(allowed.body, '_csrf'), decision });
@@ -38,9 +40,13 @@ describe('an https client_id and an http redirect_uri on the same host (real HTT
   });
 
   it('an http client_id keeps its http redirect_uri, and https to https is untouched', async () => {
-    const plain = await browser.get(authorizationUrl(authorizationParams({ client_id: 'http://app.example/', redirect_uri: 'http://app.example/callback' })));
+    const plain = await browser.get(
+      authorizationUrl(authorizationParams({ client_id: 'http://app.example/', redirect_uri: 'http://app.example/callback' })),
+    );
     expect(plain.status).toBe(200);
-    const upgraded = await browser.get(authorizationUrl(authorizationParams({ client_id: 'http://app.example/', redirect_uri: 'https://app.example/callback' })));
+    const upgraded = await browser.get(
+      authorizationUrl(authorizationParams({ client_id: 'http://app.example/', redirect_uri: 'https://app.example/callback' })),
+    );
     expect(upgraded.status).toBe(200);
   });
 });

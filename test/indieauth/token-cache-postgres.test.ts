@@ -42,7 +42,9 @@ describe('remembered tokens on PostgreSQL, two instances', () => {
   beforeAll(async () => {
     a = await buildTestApp({ dialect: 'postgres' });
     bDatabase = createDatabase({ kind: 'postgres', url: a.database.url });
-    const config = loadConfig({ env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: a.database.url } });
+    const config = loadConfig({
+      env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: a.database.url },
+    });
     b = await createServer({ config, database: bDatabase, clock: createManualClock(new Date()), logger: false, worker: false });
     await b.app.ready();
     admin = new pg.Client({ connectionString: a.database.url });
@@ -156,7 +158,10 @@ describe('remembered tokens on PostgreSQL, two instances', () => {
     // a revocation B cannot hear of: only the lost connection can make it look again
     await unannounced('update indieweb_token set revoked_at = $1 where id = $2', [new Date().toISOString(), id]);
     expect((await onB(token)).statusCode).toBe(200);
-    const { rowCount } = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()`, [CHANGE_FEED_APPLICATION_NAME]);
+    const { rowCount } = await admin.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()`,
+      [CHANGE_FEED_APPLICATION_NAME],
+    );
     expect(rowCount).toBe(2);
     measured.droppedConnection = await millisecondsUntil(async () => (await onB(token)).statusCode === 401);
     expect(measured.droppedConnection).toBeLessThan(BOUND_MS);

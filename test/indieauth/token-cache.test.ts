@@ -25,10 +25,17 @@ for (const dialect of DIALECTS) {
   describe(`a running server sees other processes' changes (${dialect}: ${dialect === 'sqlite' ? 'on the next request' : 'within the bound'})`, () => {
     let t: TestApp;
     let cwd: string;
-    const cli = (args: string[], input?: string) => runCli(args, { cwd, env: { INDIEWEB_DATABASE_URL: t.database.url }, ...(input === undefined ? {} : { input }) });
-    const config = (token: string) => t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=config', headers: { authorization: `Bearer ${token}` } });
+    const cli = (args: string[], input?: string) =>
+      runCli(args, { cwd, env: { INDIEWEB_DATABASE_URL: t.database.url }, ...(input === undefined ? {} : { input }) });
+    const config = (token: string) =>
+      t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=config', headers: { authorization: `Bearer ${token}` } });
     const create = (token: string) =>
-      t.app.inject({ method: 'POST', url: '/indieweb/micropub/', headers: { authorization: `Bearer ${token}` }, payload: { type: ['h-entry'], properties: { content: ['hello'] } } });
+      t.app.inject({
+        method: 'POST',
+        url: '/indieweb/micropub/',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { type: ['h-entry'], properties: { content: ['hello'] } },
+      });
     const issue = async (user = 'alice') => {
       const result = await cli(['token', 'issue', '--user', user, '--client-id', 'https://app.example/', '--scope', 'create']);
       expect(result.code).toBe(0);
@@ -90,7 +97,10 @@ for (const dialect of DIALECTS) {
       expect((await config(token)).statusCode).toBe(200);
       expect((await config(token)).statusCode).toBe(200);
       const listed = await cli(['token', 'list']);
-      const id = listed.stdout.split('\n').find((line) => line.includes('https://app.example/') && !line.endsWith('revoked'))?.split(/\s+/)[0];
+      const id = listed.stdout
+        .split('\n')
+        .find((line) => line.includes('https://app.example/') && !line.endsWith('revoked'))
+        ?.split(/\s+/)[0];
       expect(id).toBeDefined();
       expect((await cli(['token', 'revoke', id!])).code).toBe(0);
       await expectRefused(() => config(token));
@@ -114,10 +124,19 @@ for (const dialect of DIALECTS) {
     it('every one of many revocations through another connection is seen by the next request', async () => {
       const alice = await createUsersRepository(t.database.db).findByName('alice');
       for (let i = 0; i < 20; i++) {
-        const { token } = await t.app.indieweb.tokens.issue({ userId: alice!.id, clientId: 'https://app.example/', me: 'https://alice.example/', scope: 'create', expiresIn: null });
+        const { token } = await t.app.indieweb.tokens.issue({
+          userId: alice!.id,
+          clientId: 'https://app.example/',
+          me: 'https://alice.example/',
+          scope: 'create',
+          expiresIn: null,
+        });
         expect((await config(token)).statusCode).toBe(200);
         expect((await config(token)).statusCode).toBe(200);
-        await otherConnection('update indieweb_token set revoked_at = $1 where token_hash = $2', [new Date().toISOString(), sha256Base64Url(token)]);
+        await otherConnection('update indieweb_token set revoked_at = $1 where token_hash = $2', [
+          new Date().toISOString(),
+          sha256Base64Url(token),
+        ]);
         await expectRefused(() => config(token));
       }
     });
@@ -126,7 +145,10 @@ for (const dialect of DIALECTS) {
       const token = await issue();
       expect((await config(token)).statusCode).toBe(200);
       expect((await config(token)).statusCode).toBe(200);
-      await otherConnection('update indieweb_token set expires_at = $1 where token_hash = $2', [new Date(Date.now() - 60_000).toISOString(), sha256Base64Url(token)]);
+      await otherConnection('update indieweb_token set expires_at = $1 where token_hash = $2', [
+        new Date(Date.now() - 60_000).toISOString(),
+        sha256Base64Url(token),
+      ]);
       await expectRefused(() => config(token));
     });
   });

@@ -8,7 +8,19 @@ import { loadConfig } from '../../src/config/env.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { createServer } from '../../src/app/server.js';
 import { buildTestApp, form, TEST_SECRET, type CookieJar, type TestApp } from '../helpers/app.js';
-import { addAlice, authorizationParams, CLIENT_ID, formBody, getAuthorization, ME, obtainCode, postToken, REDIRECT_URI, S256_CHALLENGE, VERIFIER } from '../helpers/indieauth.js';
+import {
+  addAlice,
+  authorizationParams,
+  CLIENT_ID,
+  formBody,
+  getAuthorization,
+  ME,
+  obtainCode,
+  postToken,
+  REDIRECT_URI,
+  S256_CHALLENGE,
+  VERIFIER,
+} from '../helpers/indieauth.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8';
 const OTHER_CLIENT = 'https://other.example/';
@@ -24,12 +36,22 @@ async function countRows(t: TestApp, table: 'indieweb_token' | 'indieweb_auth_co
   return Number(row.n);
 }
 
-function redeem(t: TestApp, code: string, extra: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+function redeem(
+  t: TestApp,
+  code: string,
+  extra: Record<string, string> = {},
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return postToken(t, { code, client_id: CLIENT_ID, ...extra }, headers);
 }
 
 function postTokenTo(app: FastifyInstance, fields: Record<string, string>): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form(fields) });
+  return app.inject({
+    method: 'POST',
+    url: '/indieweb/token/',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: form(fields),
+  });
 }
 
 /** GET /indieweb/token/ (token verification) with the token as Bearer. */
@@ -53,7 +75,9 @@ function expectIssued(response: LightMyRequestResponse): Record<string, string> 
 
 /** A second server on the same database and clock, configured differently (a changed policy after approval). */
 async function sameDatabaseServer(t: TestApp, env: Record<string, string>): Promise<FastifyInstance> {
-  const config = loadConfig({ env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: t.database.url, ...env } });
+  const config = loadConfig({
+    env: { INDIEWEB_BASE_URL: 'http://indiestack.test', INDIEWEB_SECRET: TEST_SECRET, INDIEWEB_DATABASE_URL: t.database.url, ...env },
+  });
   const { app } = await createServer({ config, database: t.database, clock: t.clock, logger: false });
   await app.ready();
   return app;
@@ -99,7 +123,15 @@ describe('POST /indieweb/token/', () => {
     });
 
     it('201 form when Accept is */*, application/*, form encoding, absent, or prefers form over JSON', async () => {
-      for (const accept of ['*/*', 'application/x-www-form-urlencoded', undefined, 'application/json;q=0.5, application/x-www-form-urlencoded', 'application/x-www-form-urlencoded, application/json', 'application/*', 'text/html']) {
+      for (const accept of [
+        '*/*',
+        'application/x-www-form-urlencoded',
+        undefined,
+        'application/json;q=0.5, application/x-www-form-urlencoded',
+        'application/x-www-form-urlencoded, application/json',
+        'application/*',
+        'text/html',
+      ]) {
         const code = await obtainCode(t, jar);
         const response = await redeem(t, code, {}, accept === undefined ? {} : { accept });
         const body = expectIssued(response);
@@ -109,7 +141,11 @@ describe('POST /indieweb/token/', () => {
     });
 
     it('200 JSON with token_type Bearer when the client prefers application/json', async () => {
-      for (const accept of ['application/json', 'application/json, */*;q=0.1', 'application/x-www-form-urlencoded;q=0.2, application/json']) {
+      for (const accept of [
+        'application/json',
+        'application/json, */*;q=0.1',
+        'application/x-www-form-urlencoded;q=0.2, application/json',
+      ]) {
         const code = await obtainCode(t, jar);
         const response = await redeem(t, code, {}, { accept });
         expect(response.statusCode).toBe(200);
@@ -535,7 +571,12 @@ describe('POST /indieweb/token/', () => {
         Buffer.from(`code=${code}&client_id=${encodeURIComponent(CLIENT_ID)}&me=%E0%A4%A&redirect_uri=%`),
       ];
       for (const payload of payloads) {
-        const response = await t.app.inject({ method: 'POST', url: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/indieweb/token/',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload,
+        });
         expect(response.statusCode, payload.toString('latin1')).toBeGreaterThanOrEqual(400);
         expect(response.statusCode, payload.toString('latin1')).toBeLessThan(500);
         expect(response.headers['content-type']).toMatch(/^(application\/x-www-form-urlencoded|application\/json|text\/plain)/);
@@ -543,29 +584,52 @@ describe('POST /indieweb/token/', () => {
       expectIssued(await redeem(t, code));
     });
 
-    it.each(['code', 'client_id', 'redirect_uri', 'me', 'scope', 'code_verifier', 'grant_type'])('400 invalid_request when %s is repeated; the code stays usable', async (name) => {
-      const code = await obtainCode(t, jar);
-      const fields = new URLSearchParams({ code, client_id: CLIENT_ID });
-      const values: Record<string, [string, string]> = {
-        code: [code, 'b'],
-        client_id: [CLIENT_ID, CLIENT_ID],
-        redirect_uri: [REDIRECT_URI, REDIRECT_URI],
-        me: [ME, ME],
-        scope: ['create update', 'create update'],
-        code_verifier: [VERIFIER, VERIFIER],
-        grant_type: ['authorization_code', 'authorization_code'],
-      };
-      fields.delete(name);
-      for (const value of values[name] ?? []) fields.append(name, value);
-      const response = await t.app.inject({ method: 'POST', url: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: fields.toString() });
-      expectTokenError(response, 400, 'invalid_request');
-      expectIssued(await redeem(t, code));
-    });
+    it.each(['code', 'client_id', 'redirect_uri', 'me', 'scope', 'code_verifier', 'grant_type'])(
+      '400 invalid_request when %s is repeated; the code stays usable',
+      async (name) => {
+        const code = await obtainCode(t, jar);
+        const fields = new URLSearchParams({ code, client_id: CLIENT_ID });
+        const values: Record<string, [string, string]> = {
+          code: [code, 'b'],
+          client_id: [CLIENT_ID, CLIENT_ID],
+          redirect_uri: [REDIRECT_URI, REDIRECT_URI],
+          me: [ME, ME],
+          scope: ['create update', 'create update'],
+          code_verifier: [VERIFIER, VERIFIER],
+          grant_type: ['authorization_code', 'authorization_code'],
+        };
+        fields.delete(name);
+        for (const value of values[name] ?? []) fields.append(name, value);
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/indieweb/token/',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: fields.toString(),
+        });
+        expectTokenError(response, 400, 'invalid_request');
+        expectIssued(await redeem(t, code));
+      },
+    );
 
     it('4xx, never 500, for an unparseable JSON body, an unsupported content type and an empty body', async () => {
-      const json = await t.app.inject({ method: 'POST', url: '/indieweb/token/', headers: { 'content-type': 'application/json' }, payload: '{"code":' });
-      const xml = await t.app.inject({ method: 'POST', url: '/indieweb/token/', headers: { 'content-type': 'text/xml' }, payload: '<code/>' });
-      const empty = await t.app.inject({ method: 'POST', url: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+      const json = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/token/',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"code":',
+      });
+      const xml = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/token/',
+        headers: { 'content-type': 'text/xml' },
+        payload: '<code/>',
+      });
+      const empty = await t.app.inject({
+        method: 'POST',
+        url: '/indieweb/token/',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: '',
+      });
       const none = await t.app.inject({ method: 'POST', url: '/indieweb/token/' });
       for (const response of [json, xml, empty, none]) {
         expect(response.statusCode).toBeGreaterThanOrEqual(400);
@@ -576,7 +640,12 @@ describe('POST /indieweb/token/', () => {
     });
 
     it.each(['PUT', 'DELETE', 'PATCH'] as const)('405 with an Allow header for %s', async (method) => {
-      const response = await t.app.inject({ method, url: '/indieweb/token/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'code=a' });
+      const response = await t.app.inject({
+        method,
+        url: '/indieweb/token/',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'code=a',
+      });
       expect(response.statusCode).toBe(405);
       expect(response.headers.allow).toBe('GET, HEAD, POST');
       expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
@@ -631,11 +700,14 @@ describe('POST /indieweb/token/ with very long lifetimes', () => {
     }
   }
 
-  it.each(['INDIEWEB_TOKEN_EXPIRES_IN', 'INDIEWEB_AUTH_CODE_EXPIRES_IN'])('refuses a %s beyond ten years at start, so no token or code is born broken', async (name) => {
-    for (const value of ['999999999999', '9999999999999', String(10 * 365 * 24 * 3600 + 1)]) {
-      expect(await appOrConfigError({ [name]: value })).toBeNull();
-    }
-  });
+  it.each(['INDIEWEB_TOKEN_EXPIRES_IN', 'INDIEWEB_AUTH_CODE_EXPIRES_IN'])(
+    'refuses a %s beyond ten years at start, so no token or code is born broken',
+    async (name) => {
+      for (const value of ['999999999999', '9999999999999', String(10 * 365 * 24 * 3600 + 1)]) {
+        expect(await appOrConfigError({ [name]: value })).toBeNull();
+      }
+    },
+  );
 
   it('201 and a usable token with a ten-year INDIEWEB_TOKEN_EXPIRES_IN', async () => {
     const value = String(10 * 365 * 24 * 3600);

@@ -13,14 +13,34 @@ import { addAlice, CLIENT_ID, formBody, obtainCode, REDIRECT_URI, S256_CHALLENGE
 
 const BOGUS_CODE = 'a-code-that-was-never-issued';
 
-function post(t: TestApp, url: string, address: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return t.app.inject({ method: 'POST', url, remoteAddress: address, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: form(fields) });
+function post(
+  t: TestApp,
+  url: string,
+  address: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: 'POST',
+    url,
+    remoteAddress: address,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: form(fields),
+  });
 }
 
-const redeemCode = (t: TestApp, address: string, code: string) => post(t, '/indieweb/token/', address, { code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI });
+const redeemCode = (t: TestApp, address: string, code: string) =>
+  post(t, '/indieweb/token/', address, { code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI });
 const refreshWith = (t: TestApp, address: string, refreshToken: string) =>
-  post(t, '/indieweb/token/', address, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: CLIENT_ID }, { accept: 'application/json' });
-const verifyCode = (t: TestApp, address: string, code: string) => post(t, '/indieweb/auth/', address, { code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI });
+  post(
+    t,
+    '/indieweb/token/',
+    address,
+    { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: CLIENT_ID },
+    { accept: 'application/json' },
+  );
+const verifyCode = (t: TestApp, address: string, code: string) =>
+  post(t, '/indieweb/auth/', address, { code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI });
 
 function expectInvalidGrant(response: LightMyRequestResponse): void {
   expect(response.statusCode).toBe(400);
@@ -34,7 +54,10 @@ function expectThrottled(response: LightMyRequestResponse, seconds: number): voi
   expect(response.headers['retry-after']).toBe(String(seconds));
   expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(response.headers['cache-control']).toBe('no-store');
-  expect(response.json()).toEqual({ error: 'temporarily_unavailable', error_description: `too many failed attempts from this address; retry after ${seconds} seconds` });
+  expect(response.json()).toEqual({
+    error: 'temporarily_unavailable',
+    error_description: `too many failed attempts from this address; retry after ${seconds} seconds`,
+  });
 }
 
 describe.each(DIALECTS)('POST /indieweb/token/ throttle off by default (%s)', (dialect) => {
@@ -92,7 +115,13 @@ describe.each(DIALECTS)('POST /indieweb/token/ with INDIEWEB_TOKEN_FREE_FAILURES
 
   it('a good refresh token is refused while the address waits and works after', async () => {
     const code = await obtainCode(t, jar, { code_challenge: S256_CHALLENGE, code_challenge_method: 'S256' });
-    const grant = await post(t, '/indieweb/token/', '198.51.100.4', { grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER }, { accept: 'application/json' });
+    const grant = await post(
+      t,
+      '/indieweb/token/',
+      '198.51.100.4',
+      { grant_type: 'authorization_code', code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER },
+      { accept: 'application/json' },
+    );
     expect(grant.statusCode).toBe(200);
     const refreshToken = (grant.json() as { refresh_token: string }).refresh_token;
     for (let i = 0; i < 3; i++) expectInvalidGrant(await refreshWith(t, '198.51.100.4', `bogus-refresh-${i}`));

@@ -48,7 +48,8 @@ afterAll(async () => {
 const head = (pathname: string) =>
   `POST ${pathname} HTTP/1.1\r\nHost: indiestack.test\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${BODY_BYTES}\r\n\r\n`;
 const fieldPart = (name: string, value: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-const fileHead = (name: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
+const fileHead = (name: string) =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
 
 /** Streams a 40 MiB anonymous upload until the server answers or closes; its status, and what the server read of it. */
 function anonymousUpload(pathname: string, fileName: string): Promise<{ status: number | null; text: string; serverRead: number }> {
@@ -83,7 +84,11 @@ function anonymousUpload(pathname: string, fileName: string): Promise<{ status: 
 
 describe('anonymous multipart uploads (issue 28 F11)', () => {
   it('six at once, on the media endpoint and Micropub: each 401 with a Bearer challenge; what they made the server read is bounded by the 64 MiB allowance in all, not 6 × 40 MiB; their spools are removed; nothing is stored', async () => {
-    const results = await Promise.all([MEDIA, MICROPUB, MEDIA, MICROPUB, MEDIA, MICROPUB].map((pathname) => anonymousUpload(pathname, pathname === MEDIA ? 'file' : 'photo')));
+    const results = await Promise.all(
+      [MEDIA, MICROPUB, MEDIA, MICROPUB, MEDIA, MICROPUB].map((pathname) =>
+        anonymousUpload(pathname, pathname === MEDIA ? 'file' : 'photo'),
+      ),
+    );
     for (const result of results) {
       expect(result.status).toBe(401);
       expect(result.text).toContain('authentication error');

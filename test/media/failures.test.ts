@@ -68,7 +68,16 @@ describe('POST /indieweb/media/ with a storage whose save() rejects', () => {
 
   it('500 with an empty body for a Micropub multipart create, and no entry and no row', async () => {
     const token = await t.token('create update');
-    const response = await postMultipart(t.app, token, [{ name: 'h', value: 'entry' }, { name: 'content', value: 'x' }, { name: 'photo', filename: 'a.png', type: 'image/png', content: randomPng(20_000) }], MICROPUB);
+    const response = await postMultipart(
+      t.app,
+      token,
+      [
+        { name: 'h', value: 'entry' },
+        { name: 'content', value: 'x' },
+        { name: 'photo', filename: 'a.png', type: 'image/png', content: randomPng(20_000) },
+      ],
+      MICROPUB,
+    );
     expect(response.statusCode).toBe(500);
     expect(response.body).toBe('');
     expect(await t.rows()).toBe(0);

@@ -88,7 +88,11 @@ describe.each(BUILT_IN)('GET and POST /indieweb/media/ with the built-in handler
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     const body = response.json() as { items: MediaObject[]; paging: { limit: number | null; offset: number; total?: number } };
-    expect(body.items).toEqual([mediaObject(song, 'song.mp3', 'audio/mpeg'), mediaObject(beach, 'beach.jpg', 'image/jpeg'), mediaObject(sunset, 'sunset.png', 'image/png')]);
+    expect(body.items).toEqual([
+      mediaObject(song, 'song.mp3', 'audio/mpeg'),
+      mediaObject(beach, 'beach.jpg', 'image/jpeg'),
+      mediaObject(sunset, 'sunset.png', 'image/png'),
+    ]);
     expect(body.paging.offset).toBe(0);
     expect(body.paging.total).toBe(3);
     // Paging object: limit is an integer or null
@@ -97,7 +101,10 @@ describe.each(BUILT_IN)('GET and POST /indieweb/media/ with the built-in handler
 
   it('200 q=source with limit and offset pages through the list, total unchanged', async () => {
     const first = await mediaGet(t.app, token, { q: 'source', limit: '2', offset: '0' });
-    expect(first.json()).toEqual({ items: [mediaObject(song, 'song.mp3', 'audio/mpeg'), mediaObject(beach, 'beach.jpg', 'image/jpeg')], paging: { limit: 2, offset: 0, total: 3 } });
+    expect(first.json()).toEqual({
+      items: [mediaObject(song, 'song.mp3', 'audio/mpeg'), mediaObject(beach, 'beach.jpg', 'image/jpeg')],
+      paging: { limit: 2, offset: 0, total: 3 },
+    });
     const second = await mediaGet(t.app, token, { q: 'source', limit: '2', offset: '2' });
     expect(second.json()).toEqual({ items: [mediaObject(sunset, 'sunset.png', 'image/png')], paging: { limit: 2, offset: 2, total: 3 } });
     const past = await mediaGet(t.app, token, { q: 'source', limit: '2', offset: '5' });
@@ -229,7 +236,10 @@ describe.each(BUILT_IN)('GET and POST /indieweb/media/ with the built-in handler
 
   it('204 for action=delete sent as multipart without a file (FormData); 403 without media scope', async () => {
     const url = await uploaded(t, token, randomPng(), 'formdata.png', 'image/png');
-    const fields = [{ name: 'action', value: 'delete' }, { name: 'url', value: url }];
+    const fields = [
+      { name: 'action', value: 'delete' },
+      { name: 'url', value: url },
+    ];
     const noScope = await postMultipart(t.app, await t.token('create delete'), fields);
     expect(noScope.statusCode).toBe(403);
     expect(await t.stored()).toContain(keyOf(url));
@@ -255,7 +265,12 @@ describe.each(BUILT_IN)('GET and POST /indieweb/media/ with the built-in handler
 
   it('unparseable JSON: 401 without a token, 403 without media scope, 400 with both', async () => {
     const post = (authorization: Record<string, string>) =>
-      t.app.inject({ method: 'POST', url: MEDIA, headers: { ...authorization, 'content-type': 'application/json' }, payload: '{"action":"delete",' });
+      t.app.inject({
+        method: 'POST',
+        url: MEDIA,
+        headers: { ...authorization, 'content-type': 'application/json' },
+        payload: '{"action":"delete",',
+      });
     const anonymous = await post({});
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.body).toBe('authentication error');
@@ -294,8 +309,14 @@ describe('GET and POST /indieweb/media/ with a handler without media hooks', () 
 
   const operations: [string, (t: MediaApp, token: string | null) => ReturnType<typeof mediaGet>][] = [
     ['q=source list', (t, token) => mediaGet(t.app, token, { q: 'source' })],
-    ['q=source&url= metadata', (t, token) => mediaGet(t.app, token, { q: 'source', url: `${BASE_URL}/indieweb/media/AAAAAAAAAAAAAAAAAAAAAAAA.png` })],
-    ['action=delete', (t, token) => mediaPostForm(t.app, token, { action: 'delete', url: `${BASE_URL}/indieweb/media/AAAAAAAAAAAAAAAAAAAAAAAA.png` })],
+    [
+      'q=source&url= metadata',
+      (t, token) => mediaGet(t.app, token, { q: 'source', url: `${BASE_URL}/indieweb/media/AAAAAAAAAAAAAAAAAAAAAAAA.png` }),
+    ],
+    [
+      'action=delete',
+      (t, token) => mediaPostForm(t.app, token, { action: 'delete', url: `${BASE_URL}/indieweb/media/AAAAAAAAAAAAAAAAAAAAAAAA.png` }),
+    ],
   ];
 
   it.each(operations)('501 for %s after the token and scope checks', async (_label, send) => {

@@ -14,7 +14,19 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, eventually, INVALID_REQUEST, listen, type MediaApp, MEDIA, MICROPUB, randomPng, type S3Fixture, standaloneMediaApp, startS3 } from '../helpers/media.js';
+import {
+  BACKENDS,
+  eventually,
+  INVALID_REQUEST,
+  listen,
+  type MediaApp,
+  MEDIA,
+  MICROPUB,
+  randomPng,
+  type S3Fixture,
+  standaloneMediaApp,
+  startS3,
+} from '../helpers/media.js';
 
 const MiB = 1024 * 1024;
 const BOUNDARY = '----hostile-boundary-7d1f';
@@ -40,7 +52,8 @@ async function spoolDirs(): Promise<string[]> {
 }
 
 const fieldHead = (name: string) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`;
-const fileHead = (name = 'file', filename = 'a.png') => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`;
+const fileHead = (name = 'file', filename = 'a.png') =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`;
 const CLOSE = `\r\n--${BOUNDARY}--\r\n`;
 
 function head(pathname: string, length: number | null, token: string | null, extra = ''): string {
@@ -77,7 +90,11 @@ function exchange(port: number, chunks: readonly (string | Buffer)[]): Promise<O
 }
 
 /** Sends bytes, waits `delayMs` (or for `until`), then vanishes without reading an answer. */
-async function vanish(port: number, chunks: readonly (string | Buffer)[], until: () => Promise<boolean> | boolean = () => true): Promise<string> {
+async function vanish(
+  port: number,
+  chunks: readonly (string | Buffer)[],
+  until: () => Promise<boolean> | boolean = () => true,
+): Promise<string> {
   const socket = net.connect(port, '127.0.0.1');
   const received: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => received.push(chunk));
@@ -117,7 +134,9 @@ describe.each(BACKENDS)('hostile multipart bodies on the %s storage', (backend) 
 
   /** Nothing of any upload is left, and the process still answers. */
   async function expectNothingLeft(): Promise<void> {
-    expect(await eventually(async () => (await spoolDirs()).length === 0 && (await t.stored()).length === 0 && (await t.rows()) === 0, 5000)).toBe(true);
+    expect(
+      await eventually(async () => (await spoolDirs()).length === 0 && (await t.stored()).length === 0 && (await t.rows()) === 0, 5000),
+    ).toBe(true);
     expect(await healthy(port)).toBe(true);
   }
 
@@ -164,7 +183,11 @@ describe.each(BACKENDS)('hostile multipart bodies on the %s storage', (backend) 
 
       it(`400 invalid_request for a part without a name (fuzz finding 5), ${who}`, async () => {
         for (const disposition of ['form-data', 'form-data; filename="a.png"', 'attachment; name="file"; filename="a.png"']) {
-          const body = bodyOf([`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\nContent-Type: image/png\r\n\r\n`, png.subarray(0, 100), CLOSE]);
+          const body = bodyOf([
+            `--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\nContent-Type: image/png\r\n\r\n`,
+            png.subarray(0, 100),
+            CLOSE,
+          ]);
           const answer = await exchange(port, [head(pathname, body.length, withToken ? token : null), body]);
           // busboy skips a part that is not form-data: then no file (400) or, without a token, nothing to authorise (401)
           expect(answer.status).toBe(disposition.startsWith('attachment') && !withToken ? 401 : 400);
@@ -195,7 +218,11 @@ describe.each(BACKENDS)('hostile multipart bodies on the %s storage', (backend) 
 
     it('a client that vanishes mid-spool (file before any token): the spool dir is removed', async () => {
       const length = 20 * MiB;
-      await vanish(port, [head(pathname, length, null), fileHead(fileName), randomPng(2 * MiB)], async () => (await spoolDirs()).length > 0);
+      await vanish(
+        port,
+        [head(pathname, length, null), fileHead(fileName), randomPng(2 * MiB)],
+        async () => (await spoolDirs()).length > 0,
+      );
       await expectNothingLeft();
     });
 
@@ -219,7 +246,13 @@ describe.each(BACKENDS)('hostile multipart bodies on the %s storage', (backend) 
     });
 
     it('401 as soon as an unknown token arrives as a body field, without reading the rest', async () => {
-      const answer = await exchange(port, [head(pathname, 30 * MiB, null), fieldHead('access_token'), 'not-a-token\r\n', fileHead(fileName), png]);
+      const answer = await exchange(port, [
+        head(pathname, 30 * MiB, null),
+        fieldHead('access_token'),
+        'not-a-token\r\n',
+        fileHead(fileName),
+        png,
+      ]);
       expect(answer.status).toBe(401);
       await expectNothingLeft();
     });
@@ -267,8 +300,14 @@ describe('a client that vanishes during an S3 upload', () => {
       const size = 12 * MiB;
       const length = Buffer.byteLength(fileHead()) + size + CLOSE.length;
       // more than one 5 MiB part has gone out before the client goes
-      await vanish(port, [head(MEDIA, length, token), fileHead(), randomPng(7 * MiB)], () => new Promise((resolve) => setTimeout(() => resolve(true), 300)));
-      expect(await eventually(async () => (await t.stored()).length === 0 && (await t.rows()) === 0 && (await spoolDirs()).length === 0, 5000)).toBe(true);
+      await vanish(
+        port,
+        [head(MEDIA, length, token), fileHead(), randomPng(7 * MiB)],
+        () => new Promise((resolve) => setTimeout(() => resolve(true), 300)),
+      );
+      expect(
+        await eventually(async () => (await t.stored()).length === 0 && (await t.rows()) === 0 && (await spoolDirs()).length === 0, 5000),
+      ).toBe(true);
       expect(await healthy(port)).toBe(true);
     } finally {
       await t.close();

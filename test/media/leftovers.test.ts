@@ -63,7 +63,10 @@ describe('upload leftovers', () => {
 
   it('a media directory that does not exist yet is nothing to sweep', async () => {
     const f = fixture();
-    await expect(sweepUploadLeftovers({ mediaDir: path.join(f.media, 'missing'), tmpDir: f.tmp, now: new Date() })).resolves.toEqual({ partialFiles: 0, spoolDirs: 1 });
+    await expect(sweepUploadLeftovers({ mediaDir: path.join(f.media, 'missing'), tmpDir: f.tmp, now: new Date() })).resolves.toEqual({
+      partialFiles: 0,
+      spoolDirs: 1,
+    });
   });
 
   it('the server sweeps its media directory when it starts', async () => {

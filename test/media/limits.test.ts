@@ -40,7 +40,12 @@ afterAll(async () => {
 const MiB = 1024 * 1024;
 
 function photos(count: number, size = 2000): PartSpec[] {
-  return Array.from({ length: count }, (_, index) => ({ name: 'photo', filename: `p${index}.png`, type: 'image/png', content: randomPng(size) }));
+  return Array.from({ length: count }, (_, index) => ({
+    name: 'photo',
+    filename: `p${index}.png`,
+    type: 'image/png',
+    content: randomPng(size),
+  }));
 }
 
 /** Multipart create on the Micropub endpoint. */
@@ -49,7 +54,11 @@ function createWithPhotos(t: MediaApp, token: string, files: readonly PartSpec[]
 }
 
 async function entryCount(t: MediaApp): Promise<number> {
-  const response = await t.app.inject({ method: 'GET', url: `${MICROPUB}?q=source`, headers: { authorization: `Bearer ${await t.token('update')}` } });
+  const response = await t.app.inject({
+    method: 'GET',
+    url: `${MICROPUB}?q=source`,
+    headers: { authorization: `Bearer ${await t.token('update')}` },
+  });
   return (response.json() as { items: unknown[] }).items.length;
 }
 

@@ -44,7 +44,11 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
   });
 
   async function source(url: string): Promise<{ type: string[]; properties: Record<string, unknown[]> }> {
-    const response = await t.app.inject({ method: 'GET', url: `${MICROPUB}?q=source&url=${encodeURIComponent(url)}`, headers: { authorization: `Bearer ${reader}` } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `${MICROPUB}?q=source&url=${encodeURIComponent(url)}`,
+      headers: { authorization: `Bearer ${reader}` },
+    });
     expect(response.statusCode).toBe(200);
     return response.json();
   }
@@ -57,7 +61,11 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
   async function fetchStored(url: string): Promise<{ status: number; type: string | null; bytes: Buffer }> {
     if (backend === 'local') {
       const response = await t.app.inject({ method: 'GET', url: new URL(url).pathname });
-      return { status: response.statusCode, type: (response.headers['content-type'] as string | undefined) ?? null, bytes: response.rawPayload };
+      return {
+        status: response.statusCode,
+        type: (response.headers['content-type'] as string | undefined) ?? null,
+        bytes: response.rawPayload,
+      };
     }
     const response = await fetch(url);
     return { status: response.status, type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
@@ -65,7 +73,12 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
 
   it('201 with Location; the photo file is stored through the media pipeline and its absolute URL is the photo value', async () => {
     const content = randomPng(5000);
-    const response = await postMultipart(t.app, await t.token('create'), [{ name: 'h', value: 'entry' }, { name: 'content', value: 'hello' }, photo(content)], MICROPUB);
+    const response = await postMultipart(
+      t.app,
+      await t.token('create'),
+      [{ name: 'h', value: 'entry' }, { name: 'content', value: 'hello' }, photo(content)],
+      MICROPUB,
+    );
     expect(response.statusCode).toBe(201);
     const entry = await source(response.headers.location as string);
     expect(entry.properties.content).toEqual(['hello']);
@@ -85,7 +98,12 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
   });
 
   it('201 with stored URLs appended after an existing photo URL value (q=source shows [url, stored])', async () => {
-    const response = await postMultipart(t.app, await t.token('create'), [{ name: 'h', value: 'entry' }, { name: 'photo', value: 'https://example.com/a.jpg' }, photo()], MICROPUB);
+    const response = await postMultipart(
+      t.app,
+      await t.token('create'),
+      [{ name: 'h', value: 'entry' }, { name: 'photo', value: 'https://example.com/a.jpg' }, photo()],
+      MICROPUB,
+    );
     expect(response.statusCode).toBe(201);
     const photos = (await source(response.headers.location as string)).properties.photo as string[];
     expect(photos).toHaveLength(2);
@@ -97,7 +115,13 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
     const response = await postMultipart(
       t.app,
       await t.token('create'),
-      [photo(randomPng(), 'one.png'), { name: 'h', value: 'entry' }, { name: 'photo[]', value: 'https://example.com/a.jpg' }, photo(FILES.jpeg, 'two.jpg', 'image/jpeg'), { name: 'photo[]', value: 'https://example.com/b.jpg' }],
+      [
+        photo(randomPng(), 'one.png'),
+        { name: 'h', value: 'entry' },
+        { name: 'photo[]', value: 'https://example.com/a.jpg' },
+        photo(FILES.jpeg, 'two.jpg', 'image/jpeg'),
+        { name: 'photo[]', value: 'https://example.com/b.jpg' },
+      ],
       MICROPUB,
     );
     expect(response.statusCode).toBe(201);
@@ -138,7 +162,12 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
     const rows = await t.rows();
     const stored = await t.stored();
     const before = await entries();
-    const response = await postMultipart(t.app, await t.token('create'), [{ name: 'h', value: 'entry' }, photo(randomPng(), 'good.png'), photo(content, filename, type)], MICROPUB);
+    const response = await postMultipart(
+      t.app,
+      await t.token('create'),
+      [{ name: 'h', value: 'entry' }, photo(randomPng(), 'good.png'), photo(content, filename, type)],
+      MICROPUB,
+    );
     expect(response.statusCode).toBe(415);
     expect(response.json()).toEqual(INVALID_REQUEST);
     expect(await entries()).toBe(before);
@@ -156,7 +185,12 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
     const rows = await t.rows();
     const stored = await t.stored();
     const before = await entries();
-    const response = await postMultipart(t.app, await t.token('create'), [{ name: 'h', value: 'entry' }, photo(randomPng(), 'a.png'), photo(randomPng(), 'b.png'), ...extra], MICROPUB);
+    const response = await postMultipart(
+      t.app,
+      await t.token('create'),
+      [{ name: 'h', value: 'entry' }, photo(randomPng(), 'a.png'), photo(randomPng(), 'b.png'), ...extra],
+      MICROPUB,
+    );
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(INVALID_REQUEST);
     expect(await entries()).toBe(before);
@@ -167,7 +201,12 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
   it('400 invalid_request for a Micropub action that carries a file, and nothing is stored', async () => {
     const rows = await t.rows();
     const stored = await t.stored();
-    const response = await postMultipart(t.app, await t.token('create delete'), [{ name: 'action', value: 'delete' }, { name: 'url', value: 'http://indiestack.test/indieweb/entries/x' }, photo()], MICROPUB);
+    const response = await postMultipart(
+      t.app,
+      await t.token('create delete'),
+      [{ name: 'action', value: 'delete' }, { name: 'url', value: 'http://indiestack.test/indieweb/entries/x' }, photo()],
+      MICROPUB,
+    );
     expect(response.statusCode).toBe(400);
     expect(await t.rows()).toBe(rows);
     expect(await t.stored()).toEqual(stored);
@@ -176,35 +215,90 @@ describe.each(BACKENDS)('POST /indieweb/micropub/ multipart create (%s storage)'
   it('400 invalid_request for an action whose file part comes before the action field, and nothing is stored', async () => {
     const rows = await t.rows();
     const stored = await t.stored();
-    const response = await postMultipart(t.app, await t.token('create delete'), [photo(), { name: 'action', value: 'delete' }, { name: 'url', value: 'http://indiestack.test/indieweb/entries/x' }], MICROPUB);
+    const response = await postMultipart(
+      t.app,
+      await t.token('create delete'),
+      [photo(), { name: 'action', value: 'delete' }, { name: 'url', value: 'http://indiestack.test/indieweb/entries/x' }],
+      MICROPUB,
+    );
     expect(response.statusCode).toBe(400);
     expect(await t.rows()).toBe(rows);
     expect(await t.stored()).toEqual(stored);
   });
 
   it('multipart without files carries actions like a form: 204 delete, 204 undelete, each with its own scope', async () => {
-    const created = await postMultipart(t.app, await t.token('create'), [{ name: 'h', value: 'entry' }, { name: 'content', value: 'to be deleted' }], MICROPUB);
+    const created = await postMultipart(
+      t.app,
+      await t.token('create'),
+      [
+        { name: 'h', value: 'entry' },
+        { name: 'content', value: 'to be deleted' },
+      ],
+      MICROPUB,
+    );
     expect(created.statusCode).toBe(201);
     const url = created.headers.location as string;
-    const action = (name: string, token: string) => postMultipart(t.app, token, [{ name: 'action', value: name }, { name: 'url', value: url }], MICROPUB);
+    const action = (name: string, token: string) =>
+      postMultipart(
+        t.app,
+        token,
+        [
+          { name: 'action', value: name },
+          { name: 'url', value: url },
+        ],
+        MICROPUB,
+      );
 
     const noScope = await action('delete', await t.token('create undelete'));
     expect(noScope.statusCode).toBe(403);
     expect(noScope.body).toBe('authorization error');
     expect((await action('delete', await t.token('delete'))).statusCode).toBe(204);
-    expect((await t.app.inject({ method: 'GET', url: `${MICROPUB}?q=source&url=${encodeURIComponent(url)}`, headers: { authorization: `Bearer ${reader}` } })).statusCode).toBe(400);
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `${MICROPUB}?q=source&url=${encodeURIComponent(url)}`,
+          headers: { authorization: `Bearer ${reader}` },
+        })
+      ).statusCode,
+    ).toBe(400);
     expect((await action('undelete', await t.token('undelete'))).statusCode).toBe(204);
     expect((await source(url)).properties.content).toEqual(['to be deleted']);
   });
 
   it('400 invalid_request for an update sent as multipart (update is JSON only); 400 for an unknown action; 401 without a token', async () => {
     const url = 'http://indiestack.test/indieweb/entries/x';
-    const update = await postMultipart(t.app, await t.token('update'), [{ name: 'action', value: 'update' }, { name: 'url', value: url }, { name: 'replace[content]', value: 'x' }], MICROPUB);
+    const update = await postMultipart(
+      t.app,
+      await t.token('update'),
+      [
+        { name: 'action', value: 'update' },
+        { name: 'url', value: url },
+        { name: 'replace[content]', value: 'x' },
+      ],
+      MICROPUB,
+    );
     expect(update.statusCode).toBe(400);
     expect(update.json()).toEqual(INVALID_REQUEST);
-    const unknown = await postMultipart(t.app, await t.token('delete'), [{ name: 'action', value: 'explode' }, { name: 'url', value: url }], MICROPUB);
+    const unknown = await postMultipart(
+      t.app,
+      await t.token('delete'),
+      [
+        { name: 'action', value: 'explode' },
+        { name: 'url', value: url },
+      ],
+      MICROPUB,
+    );
     expect(unknown.statusCode).toBe(400);
-    const anonymous = await postMultipart(t.app, null, [{ name: 'action', value: 'delete' }, { name: 'url', value: url }], MICROPUB);
+    const anonymous = await postMultipart(
+      t.app,
+      null,
+      [
+        { name: 'action', value: 'delete' },
+        { name: 'url', value: url },
+      ],
+      MICROPUB,
+    );
     expect(anonymous.statusCode).toBe(401);
   });
 });

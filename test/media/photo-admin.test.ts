@@ -24,7 +24,12 @@ describe('the admin Media page and photos', () => {
       { name: '_csrf', value: csrf },
       { name: 'file', filename: 'phone.jpg', type: 'image/jpeg', content: await phonePhoto() },
     ]);
-    const response = await t.app.inject({ method: 'POST', url: `${ADMIN}/media/upload`, headers: { cookie: jar.header(), 'content-type': contentType }, payload: body });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `${ADMIN}/media/upload`,
+      headers: { cookie: jar.header(), 'content-type': contentType },
+      payload: body,
+    });
     jar.storeFrom(response);
     expect(response.statusCode).toBe(303);
     const [file] = await t.app.indieweb.media.repository.listByUser((await t.app.indieweb.users!.findByName('alice'))!.id);
@@ -33,7 +38,9 @@ describe('the admin Media page and photos', () => {
     expect((await sharp(served.rawPayload).metadata()).exif).toBeUndefined();
 
     const page = await getAdmin(t, jar, '/media/');
-    expect(page.body).toContain(`<img src="${file!.url}" srcset="${file!.url}?w=320 320w, ${file!.url}?w=640 640w" sizes="12rem" alt="" loading="lazy">`);
+    expect(page.body).toContain(
+      `<img src="${file!.url}" srcset="${file!.url}?w=320 320w, ${file!.url}?w=640 640w" sizes="12rem" alt="" loading="lazy">`,
+    );
     const copy = await t.app.inject({ method: 'GET', url: `${new URL(file!.url).pathname}?w=320`, headers: { accept: 'image/webp' } });
     expect(copy.statusCode).toBe(200);
     expect(copy.headers['content-type']).toBe('image/webp');

@@ -14,7 +14,9 @@ import { phonePhoto, SECRET_SERIAL } from '../helpers/photos.js';
 
 /** A noisy 2400×1600 JPEG of several MB: what a phone takes. */
 async function bigNoisyPhoto(): Promise<Buffer> {
-  return sharp({ create: { width: 2400, height: 1600, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 128, sigma: 60 } } })
+  return sharp({
+    create: { width: 2400, height: 1600, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+  })
     .withExif({ IFD2: { BodySerialNumber: SECRET_SERIAL } })
     .jpeg({ quality: 95 })
     .toBuffer();
@@ -47,7 +49,9 @@ describe('fitWithin', () => {
   });
 
   it('refuses what is not an image, and limits that are not positive', async () => {
-    await expect(fitWithin(Buffer.from('not an image at all'), { maxBytes: 1000, maxPixels: 1000 })).rejects.toThrow(/could not be decoded/);
+    await expect(fitWithin(Buffer.from('not an image at all'), { maxBytes: 1000, maxPixels: 1000 })).rejects.toThrow(
+      /could not be decoded/,
+    );
     await expect(fitWithin(await phonePhoto(), { maxBytes: 0, maxPixels: 1000 })).rejects.toThrow(RangeError);
   });
 });

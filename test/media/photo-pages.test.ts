@@ -16,7 +16,12 @@ if (!HAS_CHROMIUM) console.warn(`browser checks skipped: no Chromium at ${CHROMI
 
 async function uploadPhoto(t: EntriesTestApp, content: Buffer): Promise<string> {
   const { body, contentType } = multipart([filePart(content, 'photo.jpg', 'image/jpeg')]);
-  const response = await t.app.inject({ method: 'POST', url: '/indieweb/media/', headers: { authorization: `Bearer ${await t.token()}`, 'content-type': contentType }, payload: body });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/indieweb/media/',
+    headers: { authorization: `Bearer ${await t.token()}`, 'content-type': contentType },
+    payload: body,
+  });
   if (response.statusCode !== 201) throw new Error(`upload answered ${response.statusCode}: ${response.body}`);
   return response.headers.location as string;
 }
@@ -32,9 +37,17 @@ describe('photos on entry pages', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     t = await entriesApp({ env: { INDIEWEB_BASE_URL: base } });
-    small = await uploadPhoto(t, await sharp({ create: { width: 200, height: 150, channels: 3, background: '#2a7' } }).jpeg().toBuffer());
+    small = await uploadPhoto(
+      t,
+      await sharp({ create: { width: 200, height: 150, channels: 3, background: '#2a7' } })
+        .jpeg()
+        .toBuffer(),
+    );
     large = await uploadPhoto(t, await phonePhoto(1500, 2000));
-    entryUrl = await t.create({ name: ['Two photos'], photo: [{ value: small, alt: 'A small green square' }, large, 'https://elsewhere.example/x.jpg'] });
+    entryUrl = await t.create({
+      name: ['Two photos'],
+      photo: [{ value: small, alt: 'A small green square' }, large, 'https://elsewhere.example/x.jpg'],
+    });
     await t.app.listen({ host: '127.0.0.1', port });
   });
   afterAll(async () => t?.close());
@@ -54,7 +67,9 @@ describe('photos on entry pages', () => {
     // another site's photo has no copies of ours
     expect(images[2]).not.toContain('srcset');
     const entry = parsePage(response.body).items.find((item: Mf2Item) => item.type.includes('h-entry'))!;
-    const photos = (entry.properties.photo ?? []).map((value) => (typeof value === 'object' && value !== null && 'value' in value ? (value as { value: string }).value : value));
+    const photos = (entry.properties.photo ?? []).map((value) =>
+      typeof value === 'object' && value !== null && 'value' in value ? (value as { value: string }).value : value,
+    );
     expect(photos).toEqual([small, large, 'https://elsewhere.example/x.jpg']);
   });
 
@@ -75,8 +90,15 @@ describe('photos on entry pages', () => {
       for (const index of [0, 1]) {
         const photo = photos.nth(index);
         await photo.scrollIntoViewIfNeeded();
-        await expect.poll(() => photo.evaluate((image: { complete: boolean; naturalWidth: number }) => image.complete && image.naturalWidth > 0)).toBe(true);
-        shown.push(await photo.evaluate((image: { currentSrc: string; getBoundingClientRect(): { width: number } }) => ({ current: image.currentSrc, rendered: image.getBoundingClientRect().width })));
+        await expect
+          .poll(() => photo.evaluate((image: { complete: boolean; naturalWidth: number }) => image.complete && image.naturalWidth > 0))
+          .toBe(true);
+        shown.push(
+          await photo.evaluate((image: { currentSrc: string; getBoundingClientRect(): { width: number } }) => ({
+            current: image.currentSrc,
+            rendered: image.getBoundingClientRect().width,
+          })),
+        );
       }
       expect(shown[0]!.current).toMatch(/\?w=\d+$/);
       // the small photo has 200 pixels: never stretched beyond them

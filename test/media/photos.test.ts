@@ -74,7 +74,9 @@ describe.each(BACKENDS)('uploaded photos lose their metadata (%s storage)', (bac
   });
 
   it('a PNG loses its text chunks and keeps its pixels', async () => {
-    const plain = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } }).png().toBuffer();
+    const plain = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } })
+      .png()
+      .toBuffer();
     const sent = withTextChunk(plain, 'Comment', 'home: 51.5 N, 0.12 W');
     expect((await sharp(sent).metadata()).comments).toHaveLength(1);
     const response = await upload(t.app, token, sent, 'map.png', 'image/png');
@@ -87,7 +89,9 @@ describe.each(BACKENDS)('uploaded photos lose their metadata (%s storage)', (bac
   });
 
   it('a photo without metadata is stored byte for byte', async () => {
-    const sent = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#345' } }).jpeg().toBuffer();
+    const sent = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#345' } })
+      .jpeg()
+      .toBuffer();
     const response = await upload(t.app, token, sent, 'plain.jpg', 'image/jpeg');
     expect(response.statusCode).toBe(201);
     expect(Buffer.compare(await fetchStored(t, response.headers.location as string), sent)).toBe(0);
@@ -147,7 +151,11 @@ describe('sized copies: GET {media URL}?w=N', () => {
 
   it('answers 304 to If-None-Match with its ETag', async () => {
     const first = await t.app.inject({ method: 'GET', url: `${photoPath}?w=320`, headers: { accept: 'image/webp' } });
-    const again = await t.app.inject({ method: 'GET', url: `${photoPath}?w=320`, headers: { accept: 'image/webp', 'if-none-match': first.headers.etag as string } });
+    const again = await t.app.inject({
+      method: 'GET',
+      url: `${photoPath}?w=320`,
+      headers: { accept: 'image/webp', 'if-none-match': first.headers.etag as string },
+    });
     expect(again.statusCode).toBe(304);
     const other = await t.app.inject({ method: 'GET', url: `${photoPath}?w=320`, headers: { accept: 'image/jpeg' } });
     expect(other.headers.etag).not.toBe(first.headers.etag);
@@ -179,7 +187,9 @@ describe('sized copies: GET {media URL}?w=N', () => {
     const response = await upload(t.app, token, await phonePhoto(900, 700), 'c.jpg', 'image/jpeg');
     const location = response.headers.location as string;
     const url = `${new URL(location).pathname}?w=1280`;
-    const answers = await Promise.all(Array.from({ length: 6 }, () => t.app.inject({ method: 'GET', url, headers: { accept: 'image/webp' } })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => t.app.inject({ method: 'GET', url, headers: { accept: 'image/webp' } })),
+    );
     for (const answer of answers) expect(answer.statusCode).toBe(200);
     expect(new Set(answers.map((answer) => answer.rawPayload.toString('base64'))).size).toBe(1);
     const name = path.basename(keyOf(location));
@@ -221,13 +231,36 @@ describe('hostile images', () => {
     const whole = await phonePhoto();
     const response = await upload(t.app, token, whole.subarray(0, Math.floor(whole.length / 2)), 'cut.jpg', 'image/jpeg');
     expect([201, 415]).toContain(response.statusCode);
-    if (response.statusCode === 201) expect((await fetchStored(t, response.headers.location as string)).includes(SECRET_SERIAL)).toBe(false);
+    if (response.statusCode === 201)
+      expect((await fetchStored(t, response.headers.location as string)).includes(SECRET_SERIAL)).toBe(false);
     else expect(response.json().error_description).toMatch(/could not be decoded/);
   });
 
   it.each([
-    ['a CMYK JPEG', () => phonePhoto().then((photo) => sharp(photo).toColourspace('cmyk').withExif({ IFD2: { BodySerialNumber: SECRET_SERIAL } }).jpeg().toBuffer()), 'image/jpeg', 'x.jpg'],
-    ['a 16-bit PNG', () => sharp({ create: { width: 50, height: 40, channels: 3, background: '#8a4' } }).toColourspace('rgb16').withExif({ IFD2: { BodySerialNumber: SECRET_SERIAL } }).png().toBuffer(), 'image/png', 'x.png'],
+    [
+      'a CMYK JPEG',
+      () =>
+        phonePhoto().then((photo) =>
+          sharp(photo)
+            .toColourspace('cmyk')
+            .withExif({ IFD2: { BodySerialNumber: SECRET_SERIAL } })
+            .jpeg()
+            .toBuffer(),
+        ),
+      'image/jpeg',
+      'x.jpg',
+    ],
+    [
+      'a 16-bit PNG',
+      () =>
+        sharp({ create: { width: 50, height: 40, channels: 3, background: '#8a4' } })
+          .toColourspace('rgb16')
+          .withExif({ IFD2: { BodySerialNumber: SECRET_SERIAL } })
+          .png()
+          .toBuffer(),
+      'image/png',
+      'x.png',
+    ],
   ])('%s is stored without metadata and has sizes', async (_label, make, type, name) => {
     const response = await upload(t.app, token, await make(), name, type);
     expect(response.statusCode).toBe(201);

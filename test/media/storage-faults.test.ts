@@ -15,7 +15,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaStorage } from '../../src/contracts/media-storage.js';
 import { type FaultyPeer, startFaultyPeer } from '../helpers/faults.js';
-import { type MediaApp, mediaGet, MICROPUB, mountedMediaApp, postMultipart, randomPng, type S3Fixture, startS3, upload } from '../helpers/media.js';
+import {
+  type MediaApp,
+  mediaGet,
+  MICROPUB,
+  mountedMediaApp,
+  postMultipart,
+  randomPng,
+  type S3Fixture,
+  startS3,
+  upload,
+} from '../helpers/media.js';
 
 const KiB = 1024;
 
@@ -33,7 +43,16 @@ function recording(rejected: unknown[]): (inner: MediaStorage) => MediaStorage {
 
 /** A Micropub multipart create with one photo part. */
 function createWithPhoto(t: MediaApp, token: string, photo: Buffer) {
-  return postMultipart(t.app, token, [{ name: 'h', value: 'entry' }, { name: 'content', value: 'a photo' }, { name: 'photo', filename: 'a.png', type: 'image/png', content: photo }], MICROPUB);
+  return postMultipart(
+    t.app,
+    token,
+    [
+      { name: 'h', value: 'entry' },
+      { name: 'content', value: 'a photo' },
+      { name: 'photo', filename: 'a.png', type: 'image/png', content: photo },
+    ],
+    MICROPUB,
+  );
 }
 
 /** Entries the in-memory handler holds (q=source list). */
@@ -80,7 +99,10 @@ describe('POST /indieweb/media/ and Micropub create while the S3 endpoint fails 
     s3 = await startS3();
     // the app's endpoint is this port: nothing listens at first, later it is silent, swallows answers, then forwards to s3rver
     peer = await startFaultyPeer('refuse', { forwardTo: Number(new URL(s3.endpoint).port) });
-    t = await mountedMediaApp('s3', s3, { env: { INDIEWEB_S3_ENDPOINT: peer.origin, INDIEWEB_S3_TIMEOUT: '1' }, storage: recording(rejected) });
+    t = await mountedMediaApp('s3', s3, {
+      env: { INDIEWEB_S3_ENDPOINT: peer.origin, INDIEWEB_S3_TIMEOUT: '1' },
+      storage: recording(rejected),
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -217,36 +239,39 @@ describe('POST /indieweb/media/ on a full disk (local storage on a 256 KiB tmpfs
     if (fullDisk !== null) await rm(path.join(fullDisk, 'media'), { recursive: true, force: true });
   });
 
-  it.skipIf(fullDisk === null)(`500 with an empty body when the disk fills part-way; no file, no .partial file, no row, the space is free again and a smaller upload works${skipReason}`, async () => {
-    const dir = path.join(fullDisk!, 'media');
-    const token = await t.token('media create update');
-    const first = await upload(t.app, token, randomPng(16 * KiB));
-    expect(first.statusCode).toBe(201);
-    const stored = await filesBelow(dir);
-    expect(stored).toHaveLength(1);
-    const free = statfsSync(dir).bfree;
+  it.skipIf(fullDisk === null)(
+    `500 with an empty body when the disk fills part-way; no file, no .partial file, no row, the space is free again and a smaller upload works${skipReason}`,
+    async () => {
+      const dir = path.join(fullDisk!, 'media');
+      const token = await t.token('media create update');
+      const first = await upload(t.app, token, randomPng(16 * KiB));
+      expect(first.statusCode).toBe(201);
+      const stored = await filesBelow(dir);
+      expect(stored).toHaveLength(1);
+      const free = statfsSync(dir).bfree;
 
-    const full = await upload(t.app, token, randomPng(512 * KiB));
-    expect(full.statusCode).toBe(500);
-    expect(full.body).toBe('');
-    expect(rejected.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(['ENOSPC']);
-    expect(await filesBelow(dir)).toEqual(stored);
-    expect(await t.rows()).toBe(1);
-    // the partial file is closed as well as removed: its blocks are back
-    expect(statfsSync(dir).bfree).toBe(free);
+      const full = await upload(t.app, token, randomPng(512 * KiB));
+      expect(full.statusCode).toBe(500);
+      expect(full.body).toBe('');
+      expect(rejected.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(['ENOSPC']);
+      expect(await filesBelow(dir)).toEqual(stored);
+      expect(await t.rows()).toBe(1);
+      // the partial file is closed as well as removed: its blocks are back
+      expect(statfsSync(dir).bfree).toBe(free);
 
-    const photo = await createWithPhoto(t, token, randomPng(512 * KiB));
-    expect(photo.statusCode).toBe(500);
-    expect(photo.body).toBe('');
-    expect(await entries(t, token)).toEqual([]);
-    expect(await filesBelow(dir)).toEqual(stored);
-    expect(await t.rows()).toBe(1);
+      const photo = await createWithPhoto(t, token, randomPng(512 * KiB));
+      expect(photo.statusCode).toBe(500);
+      expect(photo.body).toBe('');
+      expect(await entries(t, token)).toEqual([]);
+      expect(await filesBelow(dir)).toEqual(stored);
+      expect(await t.rows()).toBe(1);
 
-    const smaller = await upload(t.app, token, randomPng(64 * KiB));
-    expect(smaller.statusCode).toBe(201);
-    expect(await filesBelow(dir)).toHaveLength(2);
-    expect(await t.rows()).toBe(2);
-  });
+      const smaller = await upload(t.app, token, randomPng(64 * KiB));
+      expect(smaller.statusCode).toBe(201);
+      expect(await filesBelow(dir)).toHaveLength(2);
+      expect(await t.rows()).toBe(2);
+    },
+  );
 });
 
 describe('POST /indieweb/media/ with the file spooled before the token is known, on a full temporary directory', () => {
@@ -260,32 +285,38 @@ describe('POST /indieweb/media/ with the file spooled before the token is known,
     await t?.close();
   });
 
-  it.skipIf(fullDisk === null)(`500 with an empty body when the spool fills the disk; no spool directory, no file, no row, and the next upload works${skipReason}`, async () => {
-    const spoolRoot = path.join(fullDisk!, 'tmp');
-    await mkdir(spoolRoot);
-    const token = await t.token('media');
-    // the token comes as a field after the file, so the file is spooled to os.tmpdir() first
-    const parts = (size: number) => [{ name: 'file', filename: 'a.png', type: 'image/png', content: randomPng(size) }, { name: 'access_token', value: token }];
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = spoolRoot;
-    try {
-      expect(os.tmpdir()).toBe(spoolRoot);
-      const full = await postMultipart(t.app, null, parts(512 * KiB));
-      expect(full.statusCode).toBe(500);
-      expect(full.body).toBe('');
-      expect(await readdir(spoolRoot)).toEqual([]);
-      await expectNothingStored(t);
+  it.skipIf(fullDisk === null)(
+    `500 with an empty body when the spool fills the disk; no spool directory, no file, no row, and the next upload works${skipReason}`,
+    async () => {
+      const spoolRoot = path.join(fullDisk!, 'tmp');
+      await mkdir(spoolRoot);
+      const token = await t.token('media');
+      // the token comes as a field after the file, so the file is spooled to os.tmpdir() first
+      const parts = (size: number) => [
+        { name: 'file', filename: 'a.png', type: 'image/png', content: randomPng(size) },
+        { name: 'access_token', value: token },
+      ];
+      const saved = process.env.TMPDIR;
+      process.env.TMPDIR = spoolRoot;
+      try {
+        expect(os.tmpdir()).toBe(spoolRoot);
+        const full = await postMultipart(t.app, null, parts(512 * KiB));
+        expect(full.statusCode).toBe(500);
+        expect(full.body).toBe('');
+        expect(await readdir(spoolRoot)).toEqual([]);
+        await expectNothingStored(t);
 
-      const smaller = await postMultipart(t.app, null, parts(64 * KiB));
-      expect(smaller.statusCode).toBe(201);
-      expect(await readdir(spoolRoot)).toEqual([]);
-      expect(await t.rows()).toBe(1);
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-      await rm(spoolRoot, { recursive: true, force: true });
-    }
-  });
+        const smaller = await postMultipart(t.app, null, parts(64 * KiB));
+        expect(smaller.statusCode).toBe(201);
+        expect(await readdir(spoolRoot)).toEqual([]);
+        expect(await t.rows()).toBe(1);
+      } finally {
+        if (saved === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = saved;
+        await rm(spoolRoot, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('POST /indieweb/media/ when the media directory cannot be made (a regular file in its place)', () => {
@@ -338,14 +369,17 @@ describe('POST /indieweb/media/ when the media directory is on a read-only files
     await t?.close();
   });
 
-  it.skipIf(readOnlyDisk === null)(`500 with an empty body, nothing written, no row, and the server keeps answering${skipReason}`, async () => {
-    const token = await t.token('media create update');
-    const response = await upload(t.app, token, randomPng(16 * KiB));
-    expectEmpty500(response);
-    // Node's recursive mkdir reports a read-only parent as ENOENT, not EROFS
-    expect(rejected).toEqual([expect.objectContaining({ syscall: 'mkdir' })]);
-    expect(await readdir(readOnlyDisk!)).toEqual([]);
-    expect(await t.rows()).toBe(0);
-    expect((await mediaGet(t.app, token, { q: 'source' })).statusCode).toBe(200);
-  });
+  it.skipIf(readOnlyDisk === null)(
+    `500 with an empty body, nothing written, no row, and the server keeps answering${skipReason}`,
+    async () => {
+      const token = await t.token('media create update');
+      const response = await upload(t.app, token, randomPng(16 * KiB));
+      expectEmpty500(response);
+      // Node's recursive mkdir reports a read-only parent as ENOENT, not EROFS
+      expect(rejected).toEqual([expect.objectContaining({ syscall: 'mkdir' })]);
+      expect(await readdir(readOnlyDisk!)).toEqual([]);
+      expect(await t.rows()).toBe(0);
+      expect((await mediaGet(t.app, token, { q: 'source' })).statusCode).toBe(200);
+    },
+  );
 });

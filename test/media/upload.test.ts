@@ -112,17 +112,20 @@ describe.each(BACKENDS)('POST /indieweb/media/ upload (%s storage)', (backend) =
     ['a WebP', FILES.webp, 'pic.webp', 'image/webp', 'image/webp', 'webp'],
     ['an MP3 (ID3 header)', FILES.mp3, 'song.mp3', 'audio/mpeg', 'audio/mpeg', 'mp3'],
     ['an MP4 (ftyp isom)', FILES.mp4, 'clip.mp4', 'video/mp4', 'video/mp4', 'mp4'],
-  ])('201 for %s under the default allow-list, stored with its sniffed type', async (_label, content, filename, declared, stored, suffix) => {
-    const response = await upload(t.app, token, content, filename, declared);
-    expect(response.statusCode).toBe(201);
-    const location = response.headers.location as string;
-    expect(keyOf(location)).toMatch(new RegExp(`\\.${suffix}$`));
-    const contentType =
-      backend === 'local'
-        ? (await t.app.inject({ method: 'GET', url: new URL(location).pathname })).headers['content-type']
-        : (await fetch(location)).headers.get('content-type');
-    expect(contentType).toBe(stored);
-  });
+  ])(
+    '201 for %s under the default allow-list, stored with its sniffed type',
+    async (_label, content, filename, declared, stored, suffix) => {
+      const response = await upload(t.app, token, content, filename, declared);
+      expect(response.statusCode).toBe(201);
+      const location = response.headers.location as string;
+      expect(keyOf(location)).toMatch(new RegExp(`\\.${suffix}$`));
+      const contentType =
+        backend === 'local'
+          ? (await t.app.inject({ method: 'GET', url: new URL(location).pathname })).headers['content-type']
+          : (await fetch(location)).headers.get('content-type');
+      expect(contentType).toBe(stored);
+    },
+  );
 
   it('201 with the token in a multipart field access_token placed before the file part', async () => {
     const before = (await t.stored()).length;
@@ -143,13 +146,23 @@ describe.each(BACKENDS)('POST /indieweb/media/ upload (%s storage)', (backend) =
   });
 
   it('400 invalid_request for a JSON body', async () => {
-    const response = await t.app.inject({ method: 'POST', url: MEDIA, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: '{"file":"x"}' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: MEDIA,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: '{"file":"x"}',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(INVALID_REQUEST);
   });
 
   it('400 invalid_request for a multipart content type without a boundary', async () => {
-    const response = await t.app.inject({ method: 'POST', url: MEDIA, headers: { authorization: `Bearer ${token}`, 'content-type': 'multipart/form-data' }, payload: 'x' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: MEDIA,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'multipart/form-data' },
+      payload: 'x',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(INVALID_REQUEST);
   });
@@ -158,7 +171,12 @@ describe.each(BACKENDS)('POST /indieweb/media/ upload (%s storage)', (backend) =
     ['image/png', FILES.png],
     ['text/plain', Buffer.from('hello')],
   ])('400 invalid_request for a raw %s body (not multipart)', async (type, payload) => {
-    const response = await t.app.inject({ method: 'POST', url: MEDIA, headers: { authorization: `Bearer ${token}`, 'content-type': type }, payload });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: MEDIA,
+      headers: { authorization: `Bearer ${token}`, 'content-type': type },
+      payload,
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(INVALID_REQUEST);
   });
@@ -198,7 +216,10 @@ describe.each(BACKENDS)('POST /indieweb/media/ upload (%s storage)', (backend) =
   it('400 invalid_request for a file part with another name after a good file part, and nothing is left stored', async () => {
     const rows = await t.rows();
     const stored = await t.stored();
-    const response = await postMultipart(t.app, token, [filePart(randomPng()), { name: 'photo', filename: 'a.png', type: 'image/png', content: randomPng() }]);
+    const response = await postMultipart(t.app, token, [
+      filePart(randomPng()),
+      { name: 'photo', filename: 'a.png', type: 'image/png', content: randomPng() },
+    ]);
     expect(response.statusCode).toBe(400);
     expect(await t.rows()).toBe(rows);
     expect(await t.stored()).toEqual(stored);
@@ -233,7 +254,9 @@ describe.each(BACKENDS)('POST /indieweb/media/ upload (%s storage)', (backend) =
     expect(await t.rows()).toBe(rows + 1);
     const location = response.headers.location as string;
     const bytes =
-      backend === 'local' ? (await t.app.inject({ method: 'GET', url: new URL(location).pathname })).rawPayload : Buffer.from(await (await fetch(location)).arrayBuffer());
+      backend === 'local'
+        ? (await t.app.inject({ method: 'GET', url: new URL(location).pathname })).rawPayload
+        : Buffer.from(await (await fetch(location)).arrayBuffer());
     expect(Buffer.compare(bytes, content)).toBe(0);
   });
 
@@ -259,22 +282,27 @@ describe.each(BACKENDS)('POST /indieweb/media/ upload (%s storage)', (backend) =
 
   it('415 invalid_request for HTML renamed .png even when the token comes after it: the checks run once the caller is known', async () => {
     const rows = await t.rows();
-    const response = await postMultipart(t.app, null, [filePart(FILES.html, 'page.png', 'image/png'), { name: 'access_token', value: token }]);
+    const response = await postMultipart(t.app, null, [
+      filePart(FILES.html, 'page.png', 'image/png'),
+      { name: 'access_token', value: token },
+    ]);
     expect(response.statusCode).toBe(415);
     expect(response.json()).toEqual(INVALID_REQUEST);
     expect(await t.rows()).toBe(rows);
   });
 
-
-  it.each(['create', 'create update delete undelete', 'mediaXYZ', ''])('403 authorization error for a token with scope %j (no media), and nothing is stored', async (scope) => {
-    const rows = await t.rows();
-    const stored = await t.stored();
-    const response = await upload(t.app, await t.token(scope), randomPng());
-    expect(response.statusCode).toBe(403);
-    expect(response.body).toBe('authorization error');
-    expect(await t.rows()).toBe(rows);
-    expect(await t.stored()).toEqual(stored);
-  });
+  it.each(['create', 'create update delete undelete', 'mediaXYZ', ''])(
+    '403 authorization error for a token with scope %j (no media), and nothing is stored',
+    async (scope) => {
+      const rows = await t.rows();
+      const stored = await t.stored();
+      const response = await upload(t.app, await t.token(scope), randomPng());
+      expect(response.statusCode).toBe(403);
+      expect(response.body).toBe('authorization error');
+      expect(await t.rows()).toBe(rows);
+      expect(await t.stored()).toEqual(stored);
+    },
+  );
 });
 
 describe.each(BACKENDS)('POST /indieweb/media/ content sniffing (%s storage)', (backend) => {
@@ -431,7 +459,11 @@ describe('/indieweb/media/ with an INDIEWEB_MICROPUB_URL_POLICY that cannot run'
     try {
       const token = await t.token('media');
       const url = (await upload(t.app, token, randomPng())).headers.location as string;
-      const metadata = await t.app.inject({ method: 'GET', url: `${MEDIA}?q=source&url=${encodeURIComponent(url)}`, headers: { authorization: `Bearer ${token}` } });
+      const metadata = await t.app.inject({
+        method: 'GET',
+        url: `${MEDIA}?q=source&url=${encodeURIComponent(url)}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(metadata.statusCode).toBe(500);
       expect(metadata.body).toBe('');
       const deletion = await mediaPostForm(t.app, token, { action: 'delete', url });

@@ -15,7 +15,10 @@ describe('the database handler with its PostgreSQL unreachable', () => {
   let gone: DatabaseHandle;
   beforeAll(async () => {
     // nothing listens on this port: every query is refused
-    gone = createDatabase({ kind: 'postgres', url: `postgres://nobody:secret@127.0.0.1:${await freePort()}/entries` }, { timeoutSeconds: 2 });
+    gone = createDatabase(
+      { kind: 'postgres', url: `postgres://nobody:secret@127.0.0.1:${await freePort()}/entries` },
+      { timeoutSeconds: 2 },
+    );
     t = await mountedApp({ handler: createDatabaseHandler({ baseUrl: BASE_URL, entries: createEntriesRepository(gone.db) }) });
   });
   afterAll(async () => {

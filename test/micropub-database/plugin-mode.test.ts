@@ -46,7 +46,13 @@ describe('the database handler in plugin mode', () => {
     await app.ready();
     close = () => app.close();
     const alice = await app.indieweb.users!.addUser({ name: 'alice', me: ['https://alice.example/'], password: 'a long password' });
-    const { token } = await app.indieweb.tokens.issue({ userId: alice.id, clientId: CLIENT_ID, me: 'https://alice.example/', scope: 'create update', expiresIn: 3600 });
+    const { token } = await app.indieweb.tokens.issue({
+      userId: alice.id,
+      clientId: CLIENT_ID,
+      me: 'https://alice.example/',
+      scope: 'create update',
+      expiresIn: 3600,
+    });
     return { app, token, created, entries: createEntriesRepository(database.db) };
   }
 
@@ -58,7 +64,10 @@ describe('the database handler in plugin mode', () => {
     expect(url).toMatch(/^http:\/\/indiestack\.test\/alice\/\d{4}\/\d{2}\/from-the-host\/$/);
     expect((await entries.findByPath(new URL(url).pathname))?.properties).toEqual({ name: ['From the host'], content: ['hi'] });
     const config = (await micropubGet(app, token, { q: 'config' })).json() as Record<string, unknown>;
-    expect(config).toEqual({ ...(await createMemoryHandler({ baseUrl: BASE_URL }).getConfig({ id: 'x', name: 'x', me: [], isActive: true })), 'media-endpoint': `${BASE_URL}/indieweb/media/` });
+    expect(config).toEqual({
+      ...(await createMemoryHandler({ baseUrl: BASE_URL }).getConfig({ id: 'x', name: 'x', me: [], isActive: true })),
+      'media-endpoint': `${BASE_URL}/indieweb/media/`,
+    });
   });
 
   it('a host wraps the exported factory and passes it as handler', async () => {

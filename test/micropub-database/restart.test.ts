@@ -24,9 +24,16 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       drop = fresh.drop;
       env = { INDIEWEB_DATABASE_URL: fresh.url, INDIEWEB_SECRET: 'x'.repeat(40), INDIEWEB_MICROPUB_HANDLER: 'database' };
-      const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], { cwd, env, input: 'a long password\n' });
+      const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], {
+        cwd,
+        env,
+        input: 'a long password\n',
+      });
       expect(added.code).toBe(0);
-      const issued = await runCli(['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create update delete'], { cwd, env });
+      const issued = await runCli(
+        ['token', 'issue', '--user', 'alice', '--client-id', 'https://app.example/', '--scope', 'create update delete'],
+        { cwd, env },
+      );
       expect(issued.code).toBe(0);
       token = lastLine(issued.stdout);
     }, 120_000);
@@ -44,7 +51,10 @@ for (const dialect of DIALECTS) {
       const created = await fetch(`${base}/indieweb/micropub/`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ type: ['h-entry'], properties: { name: ['Still here'], content: ['written before the kill'], 'post-status': ['draft'] } }),
+        body: JSON.stringify({
+          type: ['h-entry'],
+          properties: { name: ['Still here'], content: ['written before the kill'], 'post-status': ['draft'] },
+        }),
       });
       expect(created.status).toBe(201);
       const url = created.headers.get('location')!;
@@ -56,16 +66,29 @@ for (const dialect of DIALECTS) {
         body: new URLSearchParams({ h: 'entry', content: 'deleted before the kill' }).toString(),
       });
       const gone = deleted.headers.get('location')!;
-      expect((await fetch(`${base}/indieweb/micropub/`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ action: 'delete', url: gone }) })).status).toBe(204);
+      expect(
+        (
+          await fetch(`${base}/indieweb/micropub/`, {
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ action: 'delete', url: gone }),
+          })
+        ).status,
+      ).toBe(204);
 
       await killServe(serve);
       // the same address, so the same base URL (entry URLs are absolute under it)
       serve = await startServe(cwd, env, serve.port);
       const source = await fetch(`${serve.base}/indieweb/micropub/?${new URLSearchParams({ q: 'source', url })}`, { headers: auth });
       expect(source.status).toBe(200);
-      expect(await source.json()).toEqual({ type: ['h-entry'], properties: { name: ['Still here'], content: ['written before the kill'], 'post-status': ['draft'] } });
+      expect(await source.json()).toEqual({
+        type: ['h-entry'],
+        properties: { name: ['Still here'], content: ['written before the kill'], 'post-status': ['draft'] },
+      });
       // a client may send the path alone
-      const relative = await fetch(`${serve.base}/indieweb/micropub/?${new URLSearchParams({ q: 'source', url: new URL(url).pathname })}`, { headers: auth });
+      const relative = await fetch(`${serve.base}/indieweb/micropub/?${new URLSearchParams({ q: 'source', url: new URL(url).pathname })}`, {
+        headers: auth,
+      });
       expect(relative.status).toBe(200);
       const list = await fetch(`${serve.base}/indieweb/micropub/?q=source`, { headers: auth });
       const body = (await list.json()) as { items: { properties: { url: string[] } }[]; paging: { total: number } };

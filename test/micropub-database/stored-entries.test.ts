@@ -33,14 +33,28 @@ for (const dialect of DIALECTS) {
     it('stores the properties as sent, adds none, and dates the entry now when the client gave no published', async () => {
       const properties = { content: ['plain note'] };
       const created = await handler.createEntry({ type: ['h-entry'], properties }, alice);
-      expect(created).toEqual({ url: 'https://id.example/alice/2026/11/plain-note/', type: ['h-entry'], properties: { content: ['plain note'] } });
+      expect(created).toEqual({
+        url: 'https://id.example/alice/2026/11/plain-note/',
+        type: ['h-entry'],
+        properties: { content: ['plain note'] },
+      });
       const row = (await entries.findByPath('/alice/2026/11/plain-note/'))!;
-      expect(row).toMatchObject({ userId: 'alice-id', postStatus: 'published', published: '2026-11-27T10:00:00.000Z', createdAt: '2026-11-27T10:00:00.000Z', deletedAt: null, version: 1 });
+      expect(row).toMatchObject({
+        userId: 'alice-id',
+        postStatus: 'published',
+        published: '2026-11-27T10:00:00.000Z',
+        createdAt: '2026-11-27T10:00:00.000Z',
+        deletedAt: null,
+        version: 1,
+      });
       expect(row.properties).toEqual({ content: ['plain note'] });
     });
 
     it('files an entry under the month of a valid published date; an invalid one is kept as sent and dated now', async () => {
-      const old = await handler.createEntry({ type: ['h-entry'], properties: { name: ['Back then'], published: ['2019-03-31T23:30:00-02:00'] } }, alice);
+      const old = await handler.createEntry(
+        { type: ['h-entry'], properties: { name: ['Back then'], published: ['2019-03-31T23:30:00-02:00'] } },
+        alice,
+      );
       expect(old.url).toBe('https://id.example/alice/2019/04/back-then/');
       expect((await entries.findByPath('/alice/2019/04/back-then/'))?.published).toBe('2019-04-01T01:30:00.000Z');
       const odd = await handler.createEntry({ type: ['h-entry'], properties: { name: ['Odd date'], published: ['last tuesday'] } }, alice);
@@ -52,7 +66,11 @@ for (const dialect of DIALECTS) {
       const draft = await handler.createEntry({ type: ['h-entry'], properties: { name: ['Not yet'], 'post-status': ['draft'] } }, alice);
       expect((await entries.findOwnedByUrl(alice.id, draft.url))?.postStatus).toBe('draft');
       expect((await entries.listPublished(alice.id, { limit: 50 })).map((row) => row.url)).not.toContain(draft.url);
-      const published = await handler.updateEntry(draft.url, { replace: { 'post-status': ['published'], published: ['2026-12-01T08:00:00Z'] } }, alice);
+      const published = await handler.updateEntry(
+        draft.url,
+        { replace: { 'post-status': ['published'], published: ['2026-12-01T08:00:00Z'] } },
+        alice,
+      );
       expect(published.url).toBe(draft.url);
       const row = (await entries.findOwnedByUrl(alice.id, draft.url))!;
       expect(row).toMatchObject({ postStatus: 'published', published: '2026-12-01T08:00:00.000Z', version: 2 });
@@ -64,7 +82,10 @@ for (const dialect of DIALECTS) {
       const second = await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['again'] } }, alice);
       const third = await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['again'] } }, alice);
       const bobs = await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['again'] } }, bob);
-      const earlier = await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['again'], published: ['2026-10-10'] } }, alice);
+      const earlier = await handler.createEntry(
+        { type: ['h-entry'], properties: { 'mp-slug': ['again'], published: ['2026-10-10'] } },
+        alice,
+      );
       expect([first, second, third, bobs, earlier].map((entry) => entry.url)).toEqual([
         'https://id.example/alice/2026/11/again/',
         'https://id.example/alice/2026/11/again-2/',
@@ -74,12 +95,15 @@ for (const dialect of DIALECTS) {
       ]);
       // a deleted entry keeps its URL: the next one does not take it over
       await handler.deleteEntry(third.url, alice);
-      expect((await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['again'] } }, alice)).url).toBe('https://id.example/alice/2026/11/again-4/');
+      expect((await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['again'] } }, alice)).url).toBe(
+        'https://id.example/alice/2026/11/again-4/',
+      );
     });
 
     it('finds the free number past the first batch of taken ones', async () => {
       const urls: string[] = [];
-      for (let index = 0; index < 20; index++) urls.push((await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['busy'] } }, alice)).url);
+      for (let index = 0; index < 20; index++)
+        urls.push((await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['busy'] } }, alice)).url);
       expect(new Set(urls).size).toBe(20);
       expect(urls.at(-1)).toBe('https://id.example/alice/2026/11/busy-20/');
     });
@@ -92,9 +116,14 @@ for (const dialect of DIALECTS) {
     });
 
     it('stores a slug in another script percent-encoded, and finds the entry by either spelling', async () => {
-      const created = await handler.createEntry({ type: ['h-entry'], properties: { name: ['Grüße, 世界'], content: ['\u0000 and \ud800 survive'] } }, alice);
+      const created = await handler.createEntry(
+        { type: ['h-entry'], properties: { name: ['Grüße, 世界'], content: ['\u0000 and \ud800 survive'] } },
+        alice,
+      );
       expect(created.url).toBe('https://id.example/alice/2026/11/gr%C3%BC%C3%9Fe-%E4%B8%96%E7%95%8C/');
-      expect((await handler.getEntry('https://id.example/alice/2026/11/grüße-世界/', alice))?.properties.content).toEqual(['\u0000 and \ud800 survive']);
+      expect((await handler.getEntry('https://id.example/alice/2026/11/grüße-世界/', alice))?.properties.content).toEqual([
+        '\u0000 and \ud800 survive',
+      ]);
       expect(await entries.findByPath('/alice/2026/11/gr%C3%BC%C3%9Fe-%E4%B8%96%E7%95%8C/')).not.toBeNull();
     });
 
@@ -110,7 +139,13 @@ for (const dialect of DIALECTS) {
     });
 
     it('answers unknown for URLs that are no entry: malformed, traversal, another host', async () => {
-      for (const url of ['http://[::1', '/alice/2026/11/../11/plain-note/x', 'https://evil.example/alice/2026/11/plain-note/', '/alice/2026/11/plain-note', '']) {
+      for (const url of [
+        'http://[::1',
+        '/alice/2026/11/../11/plain-note/x',
+        'https://evil.example/alice/2026/11/plain-note/',
+        '/alice/2026/11/plain-note',
+        '',
+      ]) {
         expect(await handler.getEntry(url, alice)).toBeNull();
       }
       // a dot segment resolves like any URL
@@ -120,21 +155,50 @@ for (const dialect of DIALECTS) {
     it('lists with filter in batches: the filter sees the added url, total counts the matches', async () => {
       const page = await handler.listEntries!(alice, { limit: 2, offset: 1, filter: '/alice/2026/11/again' });
       expect(page.total).toBe(3);
-      expect(page.items.map((item) => item.url)).toEqual(['https://id.example/alice/2026/11/again-2/', 'https://id.example/alice/2026/11/again/']);
+      expect(page.items.map((item) => item.url)).toEqual([
+        'https://id.example/alice/2026/11/again-2/',
+        'https://id.example/alice/2026/11/again/',
+      ]);
       expect(page.items[0]?.properties.url).toEqual(['https://id.example/alice/2026/11/again-2/']);
     });
 
     it('a filter matches exactly what the list shows, in SQL: case, %, _, backslashes, other scripts, updates, the published date the list adds (issue 31)', async () => {
       const carol: HostUser = { id: 'carol-id', name: 'carol', me: ['https://carol.example/'], isActive: true };
       const odd = ['50% off_SALE', 'a\\b path', 'ÉCOLE Ünïcode', 'plain', '"quoted" {json}'];
-      for (const content of odd) await handler.createEntry({ type: ['h-entry'], properties: { content: [content], category: ['Mixed Case'] } }, carol);
+      for (const content of odd)
+        await handler.createEntry({ type: ['h-entry'], properties: { content: [content], category: ['Mixed Case'] } }, carol);
       const changed = await handler.createEntry({ type: ['h-entry'], properties: { content: ['before the update'] } }, carol);
       await handler.updateEntry(changed.url, { replace: { content: ['after the update'] } }, carol);
       const all = (await handler.listEntries!(carol, { limit: null, offset: 0, filter: null })).items;
-      for (const filter of ['%', '_', '50% off_s', '\\', 'a\\\\b', 'école', 'ÜNÏ', 'mixed case', '"content":["plain"]', '{json}', 'before the update', 'after the', 'h-entry', '/carol/2026/11/', 'x%y', '', 'published', '"published":["20']) {
-        const expected = all.filter((item) => matchesFilter({ type: item.type, properties: item.properties }, filter)).map((item) => item.url);
+      for (const filter of [
+        '%',
+        '_',
+        '50% off_s',
+        '\\',
+        'a\\\\b',
+        'école',
+        'ÜNÏ',
+        'mixed case',
+        '"content":["plain"]',
+        '{json}',
+        'before the update',
+        'after the',
+        'h-entry',
+        '/carol/2026/11/',
+        'x%y',
+        '',
+        'published',
+        '"published":["20',
+      ]) {
+        const expected = all
+          .filter((item) => matchesFilter({ type: item.type, properties: item.properties }, filter))
+          .map((item) => item.url);
         const listed = await handler.listEntries!(carol, { limit: null, offset: 0, filter });
-        expect({ filter, urls: listed.items.map((item) => item.url), total: listed.total }).toEqual({ filter, urls: expected, total: expected.length });
+        expect({ filter, urls: listed.items.map((item) => item.url), total: listed.total }).toEqual({
+          filter,
+          urls: expected,
+          total: expected.length,
+        });
       }
       // offset and limit apply to the matches
       const page = await handler.listEntries!(carol, { limit: 1, offset: 1, filter: 'mixed' });

@@ -24,7 +24,13 @@ describe('webmentions to entries of the database handler', () => {
     const bob = await users.addUser({ name: 'bob', me: ['https://bob.example/'], password: 'a long password' });
     const owned: Record<string, string> = {};
     for (const user of [alice, bob]) {
-      const { token } = await t.app.indieweb.tokens.issue({ userId: user.id, clientId: CLIENT_ID, me: user.me[0]!, scope: 'create', expiresIn: 3600 });
+      const { token } = await t.app.indieweb.tokens.issue({
+        userId: user.id,
+        clientId: CLIENT_ID,
+        me: user.me[0]!,
+        scope: 'create',
+        expiresIn: 3600,
+      });
       owned[user.id] = await createViaJson(t.app, token, { content: [`${user.name}'s post`], 'mp-slug': ['post'] });
     }
     for (const [userId, target] of Object.entries(owned)) {
@@ -35,7 +41,11 @@ describe('webmentions to entries of the database handler', () => {
         payload: new URLSearchParams({ source: `https://source.example/reply-to-${userId}`, target }).toString(),
       });
       expect(received.statusCode).toBeLessThan(300);
-      const row = await t.database.db.selectFrom('indieweb_webmention').select('owner_id').where('target', '=', target).executeTakeFirstOrThrow();
+      const row = await t.database.db
+        .selectFrom('indieweb_webmention')
+        .select('owner_id')
+        .where('target', '=', target)
+        .executeTakeFirstOrThrow();
       expect(row.owner_id).toBe(userId);
     }
     expect(Object.values(owned).map((url) => new URL(url).pathname.split('/')[1])).toEqual(['alice', 'bob']);

@@ -18,24 +18,43 @@ describe('POST /indieweb/micropub/ with INDIEWEB_MICROPUB_HANDLER=files', () => 
 
   beforeAll(async () => {
     t = await buildTestApp({
-      env: { INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_FILES_CONTENT_DIR: contentDir, INDIEWEB_FILES_SITE_URL: 'http://indiestack.test/sites/{user}', INDIEWEB_FILES_GIT: 'off' },
+      env: {
+        INDIEWEB_MICROPUB_HANDLER: 'files',
+        INDIEWEB_FILES_CONTENT_DIR: contentDir,
+        INDIEWEB_FILES_SITE_URL: 'http://indiestack.test/sites/{user}',
+        INDIEWEB_FILES_GIT: 'off',
+      },
     });
     await addAlice(t);
     const alice = (await t.app.indieweb.users!.findByName('alice'))!;
-    ({ token } = await t.app.indieweb.tokens.issue({ userId: alice.id, clientId: CLIENT_ID, me: alice.me[0]!, scope: 'create update delete undelete', expiresIn: 3600 }));
+    ({ token } = await t.app.indieweb.tokens.issue({
+      userId: alice.id,
+      clientId: CLIENT_ID,
+      me: alice.me[0]!,
+      scope: 'create update delete undelete',
+      expiresIn: 3600,
+    }));
   });
   afterAll(() => t.close());
 
   /** The file a URL of alice's site maps to with the default templates. */
-  const fileOf = (location: string) => path.join(contentDir, 'alice', 'content', `${new URL(location).pathname.replace(/^\/sites\/alice\//, '').replace(/\/$/, '')}.md`);
+  const fileOf = (location: string) =>
+    path.join(contentDir, 'alice', 'content', `${new URL(location).pathname.replace(/^\/sites\/alice\//, '').replace(/\/$/, '')}.md`);
 
   it('201 + Location, and the post appears as a Markdown file', async () => {
-    const response = await postForm(t.app, token, { h: 'entry', content: 'Hello from a Micropub client', category: 'indieweb,files', 'mp-slug': 'hello' });
+    const response = await postForm(t.app, token, {
+      h: 'entry',
+      content: 'Hello from a Micropub client',
+      category: 'indieweb,files',
+      'mp-slug': 'hello',
+    });
     expect(response.statusCode).toBe(201);
     const location = response.headers.location as string;
     expect(location).toMatch(/^http:\/\/indiestack\.test\/sites\/alice\/notes\/\d{4}\/\d{2}\/hello\/$/);
     const text = readFileSync(fileOf(location), 'utf8');
-    expect(text).toMatch(/^---\ndate: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\nslug: hello\npost-type: note\ntags:\n {2}- indieweb\n {2}- files\n---\n\nHello from a Micropub client\n$/);
+    expect(text).toMatch(
+      /^---\ndate: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\nslug: hello\npost-type: note\ntags:\n {2}- indieweb\n {2}- files\n---\n\nHello from a Micropub client\n$/,
+    );
   });
 
   it('200 q=source answers the file’s properties; 204 update rewrites it', async () => {
@@ -49,7 +68,8 @@ describe('POST /indieweb/micropub/ with INDIEWEB_MICROPUB_HANDLER=files', () => 
   });
 
   it('204 delete removes the file; 204 undelete brings it back', async () => {
-    const location = (await postForm(t.app, token, { h: 'entry', content: 'Short-lived', 'mp-slug': 'short-lived' })).headers.location as string;
+    const location = (await postForm(t.app, token, { h: 'entry', content: 'Short-lived', 'mp-slug': 'short-lived' })).headers
+      .location as string;
     const file = fileOf(location);
     expect((await postForm(t.app, token, { action: 'delete', url: location })).statusCode).toBe(204);
     expect(existsSync(file)).toBe(false);
@@ -67,7 +87,11 @@ describe('POST /indieweb/micropub/ with INDIEWEB_MICROPUB_HANDLER=files', () => 
   });
 
   it('400 invalid_request for a URL outside alice’s site', async () => {
-    const response = await postJson(t.app, token, { action: 'update', url: 'http://indiestack.test/sites/alice/notes/2025/01/..%2F..%2Fowner/', replace: { content: ['x'] } });
+    const response = await postJson(t.app, token, {
+      action: 'update',
+      url: 'http://indiestack.test/sites/alice/notes/2025/01/..%2F..%2Fowner/',
+      replace: { content: ['x'] },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(INVALID_REQUEST);
   });
@@ -82,7 +106,13 @@ describe('the files handler with its default site URL (the profile URL)', () => 
     t = await buildTestApp({ env: { INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_FILES_CONTENT_DIR: dir, INDIEWEB_FILES_GIT: 'off' } });
     await addAlice(t);
     const alice = (await t.app.indieweb.users!.findByName('alice'))!;
-    ({ token } = await t.app.indieweb.tokens.issue({ userId: alice.id, clientId: CLIENT_ID, me: alice.me[0]!, scope: 'create update delete undelete', expiresIn: 3600 }));
+    ({ token } = await t.app.indieweb.tokens.issue({
+      userId: alice.id,
+      clientId: CLIENT_ID,
+      me: alice.me[0]!,
+      scope: 'create update delete undelete',
+      expiresIn: 3600,
+    }));
   });
   afterAll(async () => {
     await t.close();
@@ -90,7 +120,8 @@ describe('the files handler with its default site URL (the profile URL)', () => 
   });
 
   it('201 puts the post on the site’s host, and update and delete accept that URL', async () => {
-    const location = (await postForm(t.app, token, { h: 'entry', content: 'On my own site', 'mp-slug': 'own-site' })).headers.location as string;
+    const location = (await postForm(t.app, token, { h: 'entry', content: 'On my own site', 'mp-slug': 'own-site' })).headers
+      .location as string;
     expect(new URL(location).host).toBe('alice.example');
     expect((await postJson(t.app, token, { action: 'update', url: location, replace: { content: ['Edited'] } })).statusCode).toBe(204);
     expect((await micropubGet(t.app, token, { q: 'source', url: location })).json()).toMatchObject({ properties: { content: ['Edited'] } });
@@ -129,7 +160,8 @@ describe('INDIEWEB_FILES_* settings', () => {
         INDIEWEB_FILES_GIT: 'push',
         INDIEWEB_FILES_GIT_REMOTE: 'git@github.com:alice/site.git',
         INDIEWEB_FILES_SITE_URL: 'https://{user}.example.com/',
-        INDIEWEB_FILES_TEMPLATES: 'like=data/likes/{yyyy}/{slug}.md={site}/likes/{yyyy}/{slug}/, article=content/posts/{slug}/index.md={site}/posts/{slug}/',
+        INDIEWEB_FILES_TEMPLATES:
+          'like=data/likes/{yyyy}/{slug}.md={site}/likes/{yyyy}/{slug}/, article=content/posts/{slug}/index.md={site}/posts/{slug}/',
       },
     });
     expect(config.files).toMatchObject({
@@ -137,7 +169,10 @@ describe('INDIEWEB_FILES_* settings', () => {
       git: 'push',
       gitRemote: 'git@github.com:alice/site.git',
       siteUrl: 'https://{user}.example.com',
-      templates: { like: { path: 'data/likes/{yyyy}/{slug}.md', url: '{site}/likes/{yyyy}/{slug}/' }, article: { path: 'content/posts/{slug}/index.md', url: '{site}/posts/{slug}/' } },
+      templates: {
+        like: { path: 'data/likes/{yyyy}/{slug}.md', url: '{site}/likes/{yyyy}/{slug}/' },
+        article: { path: 'content/posts/{slug}/index.md', url: '{site}/posts/{slug}/' },
+      },
     });
   });
 
@@ -160,13 +195,27 @@ describe('INDIEWEB_FILES_* settings', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const name of ['FRONT_MATTER', 'GIT:', 'GIT_REMOTE', 'SITE_URL', 'USER_DIR', 'PATH_TEMPLATE', 'TEMPLATES: "like=x"', 'TEMPLATES: "unknown"', 'TEMPLATES: note']) {
+    for (const name of [
+      'FRONT_MATTER',
+      'GIT:',
+      'GIT_REMOTE',
+      'SITE_URL',
+      'USER_DIR',
+      'PATH_TEMPLATE',
+      'TEMPLATES: "like=x"',
+      'TEMPLATES: "unknown"',
+      'TEMPLATES: note',
+    ]) {
       expect(problems, name).toContain(`INDIEWEB_FILES_${name}`);
     }
   });
 
   it('INDIEWEB_MICROPUB_HANDLER=files selects the files handler', async () => {
-    const resolved = await resolveHandler(loadConfig({ env: { INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_FILES_CONTENT_DIR: contentDir } }), undefined, process.cwd());
+    const resolved = await resolveHandler(
+      loadConfig({ env: { INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_FILES_CONTENT_DIR: contentDir } }),
+      undefined,
+      process.cwd(),
+    );
     expect(resolved.inMemory).toBe(false);
     expect(typeof (resolved.handler as { gitStatus?: unknown }).gitStatus).toBe('function');
   });

@@ -34,7 +34,15 @@ function setup(options: Partial<FilesHandlerOptions> = {}) {
   mkdirSync(site);
   git(site, 'init', '--quiet', '-b', 'main');
   const log = { warn: vi.fn(), error: vi.fn() };
-  const handler = createFilesHandler({ baseUrl: 'https://id.example', contentDir, git: 'commit', gitEnv: GIT_ENV, clock: createManualClock('2025-03-04T05:06:07Z'), log, ...options });
+  const handler = createFilesHandler({
+    baseUrl: 'https://id.example',
+    contentDir,
+    git: 'commit',
+    gitEnv: GIT_ENV,
+    clock: createManualClock('2025-03-04T05:06:07Z'),
+    log,
+    ...options,
+  });
   return { handler, site, contentDir, log };
 }
 
@@ -43,7 +51,13 @@ const subjects = (repository: string) => git(repository, 'log', '--format=%s').t
 describe('files handler: git', () => {
   it('makes one commit per operation, with a message naming the operation and the post', async () => {
     const { handler, site } = setup();
-    const created = await handler.createEntry({ type: ['h-entry'], properties: { content: ['Hello world, this is a note that goes on for quite a while longer'], 'mp-slug': ['hello'] } }, ALICE);
+    const created = await handler.createEntry(
+      {
+        type: ['h-entry'],
+        properties: { content: ['Hello world, this is a note that goes on for quite a while longer'], 'mp-slug': ['hello'] },
+      },
+      ALICE,
+    );
     await handler.updateEntry(created.url, { add: { category: ['greetings'] } }, ALICE);
     await handler.deleteEntry(created.url, ALICE);
     await handler.undeleteEntry(created.url, ALICE);
@@ -56,7 +70,10 @@ describe('files handler: git', () => {
       'Create note "Hello world, this is a note that goes on for…"',
     ]);
     expect(git(site, 'show', '--name-status', '--format=', 'HEAD~2').trim()).toBe('D\tcontent/notes/2025/03/hello.md');
-    expect(git(site, 'ls-files').trim().split('\n')).toEqual(['content/articles/2025/03/on-quotes-and-lines.md', 'content/notes/2025/03/hello.md']);
+    expect(git(site, 'ls-files').trim().split('\n')).toEqual([
+      'content/articles/2025/03/on-quotes-and-lines.md',
+      'content/notes/2025/03/hello.md',
+    ]);
     expect(git(site, 'status', '--porcelain')).toBe('');
     expect(git(site, 'log', '-1', '--format=%an <%ae>')).toBe('Alice Author <alice@alice.example>\n');
   });
@@ -91,7 +108,12 @@ describe('files handler: git', () => {
   });
 
   it('does nothing with git when the site is not a repository, or when git is off', async () => {
-    const plain = createFilesHandler({ baseUrl: 'https://id.example', contentDir: mkdtempSync(path.join(root, 'plain-')), git: 'commit', gitEnv: GIT_ENV });
+    const plain = createFilesHandler({
+      baseUrl: 'https://id.example',
+      contentDir: mkdtempSync(path.join(root, 'plain-')),
+      git: 'commit',
+      gitEnv: GIT_ENV,
+    });
     await plain.createEntry({ type: ['h-entry'], properties: { content: ['x'] } }, ALICE);
     expect(plain.gitStatus()).toEqual([]);
     const { handler, site } = setup({ git: 'off' });
@@ -106,11 +128,19 @@ describe('files handler: git', () => {
     chmodSync(hook, 0o755);
     const first = await handler.createEntry({ type: ['h-entry'], properties: { content: ['first'], 'mp-slug': ['first'] } }, ALICE);
     expect(existsSync(path.join(site, 'content/notes/2025/03/first.md'))).toBe(true);
-    expect(handler.gitStatus()[0]).toMatchObject({ uncommitted: ['content/notes/2025/03/first.md'], lastError: expect.stringMatching(/^git commit failed/) });
+    expect(handler.gitStatus()[0]).toMatchObject({
+      uncommitted: ['content/notes/2025/03/first.md'],
+      lastError: expect.stringMatching(/^git commit failed/),
+    });
     expect(log.error).toHaveBeenCalledOnce();
     rmSync(hook);
     await handler.createEntry({ type: ['h-entry'], properties: { content: ['second'], 'mp-slug': ['second'] } }, ALICE);
-    expect(git(site, 'show', '--name-only', '--format=%s', 'HEAD').trim().split('\n')).toEqual(['Create note "second"', '', 'content/notes/2025/03/first.md', 'content/notes/2025/03/second.md']);
+    expect(git(site, 'show', '--name-only', '--format=%s', 'HEAD').trim().split('\n')).toEqual([
+      'Create note "second"',
+      '',
+      'content/notes/2025/03/first.md',
+      'content/notes/2025/03/second.md',
+    ]);
     expect(handler.gitStatus()[0]).toMatchObject({ uncommitted: [], lastError: null });
     expect((await handler.getEntry(first.url, ALICE))?.properties.content).toEqual(['first']);
   });
@@ -144,7 +174,10 @@ describe('files handler: git push', () => {
     await handler.idle();
     expect(existsSync(path.join(site, 'content/notes/2025/03/first.md'))).toBe(true);
     expect(subjects(site)).toEqual(['Create note "first"']);
-    expect(handler.gitStatus()[0]).toMatchObject({ pendingPush: true, lastError: expect.stringMatching(/^git push failed: .*does-not-exist/) });
+    expect(handler.gitStatus()[0]).toMatchObject({
+      pendingPush: true,
+      lastError: expect.stringMatching(/^git push failed: .*does-not-exist/),
+    });
     expect(log.warn).toHaveBeenCalledWith(expect.objectContaining({ remote: 'backup' }), expect.stringContaining('push failed'));
 
     git(site, 'remote', 'set-url', 'backup', remote);

@@ -9,16 +9,32 @@ import { describeMicropubHandlerContract } from '../../src/testing/micropub-cont
 const root = mkdtempSync(path.join(os.tmpdir(), 'indiestack-files-contract-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'Contract', GIT_AUTHOR_EMAIL: 'contract@example.com', GIT_COMMITTER_NAME: 'Contract', GIT_COMMITTER_EMAIL: 'contract@example.com', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Contract',
+  GIT_AUTHOR_EMAIL: 'contract@example.com',
+  GIT_COMMITTER_NAME: 'Contract',
+  GIT_COMMITTER_EMAIL: 'contract@example.com',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
 
 /** A fresh content directory per test, so every test starts from an empty site. */
 function freshDir(): string {
   return mkdtempSync(path.join(root, 'site-'));
 }
 
-describeMicropubHandlerContract('files handler (YAML)', () => createFilesHandler({ baseUrl: 'https://id.example', contentDir: freshDir(), git: 'off' }), { describe, it, expect });
+describeMicropubHandlerContract(
+  'files handler (YAML)',
+  () => createFilesHandler({ baseUrl: 'https://id.example', contentDir: freshDir(), git: 'off' }),
+  { describe, it, expect },
+);
 
-describeMicropubHandlerContract('files handler (TOML)', () => createFilesHandler({ baseUrl: 'https://id.example', contentDir: freshDir(), frontMatter: 'toml', git: 'off' }), { describe, it, expect });
+describeMicropubHandlerContract(
+  'files handler (TOML)',
+  () => createFilesHandler({ baseUrl: 'https://id.example', contentDir: freshDir(), frontMatter: 'toml', git: 'off' }),
+  { describe, it, expect },
+);
 
 describeMicropubHandlerContract(
   'files handler (git repository, one commit per operation)',

@@ -41,15 +41,33 @@ const CASES: readonly Case[] = [
     properties: { name: ['My First Article'], content: [{ html: '<p>Long <em>form</em>.</p>' }], category: ['indieweb', 'writing'] },
     file: 'content/articles/2025/03/my-first-article.md',
     url: 'https://alice.example/articles/2025/03/my-first-article/',
-    front: { title: 'My First Article', date: NOW, slug: 'my-first-article', 'post-type': 'article', tags: ['indieweb', 'writing'], 'content-format': 'html' },
+    front: {
+      title: 'My First Article',
+      date: NOW,
+      slug: 'my-first-article',
+      'post-type': 'article',
+      tags: ['indieweb', 'writing'],
+      'content-format': 'html',
+    },
     body: '<p>Long <em>form</em>.</p>',
   },
   {
     postType: 'photo',
-    properties: { photo: [{ value: 'https://alice.example/media/sunset.jpg', alt: 'A red sunset' }], content: ['Sunset'], category: ['sky'], 'mp-slug': ['sunset'] },
+    properties: {
+      photo: [{ value: 'https://alice.example/media/sunset.jpg', alt: 'A red sunset' }],
+      content: ['Sunset'],
+      category: ['sky'],
+      'mp-slug': ['sunset'],
+    },
     file: 'content/photos/2025/03/sunset.md',
     url: 'https://alice.example/photos/2025/03/sunset/',
-    front: { date: NOW, slug: 'sunset', 'post-type': 'photo', tags: ['sky'], photo: { value: 'https://alice.example/media/sunset.jpg', alt: 'A red sunset' } },
+    front: {
+      date: NOW,
+      slug: 'sunset',
+      'post-type': 'photo',
+      tags: ['sky'],
+      photo: { value: 'https://alice.example/media/sunset.jpg', alt: 'A red sunset' },
+    },
     body: 'Sunset',
   },
   {
@@ -65,7 +83,12 @@ const CASES: readonly Case[] = [
     properties: { video: ['https://alice.example/media/clip.mp4', 'https://alice.example/media/clip.webm'], 'mp-slug': ['clip'] },
     file: 'content/videos/2025/03/clip.md',
     url: 'https://alice.example/videos/2025/03/clip/',
-    front: { date: NOW, slug: 'clip', 'post-type': 'video', video: ['https://alice.example/media/clip.mp4', 'https://alice.example/media/clip.webm'] },
+    front: {
+      date: NOW,
+      slug: 'clip',
+      'post-type': 'video',
+      video: ['https://alice.example/media/clip.mp4', 'https://alice.example/media/clip.webm'],
+    },
     body: null,
   },
   {
@@ -81,7 +104,13 @@ const CASES: readonly Case[] = [
     properties: { 'bookmark-of': ['https://example.com/essay'], name: ['An essay worth reading'] },
     file: 'content/bookmarks/2025/03/an-essay-worth-reading.md',
     url: 'https://alice.example/bookmarks/2025/03/an-essay-worth-reading/',
-    front: { title: 'An essay worth reading', date: NOW, slug: 'an-essay-worth-reading', 'post-type': 'bookmark', 'bookmark-of': 'https://example.com/essay' },
+    front: {
+      title: 'An essay worth reading',
+      date: NOW,
+      slug: 'an-essay-worth-reading',
+      'post-type': 'bookmark',
+      'bookmark-of': 'https://example.com/essay',
+    },
     body: null,
   },
   {
@@ -103,10 +132,23 @@ const CASES: readonly Case[] = [
   {
     postType: 'event',
     type: ['h-event'],
-    properties: { name: ['Homebrew Website Club'], start: ['2025-03-20T18:00:00+01:00'], location: ['Café Central'], published: ['2025-02-28T09:30:00+01:00'] },
+    properties: {
+      name: ['Homebrew Website Club'],
+      start: ['2025-03-20T18:00:00+01:00'],
+      location: ['Café Central'],
+      published: ['2025-02-28T09:30:00+01:00'],
+    },
     file: 'content/events/2025/02/homebrew-website-club.md',
     url: 'https://alice.example/events/2025/02/homebrew-website-club/',
-    front: { title: 'Homebrew Website Club', date: '2025-02-28T09:30:00+01:00', slug: 'homebrew-website-club', 'post-type': 'event', h: 'event', start: '2025-03-20T18:00:00+01:00', location: 'Café Central' },
+    front: {
+      title: 'Homebrew Website Club',
+      date: '2025-02-28T09:30:00+01:00',
+      slug: 'homebrew-website-club',
+      'post-type': 'event',
+      h: 'event',
+      start: '2025-03-20T18:00:00+01:00',
+      location: 'Café Central',
+    },
     body: null,
   },
   {
@@ -132,7 +174,13 @@ describe('files handler: the site it builds', () => {
   for (const format of ['yaml', 'toml'] as const) {
     it(`writes one ${format.toUpperCase()} file per post type at its template path, properties in front matter and content as the body`, async () => {
       const contentDir = path.join(root, format);
-      const handler = createFilesHandler({ baseUrl: 'https://id.example', contentDir, frontMatter: format, git: 'off', clock: createManualClock(CLOCK_START) });
+      const handler = createFilesHandler({
+        baseUrl: 'https://id.example',
+        contentDir,
+        frontMatter: format,
+        git: 'off',
+        clock: createManualClock(CLOCK_START),
+      });
       for (const c of CASES) {
         const created = await handler.createEntry({ type: c.type ?? ['h-entry'], properties: c.properties }, ALICE);
         expect(created.url, c.postType).toBe(c.url);
@@ -149,7 +197,10 @@ describe('files handler: the site it builds', () => {
   it('writes YAML front matter between --- lines, a blank line, then the body', async () => {
     const contentDir = path.join(root, 'exact');
     const handler = createFilesHandler({ baseUrl: 'https://id.example', contentDir, git: 'off', clock: createManualClock(CLOCK_START) });
-    await handler.createEntry({ type: ['h-entry'], properties: { name: ['Hello: World'], content: ['Line one\n\nLine two'], category: ['a'] } }, ALICE);
+    await handler.createEntry(
+      { type: ['h-entry'], properties: { name: ['Hello: World'], content: ['Line one\n\nLine two'], category: ['a'] } },
+      ALICE,
+    );
     expect(readFileSync(path.join(contentDir, 'alice/content/articles/2025/03/hello-world.md'), 'utf8')).toBe(
       '---\ntitle: "Hello: World"\ndate: 2025-03-04T05:06:07Z\nslug: hello-world\npost-type: article\ntags:\n  - a\n---\n\nLine one\n\nLine two\n',
     );
@@ -157,8 +208,16 @@ describe('files handler: the site it builds', () => {
 
   it('writes TOML front matter between +++ lines (Hugo’s convention)', async () => {
     const contentDir = path.join(root, 'exact-toml');
-    const handler = createFilesHandler({ baseUrl: 'https://id.example', contentDir, frontMatter: 'toml', git: 'off', clock: createManualClock(CLOCK_START) });
+    const handler = createFilesHandler({
+      baseUrl: 'https://id.example',
+      contentDir,
+      frontMatter: 'toml',
+      git: 'off',
+      clock: createManualClock(CLOCK_START),
+    });
     await handler.createEntry({ type: ['h-entry'], properties: { content: ['Hi'], 'mp-slug': ['hi'] } }, ALICE);
-    expect(readFileSync(path.join(contentDir, 'alice/content/notes/2025/03/hi.md'), 'utf8')).toBe('+++\ndate = "2025-03-04T05:06:07Z"\nslug = "hi"\npost-type = "note"\n+++\n\nHi\n');
+    expect(readFileSync(path.join(contentDir, 'alice/content/notes/2025/03/hi.md'), 'utf8')).toBe(
+      '+++\ndate = "2025-03-04T05:06:07Z"\nslug = "hi"\npost-type = "note"\n+++\n\nHi\n',
+    );
   });
 });

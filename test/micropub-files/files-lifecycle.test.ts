@@ -22,16 +22,30 @@ function setup(options: Partial<FilesHandlerOptions> = {}) {
 }
 
 async function expectValueError(promise: Promise<unknown>): Promise<void> {
-  const error = await promise.then(() => null, (thrown: unknown) => thrown);
+  const error = await promise.then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
   expect(isHandlerValueError(error)).toBe(true);
 }
 
 describe('files handler: slugs', () => {
   it('takes mp-slug first, then name, then a short random id', async () => {
     const { handler } = setup();
-    expect((await handler.createEntry({ type: ['h-entry'], properties: { 'mp-slug': ['Chosen Slug'], name: ['Ignored Name'], content: ['x'] } }, ALICE)).url).toBe('https://alice.example/articles/2025/03/chosen-slug/');
-    expect((await handler.createEntry({ type: ['h-entry'], properties: { name: ['Crème Brûlée à la 東京'] } }, ALICE)).url).toBe(`https://alice.example/articles/2025/03/${encodeURIComponent('crème-brûlée-à-la-東京')}/`);
-    expect((await handler.createEntry({ type: ['h-entry'], properties: { content: ['no name'] } }, ALICE)).url).toMatch(/^https:\/\/alice\.example\/notes\/2025\/03\/[a-z0-9]{8}\/$/);
+    expect(
+      (
+        await handler.createEntry(
+          { type: ['h-entry'], properties: { 'mp-slug': ['Chosen Slug'], name: ['Ignored Name'], content: ['x'] } },
+          ALICE,
+        )
+      ).url,
+    ).toBe('https://alice.example/articles/2025/03/chosen-slug/');
+    expect((await handler.createEntry({ type: ['h-entry'], properties: { name: ['Crème Brûlée à la 東京'] } }, ALICE)).url).toBe(
+      `https://alice.example/articles/2025/03/${encodeURIComponent('crème-brûlée-à-la-東京')}/`,
+    );
+    expect((await handler.createEntry({ type: ['h-entry'], properties: { content: ['no name'] } }, ALICE)).url).toMatch(
+      /^https:\/\/alice\.example\/notes\/2025\/03\/[a-z0-9]{8}\/$/,
+    );
   });
 
   it('adds -2, -3… when the slug is taken, also by a deleted entry', async () => {
@@ -46,7 +60,12 @@ describe('files handler: slugs', () => {
   });
 
   it('avoids a slug whose URL another post type’s template already answers', async () => {
-    const { handler } = setup({ templates: { article: { path: 'content/articles/{slug}.md', url: '{site}/{slug}/' }, note: { path: 'content/notes/{slug}.md', url: '{site}/{slug}/' } } });
+    const { handler } = setup({
+      templates: {
+        article: { path: 'content/articles/{slug}.md', url: '{site}/{slug}/' },
+        note: { path: 'content/notes/{slug}.md', url: '{site}/{slug}/' },
+      },
+    });
     const article = await handler.createEntry({ type: ['h-entry'], properties: { name: ['Shared'] } }, ALICE);
     const note = await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], 'mp-slug': ['shared'] } }, ALICE);
     expect([article.url, note.url]).toEqual(['https://alice.example/shared/', 'https://alice.example/shared-2/']);
@@ -67,12 +86,24 @@ describe('files handler: slugs', () => {
 describe('files handler: update, delete and undelete on files', () => {
   it('update rewrites the file in place (a new file renamed over the old one) and keeps its path and URL', async () => {
     const { handler, site } = setup();
-    const created = await handler.createEntry({ type: ['h-entry'], properties: { content: ['before'], category: ['a'], 'mp-slug': ['post'] } }, ALICE);
+    const created = await handler.createEntry(
+      { type: ['h-entry'], properties: { content: ['before'], category: ['a'], 'mp-slug': ['post'] } },
+      ALICE,
+    );
     const file = site('content/notes/2025/03/post.md');
     const inodeBefore = statSync(file).ino;
-    const updated = await handler.updateEntry(created.url, { replace: { content: ['after'] }, add: { category: ['b'], syndication: ['https://elsewhere.example/1'] } }, ALICE);
+    const updated = await handler.updateEntry(
+      created.url,
+      { replace: { content: ['after'] }, add: { category: ['b'], syndication: ['https://elsewhere.example/1'] } },
+      ALICE,
+    );
     expect(updated.url).toBe(created.url);
-    expect(updated.properties).toEqual({ content: ['after'], category: ['a', 'b'], syndication: ['https://elsewhere.example/1'], published: ['2025-03-04T05:06:07Z'] });
+    expect(updated.properties).toEqual({
+      content: ['after'],
+      category: ['a', 'b'],
+      syndication: ['https://elsewhere.example/1'],
+      published: ['2025-03-04T05:06:07Z'],
+    });
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('tags:\n  - a\n  - b\n');
     expect(text.endsWith('\nafter\n')).toBe(true);
@@ -84,9 +115,15 @@ describe('files handler: update, delete and undelete on files', () => {
     const { handler, site } = setup();
     const file = site('content/notes/2025/01/by-hand.md');
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, '+++\ndate = 2025-01-02T03:04:05Z\ndraft = true\nlayout = "special"\naliases = ["/old/"]\n+++\n\nWritten by hand.\n');
+    writeFileSync(
+      file,
+      '+++\ndate = 2025-01-02T03:04:05Z\ndraft = true\nlayout = "special"\naliases = ["/old/"]\n+++\n\nWritten by hand.\n',
+    );
     const url = `https://alice.example/notes/2025/01/by-hand/`;
-    expect((await handler.getEntry(url, ALICE))?.properties).toEqual({ published: ['2025-01-02T03:04:05.000Z'], content: ['Written by hand.'] });
+    expect((await handler.getEntry(url, ALICE))?.properties).toEqual({
+      published: ['2025-01-02T03:04:05.000Z'],
+      content: ['Written by hand.'],
+    });
     await handler.updateEntry(url, { add: { category: ['edited'] } }, ALICE);
     const text = readFileSync(file, 'utf8');
     expect(text.startsWith('+++\n')).toBe(true);
@@ -134,12 +171,22 @@ describe('files handler: reading the site', () => {
     const { handler, clock } = setup();
     for (const [index, word] of ['alpha', 'beta', 'gamma', 'delta'].entries()) {
       clock.set(`2025-03-0${index + 1}T10:00:00Z`);
-      await handler.createEntry({ type: ['h-entry'], properties: { content: [`${word}${index % 2 === 0 ? ' even' : ''}`], 'mp-slug': [word] } }, ALICE);
+      await handler.createEntry(
+        { type: ['h-entry'], properties: { content: [`${word}${index % 2 === 0 ? ' even' : ''}`], 'mp-slug': [word] } },
+        ALICE,
+      );
     }
     const all = await handler.listEntries(ALICE, { limit: null, offset: 0, filter: null });
     expect(all.items.map((item) => item.properties.content)).toEqual([['delta'], ['gamma even'], ['beta'], ['alpha even']]);
-    expect(all.items[0]).toEqual({ url: `${NOTES}/delta/`, type: ['h-entry'], properties: { content: ['delta'], published: ['2025-03-04T10:00:00Z'], url: [`${NOTES}/delta/`] } });
-    expect(await handler.listEntries(ALICE, { limit: 1, offset: 1, filter: 'EVEN' })).toEqual({ items: [expect.objectContaining({ url: `${NOTES}/alpha/` })], total: 2 });
+    expect(all.items[0]).toEqual({
+      url: `${NOTES}/delta/`,
+      type: ['h-entry'],
+      properties: { content: ['delta'], published: ['2025-03-04T10:00:00Z'], url: [`${NOTES}/delta/`] },
+    });
+    expect(await handler.listEntries(ALICE, { limit: 1, offset: 1, filter: 'EVEN' })).toEqual({
+      items: [expect.objectContaining({ url: `${NOTES}/alpha/` })],
+      total: 2,
+    });
   });
 
   it('get_config lists the categories found in the files, once each, sorted', async () => {
@@ -150,7 +197,19 @@ describe('files handler: reading the site', () => {
     writeFileSync(site('content/notes/2024/12/hand.md'), '---\ntags: [kiwi]\n---\n');
     const config = await handler.getConfig(ALICE);
     expect(config.categories).toEqual(['apple', 'kiwi', 'mango', 'zebra']);
-    expect(config['post-types']?.map((type) => type.type)).toEqual(['note', 'article', 'photo', 'audio', 'video', 'reply', 'bookmark', 'like', 'repost', 'event', 'rsvp']);
+    expect(config['post-types']?.map((type) => type.type)).toEqual([
+      'note',
+      'article',
+      'photo',
+      'audio',
+      'video',
+      'reply',
+      'bookmark',
+      'like',
+      'repost',
+      'event',
+      'rsvp',
+    ]);
     expect(config.q).toContain('source');
   });
 
@@ -171,10 +230,22 @@ describe('files handler: reading the site', () => {
     const { handler } = setup();
     const created = await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], 'mp-slug': ['café'] } }, ALICE);
     expect(created.url).toBe(`${NOTES}/caf%C3%A9/`);
-    for (const url of ['/notes/2025/03/caf%C3%A9/', `${NOTES}/caf%C3%A9`, `${NOTES}/caf%c3%a9/`, `${NOTES}/café/`, 'HTTPS://ALICE.EXAMPLE/notes/2025/03/caf%C3%A9/']) {
+    for (const url of [
+      '/notes/2025/03/caf%C3%A9/',
+      `${NOTES}/caf%C3%A9`,
+      `${NOTES}/caf%c3%a9/`,
+      `${NOTES}/café/`,
+      'HTTPS://ALICE.EXAMPLE/notes/2025/03/caf%C3%A9/',
+    ]) {
       expect((await handler.getEntry(url, ALICE))?.url, url).toBe(created.url);
     }
-    for (const url of [`${NOTES}/caf%C3%A9/?x=1`, `${NOTES}/caf%C3%A9/#top`, `${NOTES}/CAF%C3%89/`, `http://alice.example/notes/2025/03/caf%C3%A9/`, `${NOTES}/caf%C3%A9//`]) {
+    for (const url of [
+      `${NOTES}/caf%C3%A9/?x=1`,
+      `${NOTES}/caf%C3%A9/#top`,
+      `${NOTES}/CAF%C3%89/`,
+      `http://alice.example/notes/2025/03/caf%C3%A9/`,
+      `${NOTES}/caf%C3%A9//`,
+    ]) {
       expect(await handler.getEntry(url, ALICE), url).toBe(null);
     }
   });
@@ -197,7 +268,14 @@ describe('files handler: values files keep exactly', () => {
 
   it('properties named like site-generator keys (url, layout, title) or not fitting their key (a structured name) stay properties, kept under mf2', async () => {
     const { handler, site } = setup();
-    const properties = { url: ['https://event.example/'], layout: ['grid'], title: ['not the name'], name: [{ value: 'structured name' }], content: ['x'], 'mp-slug': ['keys'] };
+    const properties = {
+      url: ['https://event.example/'],
+      layout: ['grid'],
+      title: ['not the name'],
+      name: [{ value: 'structured name' }],
+      content: ['x'],
+      'mp-slug': ['keys'],
+    };
     const created = await handler.createEntry({ type: ['h-entry'], properties }, ALICE);
     expect(readFileSync(site('content/notes/2025/03/keys.md'), 'utf8')).toContain('mf2:\n  url:\n');
     const { 'mp-slug': _slug, ...expected } = properties;
@@ -207,7 +285,12 @@ describe('files handler: values files keep exactly', () => {
   it('400s (HandlerValueError) for what a file cannot hold: odd property names, null in TOML, non-h types', async () => {
     const yaml = setup().handler;
     const toml = setup({ frontMatter: 'toml' }).handler;
-    await expectValueError(yaml.createEntry({ type: ['h-entry'], properties: JSON.parse('{"__proto__": ["x"], "content": ["x"]}') as Record<string, unknown[]> }, ALICE));
+    await expectValueError(
+      yaml.createEntry(
+        { type: ['h-entry'], properties: JSON.parse('{"__proto__": ["x"], "content": ["x"]}') as Record<string, unknown[]> },
+        ALICE,
+      ),
+    );
     await expectValueError(yaml.createEntry({ type: ['h-entry'], properties: { 'a b': ['x'] } }, ALICE));
     await expectValueError(toml.createEntry({ type: ['h-entry'], properties: { content: ['x'], extra: [null] } }, ALICE));
     await expectValueError(yaml.createEntry({ type: ['entry'], properties: { content: ['x'] } }, ALICE));

@@ -19,7 +19,13 @@ function setup(options: Partial<FilesHandlerOptions> = {}) {
   const contentDir = path.join(dir, 'content');
   const outside = path.join(dir, 'outside');
   mkdirSync(outside);
-  const handler = createFilesHandler({ baseUrl: 'https://id.example', contentDir, git: 'off', clock: createManualClock('2025-03-04T05:06:07Z'), ...options });
+  const handler = createFilesHandler({
+    baseUrl: 'https://id.example',
+    contentDir,
+    git: 'off',
+    clock: createManualClock('2025-03-04T05:06:07Z'),
+    ...options,
+  });
   return { handler, contentDir, outside, dir };
 }
 
@@ -50,17 +56,20 @@ const HOSTILE = [
 ];
 
 describe('files handler: paths never leave the content directory', () => {
-  it.each(HOSTILE.map((slug) => [JSON.stringify(slug).slice(0, 40), slug]))('mp-slug %s becomes a plain slug inside alice’s notes', async (_label, slug) => {
-    const { handler, contentDir, dir } = setup();
-    const created = await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], 'mp-slug': [slug] } }, ALICE);
-    const written = filesBelow(dir).filter((file) => file.endsWith('.md'));
-    expect(written).toHaveLength(1);
-    expect(written[0]).toMatch(/^content\/alice\/content\/notes\/2025\/03\/[\p{L}\p{M}\p{N}]+(-[\p{L}\p{M}\p{N}]+)*\.md$/u);
-    expect([...path.basename(written[0]!, '.md')].length).toBeLessThanOrEqual(60);
-    expect(Buffer.byteLength(path.basename(written[0]!))).toBeLessThan(255);
-    expect(isInside(path.join(dir, written[0]!), contentDir)).toBe(true);
-    expect((await handler.getEntry(created.url, ALICE))?.properties.content).toEqual(['x']);
-  });
+  it.each(HOSTILE.map((slug) => [JSON.stringify(slug).slice(0, 40), slug]))(
+    'mp-slug %s becomes a plain slug inside alice’s notes',
+    async (_label, slug) => {
+      const { handler, contentDir, dir } = setup();
+      const created = await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], 'mp-slug': [slug] } }, ALICE);
+      const written = filesBelow(dir).filter((file) => file.endsWith('.md'));
+      expect(written).toHaveLength(1);
+      expect(written[0]).toMatch(/^content\/alice\/content\/notes\/2025\/03\/[\p{L}\p{M}\p{N}]+(-[\p{L}\p{M}\p{N}]+)*\.md$/u);
+      expect([...path.basename(written[0]!, '.md')].length).toBeLessThanOrEqual(60);
+      expect(Buffer.byteLength(path.basename(written[0]!))).toBeLessThan(255);
+      expect(isInside(path.join(dir, written[0]!), contentDir)).toBe(true);
+      expect((await handler.getEntry(created.url, ALICE))?.properties.content).toEqual(['x']);
+    },
+  );
 
   it('a hostile name is cleaned the same way when it becomes the slug', async () => {
     const { handler } = setup();
@@ -76,9 +85,19 @@ describe('files handler: paths never leave the content directory', () => {
 
   it('a published date that is not a date never reaches the path', async () => {
     const { handler, dir } = setup();
-    await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], published: ['../../1999-01-01'], 'mp-slug': ['p'] } }, ALICE);
-    await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], published: ['2024-01-01/../../../x'], 'mp-slug': ['q'] } }, ALICE);
-    expect(filesBelow(dir).filter((file) => file.endsWith('.md')).sort()).toEqual(['content/alice/content/notes/2024/01/q.md', 'content/alice/content/notes/2025/03/p.md']);
+    await handler.createEntry(
+      { type: ['h-entry'], properties: { content: ['x'], published: ['../../1999-01-01'], 'mp-slug': ['p'] } },
+      ALICE,
+    );
+    await handler.createEntry(
+      { type: ['h-entry'], properties: { content: ['x'], published: ['2024-01-01/../../../x'], 'mp-slug': ['q'] } },
+      ALICE,
+    );
+    expect(
+      filesBelow(dir)
+        .filter((file) => file.endsWith('.md'))
+        .sort(),
+    ).toEqual(['content/alice/content/notes/2024/01/q.md', 'content/alice/content/notes/2025/03/p.md']);
   });
 
   it.each([
@@ -93,7 +112,10 @@ describe('files handler: paths never leave the content directory', () => {
     ['x'.repeat(300), 'x'.repeat(64)],
   ])('account name %j gets a site directory inside the content directory', async (name, expected) => {
     const { handler, contentDir } = setup();
-    await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'] } }, { id: `id-${name}`, name, me: ['https://someone.example/'], isActive: true });
+    await handler.createEntry(
+      { type: ['h-entry'], properties: { content: ['x'] } },
+      { id: `id-${name}`, name, me: ['https://someone.example/'], isActive: true },
+    );
     const [dir, ...others] = readdirSync(contentDir);
     expect(others).toEqual([]);
     if (expected === null) expect(dir).toMatch(/^user-[0-9a-f]{12}$/);
@@ -104,7 +126,10 @@ describe('files handler: paths never leave the content directory', () => {
     const { handler, contentDir } = setup();
     const first = await handler.createEntry({ type: ['h-entry'], properties: { content: ['mine'] } }, ALICE);
     const twin: HostUser = { id: 'user-twin', name: 'ALICE', me: ['https://alice.example/'], isActive: true };
-    const refused = await handler.createEntry({ type: ['h-entry'], properties: { content: ['theirs'] } }, twin).then(() => null, (error: unknown) => error);
+    const refused = await handler.createEntry({ type: ['h-entry'], properties: { content: ['theirs'] } }, twin).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(Error);
     expect(isHandlerValueError(refused)).toBe(false);
     await expect(handler.getEntry(first.url, twin)).rejects.toThrow(/another account/);
@@ -115,7 +140,12 @@ describe('files handler: paths never leave the content directory', () => {
     const { handler, contentDir } = setup({ userDir: '.' });
     await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], 'mp-slug': ['solo'] } }, ALICE);
     expect(filesBelow(contentDir).sort()).toEqual(['.indiestack/.gitignore', '.indiestack/owner', 'content/notes/2025/03/solo.md']);
-    await expect(handler.createEntry({ type: ['h-entry'], properties: { content: ['y'] } }, { id: 'user-bob', name: 'bob', me: ['https://bob.example/'], isActive: true })).rejects.toThrow(/another account/);
+    await expect(
+      handler.createEntry(
+        { type: ['h-entry'], properties: { content: ['y'] } },
+        { id: 'user-bob', name: 'bob', me: ['https://bob.example/'], isActive: true },
+      ),
+    ).rejects.toThrow(/another account/);
   });
 
   it.each([
@@ -135,9 +165,15 @@ describe('files handler: paths never leave the content directory', () => {
     const { handler } = setup();
     await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], 'mp-slug': ['target'] } }, ALICE);
     expect(await handler.getEntry(url, ALICE)).toBe(null);
-    const update = await handler.updateEntry(url, { replace: { content: ['y'] } }, ALICE).then(() => null, (error: unknown) => error);
+    const update = await handler.updateEntry(url, { replace: { content: ['y'] } }, ALICE).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(isHandlerValueError(update)).toBe(true);
-    const removal = await handler.deleteEntry(url, ALICE).then(() => null, (error: unknown) => error);
+    const removal = await handler.deleteEntry(url, ALICE).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(isHandlerValueError(removal)).toBe(true);
   });
 
@@ -145,7 +181,9 @@ describe('files handler: paths never leave the content directory', () => {
     const { handler, contentDir, outside } = setup();
     await handler.createEntry({ type: ['h-entry'], properties: { content: ['x'], 'mp-slug': ['first'] } }, ALICE);
     symlinkSync(outside, path.join(contentDir, 'alice/content/likes'));
-    await expect(handler.createEntry({ type: ['h-entry'], properties: { 'like-of': ['https://bob.example/'] } }, ALICE)).rejects.toThrow(/leads out of the site directory/);
+    await expect(handler.createEntry({ type: ['h-entry'], properties: { 'like-of': ['https://bob.example/'] } }, ALICE)).rejects.toThrow(
+      /leads out of the site directory/,
+    );
     expect(readdirSync(outside)).toEqual([]);
 
     writeFileSync(path.join(outside, 'secret.md'), '---\ntitle: secret\n---\n');
@@ -165,7 +203,9 @@ describe('files handler: paths never leave the content directory', () => {
     [{ path: 'content/{unknown}/{slug}.md', url: '{site}/{unknown}/{slug}/' }],
     [{ path: 'content/{slug}.md', url: '{site}/{slug}/?q=1' }],
   ])('refuses templates that could leave the site or lose the URL ↔ file mapping: %j', (templates) => {
-    expect(() => createFilesHandler({ baseUrl: 'https://id.example', contentDir: root, defaultTemplates: templates })).toThrow(/files handler/);
+    expect(() => createFilesHandler({ baseUrl: 'https://id.example', contentDir: root, defaultTemplates: templates })).toThrow(
+      /files handler/,
+    );
   });
 
   it('refuses a user directory template that leaves the content directory', () => {

@@ -52,7 +52,10 @@ describe('POST /indieweb/micropub/ action=update (built-in handler)', () => {
 
   it('204 adds values to a property and creates a missing one', async () => {
     const url = await fresh();
-    expect((await postJson(t.app, token, { action: 'update', url, add: { category: ['d'], syndication: ['https://social.example/1'] } })).statusCode).toBe(204);
+    expect(
+      (await postJson(t.app, token, { action: 'update', url, add: { category: ['d'], syndication: ['https://social.example/1'] } }))
+        .statusCode,
+    ).toBe(204);
     const properties = await propertiesOf(t, token, url);
     expect(properties.category).toEqual(['a', 'b', 'c', 'd']);
     expect(properties.syndication).toEqual(['https://social.example/1']);
@@ -72,14 +75,25 @@ describe('POST /indieweb/micropub/ action=update (built-in handler)', () => {
 
   it('204 applies replace, add and delete together', async () => {
     const url = await fresh();
-    const response = await postJson(t.app, token, { action: 'update', url, replace: { content: ['new'] }, add: { name: ['Title'] }, delete: { category: ['a', 'c'] } });
+    const response = await postJson(t.app, token, {
+      action: 'update',
+      url,
+      replace: { content: ['new'] },
+      add: { name: ['Title'] },
+      delete: { category: ['a', 'c'] },
+    });
     expect(response.statusCode).toBe(204);
     expect(await propertiesOf(t, token, url)).toMatchObject({ content: ['new'], name: ['Title'], category: ['b'] });
   });
 
   it('204 for a JSON content type with a charset parameter', async () => {
     const url = await fresh();
-    const response = await postJson(t.app, token, { action: 'update', url, replace: { content: ['charset'] } }, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const response = await postJson(
+      t.app,
+      token,
+      { action: 'update', url, replace: { content: ['charset'] } },
+      { headers: { 'content-type': 'application/json; charset=utf-8' } },
+    );
     expect(response.statusCode).toBe(204);
     expect((await propertiesOf(t, token, url)).content).toEqual(['charset']);
   });
@@ -93,7 +107,12 @@ describe('POST /indieweb/micropub/ action=update (built-in handler)', () => {
 
   it('204 for an absolute URL on the request host', async () => {
     const url = await fresh();
-    const response = await postJson(t.app, token, { action: 'update', url, replace: { content: ['absolute'] } }, { headers: { host: 'INDIESTACK.test' } });
+    const response = await postJson(
+      t.app,
+      token,
+      { action: 'update', url, replace: { content: ['absolute'] } },
+      { headers: { host: 'INDIESTACK.test' } },
+    );
     expect(response.statusCode).toBe(204);
   });
 
@@ -102,7 +121,12 @@ describe('POST /indieweb/micropub/ action=update (built-in handler)', () => {
   // relative URL looks relocated. Spec: 204 if the URL is unchanged.
   it('204 for a relative URL when the request host differs from the base URL host (not relocated)', async () => {
     const url = await fresh();
-    const response = await postJson(t.app, token, { action: 'update', url: new URL(url).pathname, replace: { content: ['proxied'] } }, { headers: { host: 'localhost:3000' } });
+    const response = await postJson(
+      t.app,
+      token,
+      { action: 'update', url: new URL(url).pathname, replace: { content: ['proxied'] } },
+      { headers: { host: 'localhost:3000' } },
+    );
     expect(response.headers.location).toBeUndefined();
     expect(response.statusCode).toBe(204);
   });
@@ -187,10 +211,12 @@ describe('POST /indieweb/micropub/ action=update (checks before the handler)', (
   });
 
   describe.each(['replace', 'add'])('%s', (operation) => {
-    it.each(URL_PROPERTIES.flatMap((name) => [
-      [name, 'javascript:alert(1)'],
-      [name, 'data:text/html,<script>alert(1)</script>'],
-    ]))('400 invalid_request for %s value %j and the handler is not called', async (name, value) => {
+    it.each(
+      URL_PROPERTIES.flatMap((name) => [
+        [name, 'javascript:alert(1)'],
+        [name, 'data:text/html,<script>alert(1)</script>'],
+      ]),
+    )('400 invalid_request for %s value %j and the handler is not called', async (name, value) => {
       const response = await postJson(t.app, token, { action: 'update', url, [operation]: { [name]: [value] } });
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(INVALID_REQUEST);
@@ -212,9 +238,15 @@ describe('POST /indieweb/micropub/ action=update (checks before the handler)', (
   });
 
   it('204 for a delete map with non-http(s) URL values: delete skips the URL check', async () => {
-    const response = await postJson(t.app, token, { action: 'update', url, delete: { photo: ['javascript:alert(1)', 'data:,x'], 'in-reply-to': ['/relative'] } });
+    const response = await postJson(t.app, token, {
+      action: 'update',
+      url,
+      delete: { photo: ['javascript:alert(1)', 'data:,x'], 'in-reply-to': ['/relative'] },
+    });
     expect(response.statusCode).toBe(204);
-    expect(callsOf(spy.calls, 'updateEntry').map((call) => call.args[1])).toEqual([{ delete: { photo: ['javascript:alert(1)', 'data:,x'], 'in-reply-to': ['/relative'] } }]);
+    expect(callsOf(spy.calls, 'updateEntry').map((call) => call.args[1])).toEqual([
+      { delete: { photo: ['javascript:alert(1)', 'data:,x'], 'in-reply-to': ['/relative'] } },
+    ]);
   });
 
   it('204 passes the operations to update_entry as submitted', async () => {
@@ -246,7 +278,11 @@ describe('POST /indieweb/micropub/ action=update (relocating handler)', () => {
     });
     const t = await mountedApp({ handler });
     try {
-      const response = await postJson(t.app, await t.token('update'), { action: 'update', url: `${ENTRIES}old`, replace: { content: ['moved'] } });
+      const response = await postJson(t.app, await t.token('update'), {
+        action: 'update',
+        url: `${ENTRIES}old`,
+        replace: { content: ['moved'] },
+      });
       expect(response.statusCode).toBe(201);
       expect(response.headers.location).toBe(`${ENTRIES}moved`);
       expect(response.body).toBe('');
@@ -262,7 +298,11 @@ describe('POST /indieweb/micropub/ action=update (relocating handler)', () => {
     });
     const t = await mountedApp({ handler });
     try {
-      const response = await postJson(t.app, await t.token('update'), { action: 'update', url: '/indieweb/entries/same', replace: { content: ['x'] } });
+      const response = await postJson(t.app, await t.token('update'), {
+        action: 'update',
+        url: '/indieweb/entries/same',
+        replace: { content: ['x'] },
+      });
       expect(response.statusCode).toBe(204);
     } finally {
       await t.close();
@@ -277,7 +317,11 @@ describe('POST /indieweb/micropub/ action=update (relocating handler)', () => {
     });
     const t = await mountedApp({ handler });
     try {
-      const response = await postJson(t.app, await t.token('update'), { action: 'update', url: `${ENTRIES}x`, replace: { content: ['x'] } });
+      const response = await postJson(t.app, await t.token('update'), {
+        action: 'update',
+        url: `${ENTRIES}x`,
+        replace: { content: ['x'] },
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(INVALID_REQUEST);
       expect(response.body).not.toContain('secret detail');
@@ -294,7 +338,11 @@ describe('POST /indieweb/micropub/ action=update (relocating handler)', () => {
     });
     const t = await mountedApp({ handler });
     try {
-      const response = await postJson(t.app, await t.token('update'), { action: 'update', url: `${ENTRIES}x`, replace: { content: ['x'] } });
+      const response = await postJson(t.app, await t.token('update'), {
+        action: 'update',
+        url: `${ENTRIES}x`,
+        replace: { content: ['x'] },
+      });
       expect(response.statusCode).toBe(500);
       expect(response.body).toBe('');
     } finally {
@@ -332,7 +380,10 @@ describe('POST /indieweb/micropub/ action=delete and action=undelete (built-in h
 
   it('204 deletes with a JSON body whose content type carries a charset', async () => {
     const url = await fresh();
-    expect((await postJson(t.app, token, { action: 'delete', url }, { headers: { 'content-type': 'application/json; charset=utf-8' } })).statusCode).toBe(204);
+    expect(
+      (await postJson(t.app, token, { action: 'delete', url }, { headers: { 'content-type': 'application/json; charset=utf-8' } }))
+        .statusCode,
+    ).toBe(204);
   });
 
   it('204 deletes by relative URL', async () => {
@@ -362,7 +413,10 @@ describe('POST /indieweb/micropub/ action=delete and action=undelete (built-in h
   it('204 undeletes with a JSON body', async () => {
     const url = await fresh();
     await postJson(t.app, token, { action: 'delete', url });
-    expect((await postJson(t.app, token, { action: 'undelete', url }, { headers: { 'content-type': 'application/json; charset=utf-8' } })).statusCode).toBe(204);
+    expect(
+      (await postJson(t.app, token, { action: 'undelete', url }, { headers: { 'content-type': 'application/json; charset=utf-8' } }))
+        .statusCode,
+    ).toBe(204);
     expect((await micropubGet(t.app, token, { q: 'source', url })).statusCode).toBe(200);
   });
 

@@ -64,12 +64,19 @@ describe('POST /indieweb/micropub/ (create, form-encoded)', () => {
   });
 
   it('201 collects a repeated name into one array', async () => {
-    expect((await postForm(t.app, token, { content: 'x', syndication: ['https://a.example/1', 'https://b.example/2'] })).statusCode).toBe(201);
+    expect((await postForm(t.app, token, { content: 'x', syndication: ['https://a.example/1', 'https://b.example/2'] })).statusCode).toBe(
+      201,
+    );
     expect(createdEntry(spy.calls).properties.syndication).toEqual(['https://a.example/1', 'https://b.example/2']);
   });
 
   it('201 comma-splits category only', async () => {
-    const response = await postForm(t.app, token, { content: 'one, two, three', name: 'a, b', category: 'indieweb, micropub,tests', summary: 'x,y' });
+    const response = await postForm(t.app, token, {
+      content: 'one, two, three',
+      name: 'a, b',
+      category: 'indieweb, micropub,tests',
+      summary: 'x,y',
+    });
     expect(response.statusCode).toBe(201);
     expect(createdEntry(spy.calls).properties).toEqual({
       content: ['one, two, three'],
@@ -112,13 +119,24 @@ describe('POST /indieweb/micropub/ (create, form-encoded)', () => {
     expect((await postForm(t.app, token, { h: 'event', ...event, category: 'indieweb' })).statusCode).toBe(201);
     const entry = createdEntry(spy.calls);
     expect(entry.type).toEqual(['h-event']);
-    expect(entry.properties).toEqual({ ...Object.fromEntries(Object.entries(event).map(([name, value]) => [name, [value]])), category: ['indieweb'] });
+    expect(entry.properties).toEqual({
+      ...Object.fromEntries(Object.entries(event).map(([name, value]) => [name, [value]])),
+      category: ['indieweb'],
+    });
   });
 
   it('201 forwards RSVP properties unchanged as arrays', async () => {
-    const response = await postForm(t.app, token, { h: 'entry', rsvp: 'maybe', 'in-reply-to': 'https://events.example/iwc', content: 'If I can make it' });
+    const response = await postForm(t.app, token, {
+      h: 'entry',
+      rsvp: 'maybe',
+      'in-reply-to': 'https://events.example/iwc',
+      content: 'If I can make it',
+    });
     expect(response.statusCode).toBe(201);
-    expect(createdEntry(spy.calls)).toEqual({ type: ['h-entry'], properties: { rsvp: ['maybe'], 'in-reply-to': ['https://events.example/iwc'], content: ['If I can make it'] } });
+    expect(createdEntry(spy.calls)).toEqual({
+      type: ['h-entry'],
+      properties: { rsvp: ['maybe'], 'in-reply-to': ['https://events.example/iwc'], content: ['If I can make it'] },
+    });
   });
 
   it('201 forwards mp-* commands and post-status without executing them', async () => {
@@ -269,7 +287,12 @@ describe('POST /indieweb/micropub/ (create, JSON)', () => {
   });
 
   it('201 accepts a JSON content type with parameters', async () => {
-    const response = await postJson(t.app, token, { type: ['h-entry'], properties: { content: ['charset'] } }, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const response = await postJson(
+      t.app,
+      token,
+      { type: ['h-entry'], properties: { content: ['charset'] } },
+      { headers: { 'content-type': 'application/json; charset=utf-8' } },
+    );
     expect(response.statusCode).toBe(201);
     expect(createdEntry(spy.calls).properties).toEqual({ content: ['charset'] });
   });
@@ -348,7 +371,10 @@ describe('POST /indieweb/micropub/ (create, JSON)', () => {
   });
 
   it.each(['uid', 'author'])('400 invalid_request when a create submits %s', async (name) => {
-    const response = await postJson(t.app, token, { type: ['h-entry'], properties: { content: ['x'], [name]: ['https://alice.example/'] } });
+    const response = await postJson(t.app, token, {
+      type: ['h-entry'],
+      properties: { content: ['x'], [name]: ['https://alice.example/'] },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(INVALID_REQUEST);
     expect(spy.calls).toEqual([]);
@@ -416,7 +442,10 @@ describe('POST /indieweb/micropub/ (create, handler failures)', () => {
     });
     const t = await mountedApp({ handler });
     try {
-      for (const response of [await postForm(t.app, await t.token('create'), { content: 'x' }), await postJson(t.app, await t.token('create'), { type: ['h-entry'], properties: { content: ['x'] } })]) {
+      for (const response of [
+        await postForm(t.app, await t.token('create'), { content: 'x' }),
+        await postJson(t.app, await t.token('create'), { type: ['h-entry'], properties: { content: ['x'] } }),
+      ]) {
         expect(response.statusCode).toBe(400);
         expect(response.json()).toEqual(INVALID_REQUEST);
         expect(response.body).not.toContain('secret detail');
@@ -434,7 +463,10 @@ describe('POST /indieweb/micropub/ (create, handler failures)', () => {
     });
     const t = await mountedApp({ handler });
     try {
-      for (const response of [await postForm(t.app, await t.token('create'), { content: 'x' }), await postJson(t.app, await t.token('create'), { type: ['h-entry'], properties: { content: ['x'] } })]) {
+      for (const response of [
+        await postForm(t.app, await t.token('create'), { content: 'x' }),
+        await postJson(t.app, await t.token('create'), { type: ['h-entry'], properties: { content: ['x'] } }),
+      ]) {
         expect(response.statusCode).toBe(500);
         expect(response.body).toBe('');
       }
@@ -503,7 +535,10 @@ describe('POST /indieweb/micropub/ (create, built-in handler)', () => {
       expect(response.statusCode).toBe(201);
       expect(response.headers.location).toBe(entryUrl('stored'));
       const source = await micropubGet(t.app, token, { q: 'source', url: entryUrl('stored') });
-      expect(source.json()).toEqual({ type: ['h-entry'], properties: { content: ['stored'], category: ['a', 'b'], 'mp-slug': ['stored'] } });
+      expect(source.json()).toEqual({
+        type: ['h-entry'],
+        properties: { content: ['stored'], category: ['a', 'b'], 'mp-slug': ['stored'] },
+      });
     } finally {
       await t.close();
     }

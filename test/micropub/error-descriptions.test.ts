@@ -7,7 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HandlerValueError } from '../../src/contracts/handler-errors.js';
 import { MAX_DESCRIPTION_LENGTH } from '../../src/core/errors.js';
 import { FILES, mediaGet, mediaPostForm, standaloneMediaApp, upload, type MediaApp } from '../helpers/media.js';
-import { createSpyHandler, ENTRIES, HOST, MICROPUB, micropubGet, mountedApp, postForm, postJson, type MicropubTestApp } from '../helpers/micropub.js';
+import {
+  createSpyHandler,
+  ENTRIES,
+  HOST,
+  MICROPUB,
+  micropubGet,
+  mountedApp,
+  postForm,
+  postJson,
+  type MicropubTestApp,
+} from '../helpers/micropub.js';
 
 function described(response: { statusCode: number; json: () => unknown }, status: number, description: string): void {
   expect(response.statusCode).toBe(status);
@@ -44,7 +54,11 @@ describe('POST and GET /indieweb/micropub/: error_description of 400 invalid_req
   });
 
   it('400 a create with a javascript: photo', async () => {
-    described(await postJson(t.app, token, { type: ['h-entry'], properties: { photo: ['javascript:alert(1)'] } }), 400, 'photo must hold absolute http(s) URLs');
+    described(
+      await postJson(t.app, token, { type: ['h-entry'], properties: { photo: ['javascript:alert(1)'] } }),
+      400,
+      'photo must hold absolute http(s) URLs',
+    );
   });
 
   it('400 an action without url', async () => {
@@ -56,7 +70,11 @@ describe('POST and GET /indieweb/micropub/: error_description of 400 invalid_req
   });
 
   it('400 an update whose replace value is not an array', async () => {
-    described(await postJson(t.app, token, { action: 'update', url: `${ENTRIES}x`, replace: { content: 'x' } }), 400, 'replace.content must be an array');
+    described(
+      await postJson(t.app, token, { action: 'update', url: `${ENTRIES}x`, replace: { content: 'x' } }),
+      400,
+      'replace.content must be an array',
+    );
   });
 
   it('400 an action on another host', async () => {
@@ -119,7 +137,11 @@ describe('/indieweb/media/: error_description of invalid_request', () => {
   });
 
   it('400 metadata of unknown media', async () => {
-    described(await mediaGet(t.app, token, { q: 'source', url: 'http://indiestack.test/indieweb/media/nothing.png' }), 400, 'no such media');
+    described(
+      await mediaGet(t.app, token, { q: 'source', url: 'http://indiestack.test/indieweb/media/nothing.png' }),
+      400,
+      'no such media',
+    );
   });
 
   it('415 a type outside the allow-list', async () => {

@@ -17,7 +17,10 @@ describe('INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES', () => {
         expect(created.statusCode).toBe(201);
         urls.push(created.headers.location as string);
       }
-      const listed = (await micropubGet(t.app, token, { q: 'source' })).json() as { items: { properties: { content: string[]; url: string[] } }[]; paging?: { total: number } };
+      const listed = (await micropubGet(t.app, token, { q: 'source' })).json() as {
+        items: { properties: { content: string[]; url: string[] } }[];
+        paging?: { total: number };
+      };
       expect(listed.items.map((item) => item.properties.content[0])).toEqual(['entry 5', 'entry 4', 'entry 3']);
       expect(listed.paging?.total ?? listed.items.length).toBe(3);
       const forgotten = await micropubGet(t.app, token, { q: 'source', url: urls[0]! });
@@ -29,6 +32,8 @@ describe('INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES', () => {
   });
 
   it('refuses a value that is not a positive whole number, naming the setting', async () => {
-    await expect(standaloneApp({ INDIEWEB_MICROPUB_HANDLER: 'memory', INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES: 'lots' })).rejects.toThrow(/INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES/);
+    await expect(standaloneApp({ INDIEWEB_MICROPUB_HANDLER: 'memory', INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES: 'lots' })).rejects.toThrow(
+      /INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES/,
+    );
   });
 });

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MicropubConfig } from '../../src/contracts/micropub-types.js';
 import { ME } from '../helpers/indieauth.js';
-import { createSpyHandler, INVALID_REQUEST, MEDIA_ENDPOINT, micropubGet, mountedApp, standaloneApp, type MicropubTestApp } from '../helpers/micropub.js';
+import {
+  createSpyHandler,
+  INVALID_REQUEST,
+  MEDIA_ENDPOINT,
+  micropubGet,
+  mountedApp,
+  standaloneApp,
+  type MicropubTestApp,
+} from '../helpers/micropub.js';
 
 const BUILT_IN_POST_TYPES = [
   { type: 'note', name: 'Note', properties: ['content'] },
@@ -13,7 +21,11 @@ const BUILT_IN_POST_TYPES = [
   { type: 'bookmark', name: 'Bookmark', properties: ['bookmark-of', 'name', 'content'] },
   { type: 'like', name: 'Like', properties: ['like-of'] },
   { type: 'repost', name: 'Repost', properties: ['repost-of'] },
-  { type: 'event', name: 'Event', properties: ['name', 'summary', 'description', 'start', 'end', 'location', 'category', 'url', 'published'] },
+  {
+    type: 'event',
+    name: 'Event',
+    properties: ['name', 'summary', 'description', 'start', 'end', 'location', 'category', 'url', 'published'],
+  },
   { type: 'rsvp', name: 'RSVP', properties: ['rsvp', 'in-reply-to', 'name', 'content'] },
 ];
 
@@ -88,7 +100,9 @@ describe('GET /indieweb/micropub/ (built-in handler)', () => {
   });
 
   it('200 q=post-types&post-type=photo narrows to the photo type', async () => {
-    expect((await micropubGet(t.app, token, { q: 'post-types', 'post-type': 'photo' })).json()).toEqual({ 'post-types': [BUILT_IN_POST_TYPES[2]] });
+    expect((await micropubGet(t.app, token, { q: 'post-types', 'post-type': 'photo' })).json()).toEqual({
+      'post-types': [BUILT_IN_POST_TYPES[2]],
+    });
   });
 
   it('200 q=post-types with an unknown post-type gives an empty list', async () => {
@@ -99,17 +113,29 @@ describe('GET /indieweb/micropub/ (built-in handler)', () => {
 
   it('200 q=post-types applies post-type before filter, offset and limit', async () => {
     // filter "content" alone matches 8 types; post-type=like narrows to one that does not contain it
-    expect((await micropubGet(t.app, token, { q: 'post-types', 'post-type': 'like', filter: 'content' })).json()).toEqual({ 'post-types': [] });
-    expect((await micropubGet(t.app, token, { q: 'post-types', 'post-type': 'note', offset: '0', limit: '5' })).json()).toEqual({ 'post-types': [BUILT_IN_POST_TYPES[0]] });
+    expect((await micropubGet(t.app, token, { q: 'post-types', 'post-type': 'like', filter: 'content' })).json()).toEqual({
+      'post-types': [],
+    });
+    expect((await micropubGet(t.app, token, { q: 'post-types', 'post-type': 'note', offset: '0', limit: '5' })).json()).toEqual({
+      'post-types': [BUILT_IN_POST_TYPES[0]],
+    });
     expect((await micropubGet(t.app, token, { q: 'post-types', 'post-type': 'note', offset: '1' })).json()).toEqual({ 'post-types': [] });
   });
 
   it('200 q=post-types filters the stable JSON, then offsets, then limits', async () => {
     // "in-reply-to" occurs in reply and rsvp only
-    expect((await micropubGet(t.app, token, { q: 'post-types', filter: 'IN-REPLY-TO' })).json()).toEqual({ 'post-types': [BUILT_IN_POST_TYPES[5], BUILT_IN_POST_TYPES[10]] });
-    expect((await micropubGet(t.app, token, { q: 'post-types', filter: 'in-reply-to', offset: '1' })).json()).toEqual({ 'post-types': [BUILT_IN_POST_TYPES[10]] });
-    expect((await micropubGet(t.app, token, { q: 'post-types', filter: 'in-reply-to', limit: '1' })).json()).toEqual({ 'post-types': [BUILT_IN_POST_TYPES[5]] });
-    expect((await micropubGet(t.app, token, { q: 'post-types', offset: '9', limit: '1' })).json()).toEqual({ 'post-types': [BUILT_IN_POST_TYPES[9]] });
+    expect((await micropubGet(t.app, token, { q: 'post-types', filter: 'IN-REPLY-TO' })).json()).toEqual({
+      'post-types': [BUILT_IN_POST_TYPES[5], BUILT_IN_POST_TYPES[10]],
+    });
+    expect((await micropubGet(t.app, token, { q: 'post-types', filter: 'in-reply-to', offset: '1' })).json()).toEqual({
+      'post-types': [BUILT_IN_POST_TYPES[10]],
+    });
+    expect((await micropubGet(t.app, token, { q: 'post-types', filter: 'in-reply-to', limit: '1' })).json()).toEqual({
+      'post-types': [BUILT_IN_POST_TYPES[5]],
+    });
+    expect((await micropubGet(t.app, token, { q: 'post-types', offset: '9', limit: '1' })).json()).toEqual({
+      'post-types': [BUILT_IN_POST_TYPES[9]],
+    });
   });
 
   it.each(['contacts', 'properties', 'nope', ''])('400 invalid_request for q=%j', async (q) => {
@@ -148,7 +174,9 @@ describe('GET /indieweb/micropub/?q=config (handler-supplied values)', () => {
       const response = await micropubGet(t.app, await t.token(''), { q: 'config' });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({ 'media-endpoint': 'https://media.example/upload', q: ['config'] });
-      expect((await micropubGet(t.app, await t.token(''), { q: 'media-endpoint' })).json()).toEqual({ 'media-endpoint': 'https://media.example/upload' });
+      expect((await micropubGet(t.app, await t.token(''), { q: 'media-endpoint' })).json()).toEqual({
+        'media-endpoint': 'https://media.example/upload',
+      });
     } finally {
       await t.close();
     }
@@ -213,7 +241,10 @@ describe('GET /indieweb/micropub/?q=config answers what the handler returns now'
       const token = await t.token('');
       expect((await micropubGet(t.app, token, { q: 'config' })).json()).toEqual({ 'media-endpoint': MEDIA_ENDPOINT, categories: ['a'] });
       categories.push('b');
-      expect((await micropubGet(t.app, token, { q: 'config' })).json()).toEqual({ 'media-endpoint': MEDIA_ENDPOINT, categories: ['a', 'b'] });
+      expect((await micropubGet(t.app, token, { q: 'config' })).json()).toEqual({
+        'media-endpoint': MEDIA_ENDPOINT,
+        categories: ['a', 'b'],
+      });
     } finally {
       await t.close();
     }
@@ -240,7 +271,10 @@ describe('GET /indieweb/micropub/?q=config answers what the handler returns now'
   });
 
   it('200 with a JSON content type and the same answer for a deeply frozen config, each time', async () => {
-    const config = Object.freeze({ categories: Object.freeze(['a', 'b']), channels: Object.freeze([Object.freeze({ uid: 'notes', name: 'Notes' })]) });
+    const config = Object.freeze({
+      categories: Object.freeze(['a', 'b']),
+      channels: Object.freeze([Object.freeze({ uid: 'notes', name: 'Notes' })]),
+    });
     let current: unknown = config;
     const t = await appWithLiveConfig(() => current);
     try {
@@ -249,7 +283,11 @@ describe('GET /indieweb/micropub/?q=config answers what the handler returns now'
         const response = await micropubGet(t.app, token, { q: 'config' });
         expect(response.statusCode).toBe(200);
         expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-        expect(response.json()).toEqual({ 'media-endpoint': MEDIA_ENDPOINT, categories: ['a', 'b'], channels: [{ uid: 'notes', name: 'Notes' }] });
+        expect(response.json()).toEqual({
+          'media-endpoint': MEDIA_ENDPOINT,
+          categories: ['a', 'b'],
+          channels: [{ uid: 'notes', name: 'Notes' }],
+        });
       }
       // a new object is a new answer
       current = Object.freeze({ categories: Object.freeze(['z']) });
@@ -262,7 +300,12 @@ describe('GET /indieweb/micropub/?q=config answers what the handler returns now'
 
 describe('GET /indieweb/micropub/?q=syndicate-to (handler-supplied values)', () => {
   const targets = [
-    { uid: 'https://social.example/@alice', name: 'alice on social', service: { name: 'Social', url: 'https://social.example/', photo: 'https://social.example/logo.png' }, checked: true },
+    {
+      uid: 'https://social.example/@alice',
+      name: 'alice on social',
+      service: { name: 'Social', url: 'https://social.example/', photo: 'https://social.example/logo.png' },
+      checked: true,
+    },
     { uid: 'https://other.example/', name: 'other' },
   ];
 
@@ -323,7 +366,9 @@ describe('GET /indieweb/micropub/?q=category and q=channel (handler-supplied lis
 
   it('200 q=category applies filter, then offset, then limit', async () => {
     // filter→offset→limit gives a3; offset first would give A2; limit before offset would give nothing
-    expect((await micropubGet(t.app, token, { q: 'category', filter: 'a', offset: '2', limit: '1' })).json()).toEqual({ categories: ['a3'] });
+    expect((await micropubGet(t.app, token, { q: 'category', filter: 'a', offset: '2', limit: '1' })).json()).toEqual({
+      categories: ['a3'],
+    });
     expect((await micropubGet(t.app, token, { q: 'category', offset: '1', limit: '2' })).json()).toEqual({ categories: ['b1', 'B2'] });
     expect((await micropubGet(t.app, token, { q: 'category', limit: '0' })).json()).toEqual({ categories: [] });
     expect((await micropubGet(t.app, token, { q: 'category', offset: '6' })).json()).toEqual({ categories: [] });
@@ -335,13 +380,17 @@ describe('GET /indieweb/micropub/?q=category and q=channel (handler-supplied lis
 
   it('200 q=channel filters case-insensitively against the stable JSON of each object', async () => {
     // keys are sorted in the stable serialization: {"name":"Web Stuff","uid":"web"}
-    expect((await micropubGet(t.app, token, { q: 'channel', filter: '"name":"web stuff","uid"' })).json()).toEqual({ channels: [channels[2]] });
+    expect((await micropubGet(t.app, token, { q: 'channel', filter: '"name":"web stuff","uid"' })).json()).toEqual({
+      channels: [channels[2]],
+    });
     expect((await micropubGet(t.app, token, { q: 'channel', filter: 'PHOTOS' })).json()).toEqual({ channels: [channels[1]] });
     expect((await micropubGet(t.app, token, { q: 'channel', filter: '"uid"' })).json()).toEqual({ channels });
   });
 
   it('200 q=channel applies filter, then offset, then limit', async () => {
-    expect((await micropubGet(t.app, token, { q: 'channel', filter: 'o', offset: '1', limit: '1' })).json()).toEqual({ channels: [channels[1]] });
+    expect((await micropubGet(t.app, token, { q: 'channel', filter: 'o', offset: '1', limit: '1' })).json()).toEqual({
+      channels: [channels[1]],
+    });
     expect((await micropubGet(t.app, token, { q: 'channel', offset: '2', limit: '5' })).json()).toEqual({ channels: [channels[2]] });
   });
 

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { addAlice, CLIENT_ID, formBody, ME, obtainCode, postToken, REDIRECT_URI } from '../helpers/indieauth.js';
-import { INVALID_REQUEST, entryUrl, entryUrlPrefix, TEST_DIALECT, TEST_HANDLER_ENV, micropubGet, postForm, postJson, standaloneApp, type MicropubTestApp } from '../helpers/micropub.js';
+import {
+  INVALID_REQUEST,
+  entryUrl,
+  entryUrlPrefix,
+  TEST_DIALECT,
+  TEST_HANDLER_ENV,
+  micropubGet,
+  postForm,
+  postJson,
+  standaloneApp,
+  type MicropubTestApp,
+} from '../helpers/micropub.js';
 
 interface PostTypeCase {
   readonly type: string[];
@@ -12,7 +23,12 @@ interface PostTypeCase {
 }
 
 const POST_TYPES: Record<string, PostTypeCase> = {
-  note: { type: ['h-entry'], via: 'form', properties: { content: ['Just a note, with a comma'] }, replace: { content: ['An edited note'] } },
+  note: {
+    type: ['h-entry'],
+    via: 'form',
+    properties: { content: ['Just a note, with a comma'] },
+    replace: { content: ['An edited note'] },
+  },
   article: {
     type: ['h-entry'],
     via: 'json',
@@ -49,7 +65,12 @@ const POST_TYPES: Record<string, PostTypeCase> = {
     properties: { 'bookmark-of': ['https://read-later.example/article'], name: ['Worth reading'], content: ['Long but good'] },
     replace: { name: ['Must read'] },
   },
-  like: { type: ['h-entry'], via: 'form', properties: { 'like-of': ['https://someone.example/post/2'] }, replace: { 'like-of': ['https://someone.example/post/3'] } },
+  like: {
+    type: ['h-entry'],
+    via: 'form',
+    properties: { 'like-of': ['https://someone.example/post/2'] },
+    replace: { 'like-of': ['https://someone.example/post/3'] },
+  },
   repost: {
     type: ['h-entry'],
     via: 'json',
@@ -106,40 +127,45 @@ describe('POST /indieweb/micropub/ round trip of each built-in post type', () =>
     expect(config['post-types'].map((postType) => postType.type).sort()).toEqual(Object.keys(POST_TYPES).sort());
   });
 
-  it.each(Object.entries(POST_TYPES))('201 create, 200 source, 204 update, 204 delete, 400 source, 204 undelete, 200 source for a %s', async (name, postType) => {
-    const properties = { ...postType.properties, 'mp-slug': [`round-trip-${name}`] };
-    const created =
-      postType.via === 'form' ? await postForm(t.app, token, formFields(postType.type, properties)) : await postJson(t.app, token, { type: postType.type, properties });
-    expect(created.statusCode).toBe(201);
-    const url = created.headers.location as string;
-    // an entry that says when it was published lives in that month (database handler)
-    const published = (properties as Record<string, unknown[]>).published?.[0];
-    expect(url).toBe(entryUrl(`round-trip-${name}`, typeof published === 'string' ? new Date(published) : undefined));
+  it.each(Object.entries(POST_TYPES))(
+    '201 create, 200 source, 204 update, 204 delete, 400 source, 204 undelete, 200 source for a %s',
+    async (name, postType) => {
+      const properties = { ...postType.properties, 'mp-slug': [`round-trip-${name}`] };
+      const created =
+        postType.via === 'form'
+          ? await postForm(t.app, token, formFields(postType.type, properties))
+          : await postJson(t.app, token, { type: postType.type, properties });
+      expect(created.statusCode).toBe(201);
+      const url = created.headers.location as string;
+      // an entry that says when it was published lives in that month (database handler)
+      const published = (properties as Record<string, unknown[]>).published?.[0];
+      expect(url).toBe(entryUrl(`round-trip-${name}`, typeof published === 'string' ? new Date(published) : undefined));
 
-    const source = async () => micropubGet(t.app, token, { q: 'source', url });
-    expect((await source()).json()).toEqual({ type: postType.type, properties });
+      const source = async () => micropubGet(t.app, token, { q: 'source', url });
+      expect((await source()).json()).toEqual({ type: postType.type, properties });
 
-    const wanted = Object.keys(postType.properties);
-    const partial = await micropubGet(t.app, token, { q: 'source', url, 'properties[]': [...wanted, 'not-there'] });
-    expect(partial.json()).toEqual({ properties: postType.properties });
+      const wanted = Object.keys(postType.properties);
+      const partial = await micropubGet(t.app, token, { q: 'source', url, 'properties[]': [...wanted, 'not-there'] });
+      expect(partial.json()).toEqual({ properties: postType.properties });
 
-    const updated = await postJson(t.app, token, { action: 'update', url, replace: postType.replace });
-    expect(updated.statusCode).toBe(204);
-    const afterUpdate = { type: postType.type, properties: { ...properties, ...postType.replace } };
-    expect((await source()).json()).toEqual(afterUpdate);
+      const updated = await postJson(t.app, token, { action: 'update', url, replace: postType.replace });
+      expect(updated.statusCode).toBe(204);
+      const afterUpdate = { type: postType.type, properties: { ...properties, ...postType.replace } };
+      expect((await source()).json()).toEqual(afterUpdate);
 
-    expect((await postForm(t.app, token, { action: 'delete', url })).statusCode).toBe(204);
-    const gone = await source();
-    expect(gone.statusCode).toBe(400);
-    expect(gone.json()).toEqual(INVALID_REQUEST);
-    const listed = (await micropubGet(t.app, token, { q: 'source', filter: `round-trip-${name}"` })).json() as { items: unknown[] };
-    expect(listed.items).toEqual([]);
+      expect((await postForm(t.app, token, { action: 'delete', url })).statusCode).toBe(204);
+      const gone = await source();
+      expect(gone.statusCode).toBe(400);
+      expect(gone.json()).toEqual(INVALID_REQUEST);
+      const listed = (await micropubGet(t.app, token, { q: 'source', filter: `round-trip-${name}"` })).json() as { items: unknown[] };
+      expect(listed.items).toEqual([]);
 
-    expect((await postJson(t.app, token, { action: 'undelete', url })).statusCode).toBe(204);
-    const back = await source();
-    expect(back.statusCode).toBe(200);
-    expect(back.json()).toEqual(afterUpdate);
-  });
+      expect((await postJson(t.app, token, { action: 'undelete', url })).statusCode).toBe(204);
+      const back = await source();
+      expect(back.statusCode).toBe(200);
+      expect(back.json()).toEqual(afterUpdate);
+    },
+  );
 });
 
 describe('/indieweb/micropub/ with a token from the IndieAuth endpoints', () => {
@@ -163,14 +189,21 @@ describe('/indieweb/micropub/ with a token from the IndieAuth endpoints', () => 
     const me = await micropubGet(t.app, token);
     expect(Object.fromEntries(new URLSearchParams(me.body))).toEqual({ me: ME });
 
-    const created = await postForm(t.app, token, { h: 'entry', content: 'Hello from a real client', 'category[]': ['indieauth', 'micropub'] });
+    const created = await postForm(t.app, token, {
+      h: 'entry',
+      content: 'Hello from a real client',
+      'category[]': ['indieauth', 'micropub'],
+    });
     expect(created.statusCode).toBe(201);
     const url = created.headers.location as string;
     expect(url.startsWith(entryUrlPrefix())).toBe(true);
 
     const source = await micropubGet(t.app, token, { q: 'source', url });
     expect(source.statusCode).toBe(200);
-    expect(source.json()).toEqual({ type: ['h-entry'], properties: { content: ['Hello from a real client'], category: ['indieauth', 'micropub'] } });
+    expect(source.json()).toEqual({
+      type: ['h-entry'],
+      properties: { content: ['Hello from a real client'], category: ['indieauth', 'micropub'] },
+    });
 
     const update = await postJson(t.app, token, { action: 'update', url, add: { category: ['indieweb'] } });
     expect(update.statusCode).toBe(204);

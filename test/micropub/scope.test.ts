@@ -52,17 +52,22 @@ describe('POST /indieweb/micropub/ scope enforcement', () => {
     expect((await postJson(t.app, token, { type: ['h-entry'], properties: { content: ['x'] } })).statusCode).toBe(201);
   });
 
-  it.each(['createXYZ', 'Create', 'draft', 'posts', 'update delete undelete media', ''])('403 authorization error for a create with scope %j', async (scope) => {
-    const token = await t.token(scope);
-    expectAuthorizationError(await postForm(t.app, token, { content: 'x' }));
-    expectAuthorizationError(await postJson(t.app, token, { type: ['h-entry'], properties: { content: ['x'] } }));
-    expect(spy.calls).toEqual([]);
-  });
+  it.each(['createXYZ', 'Create', 'draft', 'posts', 'update delete undelete media', ''])(
+    '403 authorization error for a create with scope %j',
+    async (scope) => {
+      const token = await t.token(scope);
+      expectAuthorizationError(await postForm(t.app, token, { content: 'x' }));
+      expectAuthorizationError(await postJson(t.app, token, { type: ['h-entry'], properties: { content: ['x'] } }));
+      expect(spy.calls).toEqual([]);
+    },
+  );
 
   it('403 authorization error (not 400) for a create without scope that submits uid', async () => {
     const token = await t.token('update');
     expectAuthorizationError(await postForm(t.app, token, { content: 'x', uid: 'u' }));
-    expectAuthorizationError(await postJson(t.app, token, { type: ['h-entry'], properties: { photo: ['javascript:alert(1)'], author: ['a'] } }));
+    expectAuthorizationError(
+      await postJson(t.app, token, { type: ['h-entry'], properties: { photo: ['javascript:alert(1)'], author: ['a'] } }),
+    );
   });
 
   it('403 authorization error for a draft-only token even with post-status=draft', async () => {
@@ -85,7 +90,11 @@ describe('POST /indieweb/micropub/ scope enforcement', () => {
     ['update', 'a form-encoded body', (token: string) => postForm(t.app, token, { action: 'update', url })],
     ['update', 'a uid replacement', (token: string) => postJson(t.app, token, { action: 'update', url, replace: { uid: ['x'] } })],
     ['update', 'no operations', (token: string) => postJson(t.app, token, { action: 'update', url })],
-    ['update', 'a javascript: photo', (token: string) => postJson(t.app, token, { action: 'update', url, add: { photo: ['javascript:alert(1)'] } })],
+    [
+      'update',
+      'a javascript: photo',
+      (token: string) => postJson(t.app, token, { action: 'update', url, add: { photo: ['javascript:alert(1)'] } }),
+    ],
     ['delete', 'a cross-host url', (token: string) => postForm(t.app, token, { action: 'delete', url: 'https://evil.example/x' })],
     ['delete', 'an unknown url', (token: string) => postJson(t.app, token, { action: 'delete', url: `${ENTRIES}unknown` })],
     ['undelete', 'an empty url', (token: string) => postForm(t.app, token, { action: 'undelete', url: '' })],
@@ -96,7 +105,9 @@ describe('POST /indieweb/micropub/ scope enforcement', () => {
   });
 
   it('204 update, delete and undelete with exactly their scopes', async () => {
-    expect((await postJson(t.app, await t.token('update'), { action: 'update', url, replace: { content: ['updated'] } })).statusCode).toBe(204);
+    expect((await postJson(t.app, await t.token('update'), { action: 'update', url, replace: { content: ['updated'] } })).statusCode).toBe(
+      204,
+    );
     expect((await postForm(t.app, await t.token('delete'), { action: 'delete', url })).statusCode).toBe(204);
     expect((await postForm(t.app, await t.token('undelete'), { action: 'undelete', url })).statusCode).toBe(204);
     expect(spy.calls.map((call) => call.operation)).toEqual(['updateEntry', 'deleteEntry', 'undeleteEntry']);
@@ -118,12 +129,15 @@ describe('GET /indieweb/micropub/ scope enforcement', () => {
     await t.close();
   });
 
-  it.each(['create delete undelete media', 'updates', 'draft', ''])('403 authorization error for q=source (single and list) with scope %j', async (scope) => {
-    const token = await t.token(scope);
-    expectAuthorizationError(await micropubGet(t.app, token, { q: 'source', url }));
-    expectAuthorizationError(await micropubGet(t.app, token, { q: 'source' }));
-    expect(spy.calls).toEqual([]);
-  });
+  it.each(['create delete undelete media', 'updates', 'draft', ''])(
+    '403 authorization error for q=source (single and list) with scope %j',
+    async (scope) => {
+      const token = await t.token(scope);
+      expectAuthorizationError(await micropubGet(t.app, token, { q: 'source', url }));
+      expectAuthorizationError(await micropubGet(t.app, token, { q: 'source' }));
+      expect(spy.calls).toEqual([]);
+    },
+  );
 
   it('403 authorization error before dispatch for q=source with an empty url or a malformed limit', async () => {
     const token = await t.token('create');
@@ -164,7 +178,8 @@ describe('/indieweb/micropub/ authentication', () => {
     'GET q=config': (token: string | null, headers: Record<string, string> = {}) => micropubGet(t.app, token, { q: 'config' }, headers),
     'GET q=source': (token: string | null, headers: Record<string, string> = {}) => micropubGet(t.app, token, { q: 'source' }, headers),
     'POST create': (token: string | null, headers: Record<string, string> = {}) => postForm(t.app, token, { content: 'x' }, headers),
-    'POST action=delete': (token: string | null, headers: Record<string, string> = {}) => postForm(t.app, token, { action: 'delete', url: `${ENTRIES}x` }, headers),
+    'POST action=delete': (token: string | null, headers: Record<string, string> = {}) =>
+      postForm(t.app, token, { action: 'delete', url: `${ENTRIES}x` }, headers),
   };
   const names = Object.keys(requests) as (keyof typeof requests)[];
 
@@ -215,7 +230,10 @@ describe('/indieweb/micropub/ authentication', () => {
 
   it('200 with the token in a lowercase bearer header', async () => {
     const token = await t.token();
-    expect((await t.app.inject({ method: 'GET', url: MICROPUB, headers: { host: 'indiestack.test', authorization: `bearer ${token}` } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: MICROPUB, headers: { host: 'indiestack.test', authorization: `bearer ${token}` } }))
+        .statusCode,
+    ).toBe(200);
   });
 });
 
@@ -224,7 +242,11 @@ describe('/indieweb/micropub/ client policy', () => {
     const t = await standaloneApp({ INDIEWEB_ALLOWED_CLIENT_IDS: 'https://other-app.example/' });
     try {
       const token = await t.token();
-      for (const response of [await micropubGet(t.app, token), await micropubGet(t.app, token, { q: 'config' }), await postForm(t.app, token, { content: 'x' })]) {
+      for (const response of [
+        await micropubGet(t.app, token),
+        await micropubGet(t.app, token, { q: 'config' }),
+        await postForm(t.app, token, { content: 'x' }),
+      ]) {
         expect(response.statusCode).toBe(403);
         expect(response.body).toBe('invalid_client');
       }

@@ -27,7 +27,10 @@ describe('a handler failure is logged, not answered', () => {
       expect(source.body).toBe('');
 
       const errors = lines.filter((line) => Number(line.level) >= 50);
-      expect(errors.map((line) => JSON.stringify(line.err))).toEqual([expect.stringContaining('disk on fire'), expect.stringContaining('database gone')]);
+      expect(errors.map((line) => JSON.stringify(line.err))).toEqual([
+        expect.stringContaining('disk on fire'),
+        expect.stringContaining('database gone'),
+      ]);
       for (const line of errors) expect(line.reqId).toBeDefined();
       // and the credential itself is never logged
       expect(lines.length).toBeGreaterThan(2);

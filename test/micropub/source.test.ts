@@ -36,7 +36,10 @@ describe('GET /indieweb/micropub/?q=source&url=… (single entry)', () => {
     const response = await micropubGet(t.app, token, { q: 'source', url });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    expect(response.json()).toEqual({ type: ['h-entry'], properties: { content: ['hello world'], category: ['indieweb', 'micropub'], 'mp-slug': ['hello'] } });
+    expect(response.json()).toEqual({
+      type: ['h-entry'],
+      properties: { content: ['hello world'], category: ['indieweb', 'micropub'], 'mp-slug': ['hello'] },
+    });
   });
 
   it('200 {properties} with only the requested properties[] and without type', async () => {
@@ -101,7 +104,12 @@ describe('GET /indieweb/micropub/?q=source&url=… (handler boundary)', () => {
     const t = await mountedApp({ handler });
     try {
       const token = await t.token('update');
-      for (const submitted of ['/indieweb/entries/x', 'indieweb/entries/x?a=1&b=%20', 'HTTP://Indiestack.TEST/indieweb/entries/x/', 'https://elsewhere.example/x#frag']) {
+      for (const submitted of [
+        '/indieweb/entries/x',
+        'indieweb/entries/x?a=1&b=%20',
+        'HTTP://Indiestack.TEST/indieweb/entries/x/',
+        'https://elsewhere.example/x#frag',
+      ]) {
         const response = await micropubGet(t.app, token, { q: 'source', url: submitted });
         expect(response.statusCode).toBe(200);
         expect(response.json()).toEqual({ type: ['h-entry'], properties: { content: [submitted] } });
@@ -178,7 +186,9 @@ describe('GET /indieweb/micropub/?q=source (list mode)', () => {
   });
 
   it('200 items are {type, properties} and gain a url property', async () => {
-    const body = (await micropubGet(t.app, token, { q: 'source', limit: '25' })).json() as { items: { type: string[]; properties: Record<string, unknown[]> }[] };
+    const body = (await micropubGet(t.app, token, { q: 'source', limit: '25' })).json() as {
+      items: { type: string[]; properties: Record<string, unknown[]> }[];
+    };
     expect(body.items).toHaveLength(25);
     for (const item of body.items) {
       expect(Object.keys(item).sort()).toEqual(['properties', 'type']);
@@ -188,7 +198,16 @@ describe('GET /indieweb/micropub/?q=source (list mode)', () => {
     expect(body.items.map((item) => item.properties.url![0]).sort()).toEqual([...urls].sort());
     const seven = body.items.find((item) => item.properties.url![0] === entryUrl('post-7'));
     // and a published date: when it was stored, for an entry that came without one (the admin's Posts page shows it)
-    expect(seven).toEqual({ type: ['h-entry'], properties: { content: ['post number 7'], 'mp-slug': ['post-7'], category: ['Special'], url: [entryUrl('post-7')], published: [expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/)] } });
+    expect(seven).toEqual({
+      type: ['h-entry'],
+      properties: {
+        content: ['post number 7'],
+        'mp-slug': ['post-7'],
+        category: ['Special'],
+        url: [entryUrl('post-7')],
+        published: [expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/)],
+      },
+    });
   });
 
   it('200 honours offset and limit', async () => {
@@ -198,7 +217,10 @@ describe('GET /indieweb/micropub/?q=source (list mode)', () => {
     const body = response.json() as { items: unknown[]; paging: unknown };
     expect(body.paging).toEqual({ limit: 10, offset: 20, total: 25 });
     expect(body.items).toEqual(all.items.slice(20));
-    const middle = (await micropubGet(t.app, token, { q: 'source', offset: '3', limit: '2' })).json() as { items: unknown[]; paging: unknown };
+    const middle = (await micropubGet(t.app, token, { q: 'source', offset: '3', limit: '2' })).json() as {
+      items: unknown[];
+      paging: unknown;
+    };
     expect(middle.items).toEqual(all.items.slice(3, 5));
     expect(middle.paging).toEqual({ limit: 2, offset: 3, total: 25 });
   });
@@ -210,11 +232,16 @@ describe('GET /indieweb/micropub/?q=source (list mode)', () => {
   });
 
   it('200 matches filter case-insensitively against the JSON of each item', async () => {
-    const body = (await micropubGet(t.app, token, { q: 'source', filter: 'SPECIAL' })).json() as { items: { properties: Record<string, unknown[]> }[]; paging: unknown };
+    const body = (await micropubGet(t.app, token, { q: 'source', filter: 'SPECIAL' })).json() as {
+      items: { properties: Record<string, unknown[]> }[];
+      paging: unknown;
+    };
     expect(body.items.map((item) => item.properties.url)).toEqual([[entryUrl('post-7')]]);
     expect(body.paging).toEqual({ limit: 20, offset: 0, total: 1 });
     // the added url is part of the matched JSON
-    const byUrl = (await micropubGet(t.app, token, { q: 'source', filter: `${entryPath('post-12')}"` })).json() as { items: { properties: Record<string, unknown[]> }[] };
+    const byUrl = (await micropubGet(t.app, token, { q: 'source', filter: `${entryPath('post-12')}"` })).json() as {
+      items: { properties: Record<string, unknown[]> }[];
+    };
     expect(byUrl.items.map((item) => item.properties.content)).toEqual([['post number 12']]);
     expect(((await micropubGet(t.app, token, { q: 'source', filter: 'no such text' })).json() as { items: unknown[] }).items).toEqual([]);
   });

@@ -3,7 +3,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UrlPolicyKind } from '../../src/contracts/policies.js';
-import { callsOf, createSpyHandler, createViaJson, ENTRIES, INVALID_REQUEST, micropubGet, mountedApp, postForm, standaloneApp, type MicropubTestApp } from '../helpers/micropub.js';
+import {
+  callsOf,
+  createSpyHandler,
+  createViaJson,
+  ENTRIES,
+  INVALID_REQUEST,
+  micropubGet,
+  mountedApp,
+  postForm,
+  standaloneApp,
+  type MicropubTestApp,
+} from '../helpers/micropub.js';
 
 let dir: string;
 beforeAll(() => {
@@ -29,7 +40,10 @@ afterAll(() => {
 });
 
 /** A standalone app with INDIEWEB_MICROPUB_URL_POLICY set (or unset), one entry and a token. */
-async function withPolicy(specifier: string | undefined, run: (t: MicropubTestApp, token: string, url: string) => Promise<void>): Promise<void> {
+async function withPolicy(
+  specifier: string | undefined,
+  run: (t: MicropubTestApp, token: string, url: string) => Promise<void>,
+): Promise<void> {
   const t = await standaloneApp(specifier === undefined ? {} : { INDIEWEB_MICROPUB_URL_POLICY: specifier });
   try {
     const token = await t.token('create update');

@@ -7,7 +7,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync, readdirSync, renameSync, symlinkSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  mkdirSync,
+  existsSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  statSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +64,11 @@ async function issueToken(cwd: string): Promise<string> {
 }
 
 async function createPost(base: string, token: string, content: string): Promise<Post> {
-  const response = await fetch(`${base}/indieweb/micropub/`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: new URLSearchParams({ h: 'entry', content }) });
+  const response = await fetch(`${base}/indieweb/micropub/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: new URLSearchParams({ h: 'entry', content }),
+  });
   if (response.status !== 201) throw new Error(`create answered ${response.status}: ${await response.text()}`);
   return { url: response.headers.get('location')!, content };
 }
@@ -60,14 +76,21 @@ async function createPost(base: string, token: string, content: string): Promise
 async function upload(base: string, token: string): Promise<Upload> {
   const bytes = randomPng(4096);
   const body = multipart([filePart(bytes)]);
-  const response = await fetch(`${base}/indieweb/media/`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': body.contentType }, body: body.body });
+  const response = await fetch(`${base}/indieweb/media/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': body.contentType },
+    body: body.body,
+  });
   if (response.status !== 201) throw new Error(`upload answered ${response.status}: ${await response.text()}`);
   return { path: new URL(response.headers.get('location')!).pathname, bytes };
 }
 
 async function sendMention(base: string, sources: SourceServer, target: string, n: string): Promise<Mention> {
   const sourcePath = `/mention-${n}`;
-  sources.set(sourcePath, `<!DOCTYPE html><div class="h-entry"><p class="e-content">Mention ${n} of <a href="${target}">this post</a></p></div>`);
+  sources.set(
+    sourcePath,
+    `<!DOCTYPE html><div class="h-entry"><p class="e-content">Mention ${n} of <a href="${target}">this post</a></p></div>`,
+  );
   const source = sources.url(sourcePath);
   const response = await fetch(`${base}/indieweb/webmention/`, { method: 'POST', body: new URLSearchParams({ source, target }) });
   if (response.status !== 201) throw new Error(`webmention answered ${response.status}: ${await response.text()}`);
@@ -82,7 +105,10 @@ describe('indiestack backup and restore of a busy server', () => {
 
   beforeAll(async () => {
     cwd = temporaryDir('backup-source');
-    const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], { cwd, input: 'backup test password\n' });
+    const added = await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], {
+      cwd,
+      input: 'backup test password\n',
+    });
     expect(added.code).toBe(0);
     sources = await startSourceServer();
     first = await startServe(cwd, ENV);
@@ -110,7 +136,13 @@ describe('indiestack backup and restore of a busy server', () => {
     }
     // the first mentions are verified before the backup: they must come back verified
     const verified = await waitFor(async () => {
-      const states = await Promise.all(mentions.map(async ({ value }) => ((await (await fetch(`${base}${value.statusPath}`, { headers: { accept: 'application/json' } })).json()) as { status: string }).status));
+      const states = await Promise.all(
+        mentions.map(
+          async ({ value }) =>
+            ((await (await fetch(`${base}${value.statusPath}`, { headers: { accept: 'application/json' } })).json()) as { status: string })
+              .status,
+        ),
+      );
       return states.every((state) => state === 'verified');
     }, 20_000);
     expect(verified).toBe(true);
@@ -145,7 +177,9 @@ describe('indiestack backup and restore of a busy server', () => {
     expect(backup.code).toBe(0);
     expect(backup.stdout).toMatch(/^backed up the database \(schema \S+\), \d+ media files, \d+ site files to /);
     // the server kept answering while it was backed up
-    expect(uploads.filter(({ at }) => at > began && at < ended).length + posts.filter(({ at }) => at > began && at < ended).length).toBeGreaterThan(0);
+    expect(
+      uploads.filter(({ at }) => at > began && at < ended).length + posts.filter(({ at }) => at > began && at < ended).length,
+    ).toBeGreaterThan(0);
 
     const restoredCwd = temporaryDir('backup-restored');
     const restored = await runCli(['restore', backupDir], { cwd: restoredCwd });
@@ -162,7 +196,9 @@ describe('indiestack backup and restore of a busy server', () => {
       expect(response.status).toBe(200);
     }
     for (const post of before(posts)) {
-      const response = await fetch(`${restoredBase}/indieweb/micropub/?${new URLSearchParams({ q: 'source', url: post.url })}`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${restoredBase}/indieweb/micropub/?${new URLSearchParams({ q: 'source', url: post.url })}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(response.status).toBe(200);
       expect(((await response.json()) as { properties: { content: unknown[] } }).properties.content).toEqual([post.content]);
     }
@@ -196,7 +232,14 @@ describe('indiestack restore refuses', () => {
 
   beforeAll(async () => {
     cwd = temporaryDir('restore-refusals');
-    expect((await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], { cwd, input: 'backup test password\n' })).code).toBe(0);
+    expect(
+      (
+        await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], {
+          cwd,
+          input: 'backup test password\n',
+        })
+      ).code,
+    ).toBe(0);
     mkdirSync(path.join(cwd, 'data', 'media', 'indieweb', 'media'), { recursive: true });
     writeFileSync(path.join(cwd, 'data', 'media', 'indieweb', 'media', 'abcdefghijklmnopqrstuv.png'), randomPng(100));
     backupDir = path.join(cwd, 'backup');
@@ -231,7 +274,9 @@ describe('indiestack restore refuses', () => {
     writeFileSync(path.join(target, 'keep.txt'), 'mine');
     const { result } = await restoreInto(backupDir, target);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`indiestack: ${target} is not empty: restore only into an empty data directory (give a new one with --data-dir)\n`);
+    expect(result.stderr).toBe(
+      `indiestack: ${target} is not empty: restore only into an empty data directory (give a new one with --data-dir)\n`,
+    );
     expect(readdirSync(target)).toEqual(['keep.txt']);
   });
 
@@ -243,7 +288,9 @@ describe('indiestack restore refuses', () => {
     writeFileSync(media, bytes);
     const { target, result } = await restoreInto(spoiled);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('indiestack: media/indieweb/media/abcdefghijklmnopqrstuv.png does not match its checksum in manifest.json: the backup is damaged\n');
+    expect(result.stderr).toBe(
+      'indiestack: media/indieweb/media/abcdefghijklmnopqrstuv.png does not match its checksum in manifest.json: the backup is damaged\n',
+    );
     expect(existsSync(target)).toBe(false);
   });
 
@@ -254,7 +301,9 @@ describe('indiestack restore refuses', () => {
     writeFileSync(path.join(spoiled, 'manifest.json'), JSON.stringify(manifest));
     const { target, result } = await restoreInto(spoiled);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^indiestack: the backup's database has a newer schema than this indiestack knows \(migration 9999-from-the-future\); restore it with indiestack \S+ or newer\n$/);
+    expect(result.stderr).toMatch(
+      /^indiestack: the backup's database has a newer schema than this indiestack knows \(migration 9999-from-the-future\); restore it with indiestack \S+ or newer\n$/,
+    );
     expect(existsSync(target)).toBe(false);
   });
 
@@ -271,7 +320,9 @@ describe('indiestack restore refuses', () => {
     writeFileSync(path.join(escaping, 'manifest.json'), JSON.stringify(manifest));
     const second = await restoreInto(escaping);
     expect(second.result.code).toBe(1);
-    expect(second.result.stderr).toBe('indiestack: manifest.json is not a valid indiestack backup manifest: a file path is not a plain path inside the backup\n');
+    expect(second.result.stderr).toBe(
+      'indiestack: manifest.json is not a valid indiestack backup manifest: a file path is not a plain path inside the backup\n',
+    );
     expect(existsSync(second.target)).toBe(false);
   });
 
@@ -300,14 +351,17 @@ describe('indiestack restore refuses', () => {
   }
 
   describe('a crafted backup (issue 28 F16)', () => {
-    it('a symbolic link to a file outside the backup, listed with that file\'s checksum: refused, never followed', async () => {
+    it("a symbolic link to a file outside the backup, listed with that file's checksum: refused, never followed", async () => {
       const crafted = copyOfBackup();
       const outside = path.join(temporaryDir('outside'), 'secret.txt');
       writeFileSync(outside, 'a file of the operator that must not land in the media directory');
       rmSync(path.join(crafted, MEDIA_FILE));
       symlinkSync(outside, path.join(crafted, MEDIA_FILE));
       listAs(crafted, MEDIA_FILE, readFileSync(outside));
-      expectRefused(await restoreInto(crafted), `${MEDIA_FILE} in the backup is a symbolic link, not a regular file: a restore reads regular files only, and never follows links`);
+      expectRefused(
+        await restoreInto(crafted),
+        `${MEDIA_FILE} in the backup is a symbolic link, not a regular file: a restore reads regular files only, and never follows links`,
+      );
     });
 
     it('a directory of the backup that is a symbolic link to a directory outside: refused', async () => {
@@ -315,10 +369,13 @@ describe('indiestack restore refuses', () => {
       const outside = temporaryDir('outside-dir');
       renameSync(path.join(crafted, 'media', 'indieweb'), path.join(outside, 'indieweb'));
       symlinkSync(path.join(outside, 'indieweb'), path.join(crafted, 'media', 'indieweb'));
-      expectRefused(await restoreInto(crafted), 'media/indieweb in the backup is a symbolic link, not a regular file: a restore reads regular files only, and never follows links');
+      expectRefused(
+        await restoreInto(crafted),
+        'media/indieweb in the backup is a symbolic link, not a regular file: a restore reads regular files only, and never follows links',
+      );
     });
 
-    it('an executable .git/hooks/post-commit for the files handler\'s repository: refused, nothing written', async () => {
+    it("an executable .git/hooks/post-commit for the files handler's repository: refused, nothing written", async () => {
       const crafted = copyOfBackup();
       const hook = Buffer.from('#!/bin/sh\ntouch "$HOME/pwned"\n');
       mkdirSync(path.join(crafted, 'sites', '.git', 'hooks'), { recursive: true });
@@ -350,7 +407,10 @@ describe('indiestack restore refuses', () => {
       rmSync(path.join(crafted, MEDIA_FILE));
       execFileSync('mkfifo', [path.join(crafted, MEDIA_FILE)]);
       listAs(crafted, MEDIA_FILE, Buffer.alloc(0));
-      expectRefused(await restoreInto(crafted), `${MEDIA_FILE} in the backup is a named pipe, not a regular file: a restore reads regular files only, and never follows links`);
+      expectRefused(
+        await restoreInto(crafted),
+        `${MEDIA_FILE} in the backup is a named pipe, not a regular file: a restore reads regular files only, and never follows links`,
+      );
     });
 
     it('a device listed as a file (made with mknod where allowed, else a link to /dev/null): refused', async () => {
@@ -369,7 +429,10 @@ describe('indiestack restore refuses', () => {
         symlinkSync('/dev/null', entry);
       }
       listAs(crafted, MEDIA_FILE, Buffer.alloc(0));
-      expectRefused(await restoreInto(crafted), `${MEDIA_FILE} in the backup is ${device ? 'a device' : 'a symbolic link'}, not a regular file: a restore reads regular files only, and never follows links`);
+      expectRefused(
+        await restoreInto(crafted),
+        `${MEDIA_FILE} in the backup is ${device ? 'a device' : 'a symbolic link'}, not a regular file: a restore reads regular files only, and never follows links`,
+      );
     });
 
     it("a path with '..' and a checksum mismatch: refused (as before)", async () => {
@@ -377,7 +440,10 @@ describe('indiestack restore refuses', () => {
       const manifest = readManifest(escaping);
       manifest.files[0]!.path = 'sites/../../outside';
       writeManifest(escaping, manifest);
-      expectRefused(await restoreInto(escaping), 'manifest.json is not a valid indiestack backup manifest: a file path is not a plain path inside the backup');
+      expectRefused(
+        await restoreInto(escaping),
+        'manifest.json is not a valid indiestack backup manifest: a file path is not a plain path inside the backup',
+      );
       const damaged = copyOfBackup();
       writeFileSync(path.join(damaged, MEDIA_FILE), randomPng(100));
       expectRefused(await restoreInto(damaged), `${MEDIA_FILE} does not match its checksum in manifest.json: the backup is damaged`);
@@ -395,7 +461,9 @@ describe('indiestack restore refuses', () => {
       const out = path.join(temporaryDir('hooks-backup'), 'backup');
       const backup = await runCli(['backup', out], { cwd });
       expect(backup.code).toBe(0);
-      expect(backup.stderr).toBe(`indiestack: warning: left out 1 git hook file in ${path.join(cwd, 'data', 'sites')}: hooks are not backed up (a restore would refuse them)\n`);
+      expect(backup.stderr).toBe(
+        `indiestack: warning: left out 1 git hook file in ${path.join(cwd, 'data', 'sites')}: hooks are not backed up (a restore would refuse them)\n`,
+      );
       const listed = readManifest(out).files.map((file) => file.path);
       expect(listed).toContain('sites/.git/HEAD');
       expect(listed.filter((name) => name.includes('hooks'))).toEqual([]);

@@ -40,10 +40,13 @@ async function startProxy(targetPort: () => number): Promise<Proxy> {
     if (authorization !== undefined) authorizations.push(authorization);
     if (proxy.mode !== 'pass') delete headers.authorization;
     if (proxy.mode === 'x-forwarded' && authorization !== undefined) headers['x-forwarded-authorization'] = authorization;
-    const upstream = http.request({ host: '127.0.0.1', port: targetPort(), method: request.method, path: request.url, headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = http.request(
+      { host: '127.0.0.1', port: targetPort(), method: request.method, path: request.url, headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.on('error', () => response.writeHead(502).end());
     request.pipe(upstream);
   });
@@ -62,7 +65,8 @@ describe('indiestack doctor', () => {
   let proxy: Proxy;
   let serve: ServeProcess | undefined;
   let servePort = 0;
-  const doctor = (args: string[], env: Record<string, string> = { INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' }) => runCli(['doctor', ...args, '--base-url', proxy.origin], { cwd, env });
+  const doctor = (args: string[], env: Record<string, string> = { INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' }) =>
+    runCli(['doctor', ...args, '--base-url', proxy.origin], { cwd, env });
   const line = (stdout: string, start: string) => stdout.split('\n').find((candidate) => candidate.includes(` ${start}`)) ?? '';
 
   beforeAll(async () => {
@@ -86,7 +90,13 @@ describe('indiestack doctor', () => {
     serve = await startServe(cwd, { INDIEWEB_BASE_URL: proxy.origin, INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' }, servePort);
     homepage.set('/alice/', page(linkTags(proxy.origin)));
     // old endpoints of another service, and no micropub or webmention link
-    homepage.set('/olga/', page('<link rel="authorization_endpoint" href="https://indieauth.com/auth"><link rel="token_endpoint" href="https://tokens.indieauth.com/token">', '<p>no card</p>'));
+    homepage.set(
+      '/olga/',
+      page(
+        '<link rel="authorization_endpoint" href="https://indieauth.com/auth"><link rel="token_endpoint" href="https://tokens.indieauth.com/token">',
+        '<p>no card</p>',
+      ),
+    );
     homepage.redirect('/bob', '/bob/');
     homepage.set('/bob/', page(linkTags(proxy.origin)));
     // every link in the Link header only (several header lines, two links comma-separated in one, a malformed link-value skipped)
@@ -108,7 +118,10 @@ describe('indiestack doctor', () => {
       body: page(linkTags(proxy.origin)),
     });
     // not HTML, but the Link header advertises this server
-    homepage.set('/tess/', { headers: { 'content-type': 'text/plain', link: `<${proxy.origin}/indieweb/metadata>; rel="indieauth-metadata"` }, body: 'hello' });
+    homepage.set('/tess/', {
+      headers: { 'content-type': 'text/plain', link: `<${proxy.origin}/indieweb/metadata>; rel="indieauth-metadata"` },
+      body: 'hello',
+    });
     // in the HTML an old endpoint comes before this server's
     homepage.set('/nina/', page(`<link rel="webmention" href="https://webmention.io/nina/webmention">${linkTags(proxy.origin)}`));
   });
@@ -130,7 +143,8 @@ describe('indiestack doctor', () => {
     expect(line(result.stdout, 'authorization-header:')).toMatch(/^PASS /);
     // http on this machine: fine for trying out, not for the internet
     expect(line(result.stdout, 'base-url:')).toMatch(/^WARN base-url: .* answers, over http on this machine only; fix: /);
-    for (const rel of ['indieauth-metadata', 'authorization_endpoint', 'token_endpoint', 'micropub', 'webmention']) expect(line(result.stdout, `profile-link ${rel} `)).toMatch(/^PASS /);
+    for (const rel of ['indieauth-metadata', 'authorization_endpoint', 'token_endpoint', 'micropub', 'webmention'])
+      expect(line(result.stdout, `profile-link ${rel} `)).toMatch(/^PASS /);
     expect(line(result.stdout, 'h-card ')).toMatch(/^PASS h-card .*\(name: Alice\)/);
     expect(line(result.stdout, 'me-spelling ')).toMatch(/^WARN me-spelling \S+: \S+ is http: /);
     expect(line(result.stdout, 'media-storage:')).toMatch(/^PASS media-storage: a probe file was written, read back and deleted/);
@@ -142,7 +156,9 @@ describe('indiestack doctor', () => {
     proxy.mode = 'strip';
     const result = await doctor(['alice']);
     expect(result.code).toBe(1);
-    expect(line(result.stdout, 'authorization-header:')).toMatch(/^FAIL authorization-header: an Authorization header sent to .* does not reach the server: every Micropub and media request would get 401; fix: .*proxy_set_header Authorization \$http_authorization;.*CGIPassAuth On/);
+    expect(line(result.stdout, 'authorization-header:')).toMatch(
+      /^FAIL authorization-header: an Authorization header sent to .* does not reach the server: every Micropub and media request would get 401; fix: .*proxy_set_header Authorization \$http_authorization;.*CGIPassAuth On/,
+    );
     expect(proxy.authorizations.length).toBeGreaterThan(0);
     for (const sent of proxy.authorizations) expect(sent).toMatch(/^Bearer doctor-probe-[A-Za-z0-9_-]+$/);
   });
@@ -158,9 +174,13 @@ describe('indiestack doctor', () => {
     proxy.mode = 'pass';
     const result = await doctor(['olga']);
     expect(result.code).toBe(1);
-    expect(line(result.stdout, 'profile-link authorization_endpoint ')).toMatch(/^FAIL .* links rel="authorization_endpoint" to https:\/\/indieauth\.com\/auth, not this server \(an old endpoint\?\); fix: replace it with .*\/indieweb\/auth\//);
+    expect(line(result.stdout, 'profile-link authorization_endpoint ')).toMatch(
+      /^FAIL .* links rel="authorization_endpoint" to https:\/\/indieauth\.com\/auth, not this server \(an old endpoint\?\); fix: replace it with .*\/indieweb\/auth\//,
+    );
     expect(line(result.stdout, 'profile-link token_endpoint ')).toMatch(/^FAIL /);
-    expect(line(result.stdout, 'profile-link micropub ')).toMatch(/^WARN .* has no rel="micropub" link.*; fix: add the links `indiestack links olga --base-url /);
+    expect(line(result.stdout, 'profile-link micropub ')).toMatch(
+      /^WARN .* has no rel="micropub" link.*; fix: add the links `indiestack links olga --base-url /,
+    );
     expect(line(result.stdout, 'profile-link indieauth-metadata ')).toMatch(/^WARN /);
     expect(line(result.stdout, 'h-card ')).toMatch(/^WARN /);
   });
@@ -168,14 +188,18 @@ describe('indiestack doctor', () => {
   it('exit 1 when the profile URL redirects to another spelling (a trailing slash here; http to https alike)', async () => {
     const result = await doctor(['bob']);
     expect(result.code).toBe(1);
-    expect(line(result.stdout, 'me-spelling ')).toMatch(/^FAIL me-spelling http:\/\/127\.0\.0\.1:\d+\/bob: .*\/bob redirects to http:\/\/127\.0\.0\.1:\d+\/bob\/: .*; fix: make http:\/\/127\.0\.0\.1:\d+\/bob\/ the account's profile URL/);
+    expect(line(result.stdout, 'me-spelling ')).toMatch(
+      /^FAIL me-spelling http:\/\/127\.0\.0\.1:\d+\/bob: .*\/bob redirects to http:\/\/127\.0\.0\.1:\d+\/bob\/: .*; fix: make http:\/\/127\.0\.0\.1:\d+\/bob\/ the account's profile URL/,
+    );
   });
 
   it('exit 1, not a crash, for a profile URL nothing answers at', async () => {
     const result = await doctor(['carol']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
-    expect(line(result.stdout, 'profile ')).toMatch(/^FAIL profile http:\/\/127\.0\.0\.1:\d+\/: cannot fetch it \(cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\)/);
+    expect(line(result.stdout, 'profile ')).toMatch(
+      /^FAIL profile http:\/\/127\.0\.0\.1:\d+\/: cannot fetch it \(cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\)/,
+    );
     // the other checks still ran
     expect(line(result.stdout, 'job-queue:')).toMatch(/^PASS /);
   });
@@ -185,7 +209,9 @@ describe('indiestack doctor', () => {
     const before = proxy.authorizations.length;
     const result = await doctor(['alice'], {});
     expect(result.code).toBe(1);
-    expect(line(result.stdout, 'base-url:')).toMatch(/^FAIL base-url: .* cannot be reached from here \(refusing to connect to 127\.0\.0\.1: not a public address\)/);
+    expect(line(result.stdout, 'base-url:')).toMatch(
+      /^FAIL base-url: .* cannot be reached from here \(refusing to connect to 127\.0\.0\.1: not a public address\)/,
+    );
     expect(proxy.authorizations.length).toBe(before);
     // a local trial is named as one, with the way to check it (issue 30 item 9)
     for (const name of ['base-url:', 'authorization-header:']) {
@@ -218,7 +244,9 @@ describe('indiestack doctor', () => {
       proxy.mode = 'pass';
       const result = await doctor(['nina']);
       expect(result.code).toBe(1);
-      expect(line(result.stdout, 'profile-link webmention ')).toMatch(/^FAIL .* links rel="webmention" to https:\/\/webmention\.io\/nina\/webmention \(HTML\) before this server's .*: clients take the first one; fix: remove the rel="webmention" link to https:\/\/webmention\.io\/nina\/webmention$/);
+      expect(line(result.stdout, 'profile-link webmention ')).toMatch(
+        /^FAIL .* links rel="webmention" to https:\/\/webmention\.io\/nina\/webmention \(HTML\) before this server's .*: clients take the first one; fix: remove the rel="webmention" link to https:\/\/webmention\.io\/nina\/webmention$/,
+      );
     });
 
     it('a page that is not HTML is judged by its Link header; its missing h-card is a warning', async () => {
@@ -226,7 +254,9 @@ describe('indiestack doctor', () => {
       const result = await doctor(['tess']);
       expect(result.code).toBe(0);
       expect(line(result.stdout, 'profile-link indieauth-metadata ')).toMatch(/^PASS .*\(Link header\)$/);
-      expect(line(result.stdout, 'profile-link micropub ')).toMatch(/^WARN .* has no rel="micropub" link \(neither in a Link header nor in the HTML\)/);
+      expect(line(result.stdout, 'profile-link micropub ')).toMatch(
+        /^WARN .* has no rel="micropub" link \(neither in a Link header nor in the HTML\)/,
+      );
       expect(line(result.stdout, 'h-card ')).toMatch(/^WARN h-card \S+: \S+ answers text\/plain, not HTML: /);
       expect(result.stdout).not.toContain('profile-links ');
     });
@@ -236,9 +266,15 @@ describe('indiestack doctor', () => {
     proxy.mode = 'strip';
     const result = await doctor(['alice', '--json']);
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { ok: boolean; checks: { name: string; status: string; message: string; fix: string | null }[] };
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      checks: { name: string; status: string; message: string; fix: string | null }[];
+    };
     expect(report.ok).toBe(false);
-    expect(report.checks.find((check) => check.name === 'authorization-header')).toMatchObject({ status: 'FAIL', fix: expect.stringContaining('proxy_set_header') });
+    expect(report.checks.find((check) => check.name === 'authorization-header')).toMatchObject({
+      status: 'FAIL',
+      fix: expect.stringContaining('proxy_set_header'),
+    });
     expect(report.checks.every((check) => ['PASS', 'WARN', 'FAIL'].includes(check.status))).toBe(true);
   });
 
@@ -271,7 +307,9 @@ describe('GET /indieweb/self-test/authorization', () => {
     expect(JSON.parse(text)).toEqual({ bearer: true, via: 'authorization', forwardedIgnored: false });
     const without = await fetch(`${serve!.base}/indieweb/self-test/authorization`);
     expect(await without.json()).toEqual({ bearer: false, via: null, forwardedIgnored: false });
-    const forwarded = await fetch(`${serve!.base}/indieweb/self-test/authorization`, { headers: { 'x-forwarded-authorization': `Bearer ${secret}` } });
+    const forwarded = await fetch(`${serve!.base}/indieweb/self-test/authorization`, {
+      headers: { 'x-forwarded-authorization': `Bearer ${secret}` },
+    });
     expect(await forwarded.json()).toEqual({ bearer: false, via: null, forwardedIgnored: true });
   });
 });

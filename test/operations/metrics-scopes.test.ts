@@ -25,7 +25,8 @@ async function requestCounts(app: FastifyInstance): Promise<Map<string, number>>
   const response = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}`, host: HOST } });
   expect(response.statusCode).toBe(200);
   const counts = new Map<string, number>();
-  for (const match of response.body.matchAll(/^indiestack_http_requests_total\{method="GET",route="([^"]*)",status="(\d+)"\} (\d+)$/gm)) counts.set(`${match[1]} ${match[2]}`, Number(match[3]));
+  for (const match of response.body.matchAll(/^indiestack_http_requests_total\{method="GET",route="([^"]*)",status="(\d+)"\} (\d+)$/gm))
+    counts.set(`${match[1]} ${match[2]}`, Number(match[3]));
   return counts;
 }
 
@@ -43,12 +44,20 @@ describe('plugin mode: what indiestack_http_requests_total counts', () => {
     database = await openTestDatabase('sqlite');
     app = Fastify();
     app.get('/about', async () => 'the host page');
-    const config = loadConfig({ env: { INDIEWEB_BASE_URL: BASE_URL, INDIEWEB_MICROPUB_HANDLER: 'database', INDIEWEB_METRICS_TOKEN: METRICS_TOKEN } });
+    const config = loadConfig({
+      env: { INDIEWEB_BASE_URL: BASE_URL, INDIEWEB_MICROPUB_HANDLER: 'database', INDIEWEB_METRICS_TOKEN: METRICS_TOKEN },
+    });
     await app.register(indieweb, { database, config, secret: TEST_SECRET, worker: false, entryPages: true });
     addMetricsRoute(app, { metrics: app.indieweb.metrics!, token: config.metricsToken! });
     await app.ready();
     const me = 'https://alice.example/';
-    await createUsersRepository(database.db).insert({ id: randomUUID(), name: 'alice', passwordHash: 'x', profileUrls: [{ url: me, key: profileUrlKey(me)! }], now: new Date().toISOString() });
+    await createUsersRepository(database.db).insert({
+      id: randomUUID(),
+      name: 'alice',
+      passwordHash: 'x',
+      profileUrls: [{ url: me, key: profileUrlKey(me)! }],
+      now: new Date().toISOString(),
+    });
     const user = (await app.indieweb.users!.findByName('alice'))!;
     const { token } = await app.indieweb.tokens.issue({ userId: user.id, clientId: CLIENT_ID, me, scope: 'create', expiresIn: 3600 });
     entryPath = new URL(await createViaJson(app, token, { name: ['Hosted'], content: ['In plugin mode'] })).pathname;
@@ -66,7 +75,9 @@ describe('plugin mode: what indiestack_http_requests_total counts', () => {
     const grew = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
     expect(grew('/indieweb/metadata 200')).toBe(2);
     expect(grew('/.well-known/oauth-authorization-server 200')).toBe(2);
-    const pages = [...after.keys()].filter((key) => !key.startsWith('/indieweb/') && !key.startsWith('/.well-known/') && key.endsWith(' 200'));
+    const pages = [...after.keys()].filter(
+      (key) => !key.startsWith('/indieweb/') && !key.startsWith('/.well-known/') && key.endsWith(' 200'),
+    );
     // the home page, the entry and the feed: each pattern counted twice, never the raw URL
     expect(pages.map(grew).reduce((sum, n) => sum + n, 0)).toBe(6);
     expect(grew('/:user/feed.atom 200')).toBe(2);
@@ -76,7 +87,9 @@ describe('plugin mode: what indiestack_http_requests_total counts', () => {
   it("leaves the host's own routes, its 404s and the scrapes to the host", async () => {
     await visit(app, ['/about', '/no-such-page']);
     const counts = await requestCounts(app);
-    expect([...counts.keys()].filter((key) => key.startsWith('/about') || key.startsWith('unmatched') || key.startsWith('/metrics'))).toEqual([]);
+    expect(
+      [...counts.keys()].filter((key) => key.startsWith('/about') || key.startsWith('unmatched') || key.startsWith('/metrics')),
+    ).toEqual([]);
   });
 });
 

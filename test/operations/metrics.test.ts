@@ -35,7 +35,9 @@ function samples(text: string): Sample[] {
 
 /** The value of one series (0 when it is absent, as Prometheus counters start). */
 function valueOf(text: string, name: string, labels: Record<string, string> = {}): number {
-  const sample = samples(text).find((candidate) => candidate.name === name && Object.entries(labels).every(([key, value]) => candidate.labels[key] === value));
+  const sample = samples(text).find(
+    (candidate) => candidate.name === name && Object.entries(labels).every(([key, value]) => candidate.labels[key] === value),
+  );
   return sample?.value ?? 0;
 }
 
@@ -116,9 +118,15 @@ describe('GET /metrics', () => {
     const jar = await addAlice(t);
     const grant = await jsonGrant(t, jar, 'create media');
     expect((await refresh(t, grant.refresh_token)).statusCode).toBe(200);
-    expect((await postToken(t, { grant_type: 'authorization_code', code: 'not-a-code', client_id: CLIENT_ID, redirect_uri: REDIRECT_URI })).statusCode).toBe(400);
+    expect(
+      (await postToken(t, { grant_type: 'authorization_code', code: 'not-a-code', client_id: CLIENT_ID, redirect_uri: REDIRECT_URI }))
+        .statusCode,
+    ).toBe(400);
     expect((await t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=config' })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=config', headers: { authorization: 'Bearer unknown-token' } })).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/indieweb/micropub/?q=config', headers: { authorization: 'Bearer unknown-token' } }))
+        .statusCode,
+    ).toBe(401);
     const created = await t.app.inject({
       method: 'POST',
       url: '/indieweb/micropub/',
@@ -128,7 +136,12 @@ describe('GET /metrics', () => {
     expect(created.statusCode).toBe(201);
     const file = randomPng(3000);
     const body = multipart([filePart(file)]);
-    const uploaded = await t.app.inject({ method: 'POST', url: '/indieweb/media/', headers: { authorization: `Bearer ${grant.access_token}`, 'content-type': body.contentType }, payload: body.body });
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/indieweb/media/',
+      headers: { authorization: `Bearer ${grant.access_token}`, 'content-type': body.contentType },
+      payload: body.body,
+    });
     expect(uploaded.statusCode).toBe(201);
 
     const after = await scrape(t);

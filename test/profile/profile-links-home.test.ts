@@ -11,7 +11,11 @@ describe('the public profile and the entry home', () => {
       const profile = await fetch(`${base}/indieweb/profile/alice/`, { headers: { accept: 'text/html' } });
       expect(profile.status).toBe(200);
       const body = await profile.text();
-      for (const href of ['http://indiestack.test/alice/', 'http://indiestack.test/alice/feed.atom', 'http://indiestack.test/alice/feed.json']) {
+      for (const href of [
+        'http://indiestack.test/alice/',
+        'http://indiestack.test/alice/feed.atom',
+        'http://indiestack.test/alice/feed.json',
+      ]) {
         expect(body).toContain(`href="${href}"`);
         const answer = await fetch(`${base}${new URL(href).pathname}`);
         expect(answer.status, href).toBe(200);

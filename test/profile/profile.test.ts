@@ -30,7 +30,12 @@ describe('renderHCard', () => {
 describe('linkTags', () => {
   it('lists the endpoints to paste into a homepage', () => {
     const tags = linkTags('https://id.example/');
-    for (const [rel, path] of [['authorization_endpoint', '/indieweb/auth/'], ['token_endpoint', '/indieweb/token/'], ['micropub', '/indieweb/micropub/'], ['webmention', '/indieweb/webmention/']]) {
+    for (const [rel, path] of [
+      ['authorization_endpoint', '/indieweb/auth/'],
+      ['token_endpoint', '/indieweb/token/'],
+      ['micropub', '/indieweb/micropub/'],
+      ['webmention', '/indieweb/webmention/'],
+    ]) {
       expect(tags).toContain(`<link rel="${rel}" href="https://id.example${path}">`);
     }
   });
@@ -38,16 +43,35 @@ describe('linkTags', () => {
 
 describe('validateHCard', () => {
   it('normalizes e-mail addresses to mailto: URLs and trims values', () => {
-    expect(validateHCard({ email: [' alice@alice.example '], name: ['  Al  ', ''] })).toEqual({ email: ['mailto:alice@alice.example'], name: ['Al'] });
+    expect(validateHCard({ email: [' alice@alice.example '], name: ['  Al  ', ''] })).toEqual({
+      email: ['mailto:alice@alice.example'],
+      name: ['Al'],
+    });
   });
 
   it('reports every problem at once, by property', () => {
     try {
-      validateHCard({ url: ['javascript:alert(1)'], photo: ['/relative.jpg'], email: ['not-an-email'], 'Bad Name': ['x'], note: 'not a list', name: [{ x: 1 }], org: ['x'.repeat(2001)] });
+      validateHCard({
+        url: ['javascript:alert(1)'],
+        photo: ['/relative.jpg'],
+        email: ['not-an-email'],
+        'Bad Name': ['x'],
+        note: 'not a list',
+        name: [{ x: 1 }],
+        org: ['x'.repeat(2001)],
+      });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(HCardValidationError);
-      expect((error as HCardValidationError).problems.map((p) => p.field).sort()).toEqual(['Bad Name', 'email', 'name', 'note', 'org', 'photo', 'url']);
+      expect((error as HCardValidationError).problems.map((p) => p.field).sort()).toEqual([
+        'Bad Name',
+        'email',
+        'name',
+        'note',
+        'org',
+        'photo',
+        'url',
+      ]);
     }
   });
 
@@ -81,7 +105,11 @@ describe('GET /indieweb/profile/NAME/', () => {
 
   it('200 JSON for Accept: application/json, with the synced columns', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/indieweb/profile/alice/', headers: { accept: 'application/json' } });
-    expect(response.json()).toMatchObject({ name: 'alice', h_card: CARD, profile: { name: 'Alice Example', photo_url: 'https://alice.example/me.jpg', url: 'https://alice.example/' } });
+    expect(response.json()).toMatchObject({
+      name: 'alice',
+      h_card: CARD,
+      profile: { name: 'Alice Example', photo_url: 'https://alice.example/me.jpg', url: 'https://alice.example/' },
+    });
   });
 
   it('404 for an unknown account', async () => {

@@ -35,7 +35,10 @@ describe.each(DIALECTS)('instances starting together on one fresh database (%s)'
   async function recorded(): Promise<string[]> {
     const handle = createDatabase(fresh.location);
     try {
-      const rows = await handle.db.selectFrom(MIGRATION_TABLE as never).select('name' as never).execute();
+      const rows = await handle.db
+        .selectFrom(MIGRATION_TABLE as never)
+        .select('name' as never)
+        .execute();
       return (rows as { name: string }[]).map((row) => row.name).sort();
     } finally {
       await handle.close();
@@ -45,7 +48,9 @@ describe.each(DIALECTS)('instances starting together on one fresh database (%s)'
   it(`${TOGETHER} × \`indiestack migrate\` at once: every one succeeds, every migration is applied once`, async () => {
     const env = { INDIEWEB_DATABASE_URL: fresh.url, INDIEWEB_SECRET: SECRET };
     const runs = await Promise.all(
-      Array.from({ length: TOGETHER }, (_, i) => runCli(['migrate'], { cwd: root, env: { ...env, INDIEWEB_DATA_DIR: path.join(root, `cli-${i}`) } })),
+      Array.from({ length: TOGETHER }, (_, i) =>
+        runCli(['migrate'], { cwd: root, env: { ...env, INDIEWEB_DATA_DIR: path.join(root, `cli-${i}`) } }),
+      ),
     );
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     expect(await recorded()).toEqual(Object.keys(MIGRATIONS).sort());
@@ -57,7 +62,9 @@ describe.each(DIALECTS)('instances starting together on one fresh database (%s)'
     try {
       const env = { INDIEWEB_DATABASE_URL: again.url, INDIEWEB_SECRET: SECRET };
       const started = await Promise.allSettled(
-        Array.from({ length: TOGETHER }, (_, i) => startServe(root, { ...env, INDIEWEB_DATA_DIR: path.join(root, `serve-${dialect}-${i}`) })),
+        Array.from({ length: TOGETHER }, (_, i) =>
+          startServe(root, { ...env, INDIEWEB_DATA_DIR: path.join(root, `serve-${dialect}-${i}`) }),
+        ),
       );
       for (const result of started) if (result.status === 'fulfilled') instances.push(result.value);
       expect(started.map((result) => (result.status === 'fulfilled' ? 'up' : String(result.reason)))).toEqual(Array(TOGETHER).fill('up'));

@@ -54,7 +54,10 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
     // the client's page, fetched by the consent screen (loopback: INDIEWEB_ALLOW_PRIVATE_NETWORKS)
     clientId = source.url('/app/');
     redirectUri = source.url('/app/callback');
-    source.set('/app/', `<!doctype html><title>App</title><div class="h-app"><a class="u-url p-name" href="${clientId}">Scale-out app</a></div>`);
+    source.set(
+      '/app/',
+      `<!doctype html><title>App</title><div class="h-app"><a class="u-url p-name" href="${clientId}">Scale-out app</a></div>`,
+    );
     env = {
       INDIEWEB_DATABASE_URL: database.url,
       INDIEWEB_SECRET: SECRET,
@@ -64,7 +67,8 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
       INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true',
       ...media.env,
     };
-    const cli = (args: string[], input?: string) => runCli(args, { cwd: root, env: { ...env, INDIEWEB_DATA_DIR: path.join(root, 'cli') }, ...(input === undefined ? {} : { input }) });
+    const cli = (args: string[], input?: string) =>
+      runCli(args, { cwd: root, env: { ...env, INDIEWEB_DATA_DIR: path.join(root, 'cli') }, ...(input === undefined ? {} : { input }) });
     const migrated = await cli(['migrate']);
     expect(migrated.code, migrated.stderr).toBe(0);
     const added = await cli(['user', 'add', 'alice', '--me', ME, '--password-stdin'], `${PASSWORD}\n`);
@@ -116,7 +120,11 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
       method: body === undefined ? 'GET' : 'POST',
       headers: {
         authorization: `Bearer ${bearer}`,
-        ...(init.json !== undefined ? { 'content-type': 'application/json' } : init.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...(init.json !== undefined
+          ? { 'content-type': 'application/json' }
+          : init.form !== undefined
+            ? { 'content-type': 'application/x-www-form-urlencoded' }
+            : {}),
       },
       ...(body === undefined ? {} : { body }),
     });
@@ -134,7 +142,14 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
 
   /** Code flow through the proxy: sign in on one instance, consent on the other, exchange on the first. */
   async function codeFlow(state: string): Promise<{ access_token: string; refresh_token?: string; scope: string; me: string }> {
-    const params = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, state, me: ME, scope: SCOPE });
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      state,
+      me: ME,
+      scope: SCOPE,
+    });
     const consentPage = await browse(`/indieweb/auth/?${params.toString()}`);
     expect(consentPage.status).toBe(200);
     const shownOn = lastInstance();
@@ -152,7 +167,12 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
     const exchanged = await fetch(`${proxy.origin}/indieweb/token/`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: form({ grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, client_id: clientId, redirect_uri: redirectUri }),
+      body: form({
+        grant_type: 'authorization_code',
+        code: redirect.searchParams.get('code')!,
+        client_id: clientId,
+        redirect_uri: redirectUri,
+      }),
     });
     expect(exchanged.status).toBe(200);
     return (await exchanged.json()) as { access_token: string; scope: string; me: string };
@@ -163,7 +183,9 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
     expect(page.status).toBe(200);
     const loginShownOn = lastInstance();
     await steerTo(1 - loginShownOn);
-    const signedIn = await browse('/indieweb/login/', { form: { _csrf: hiddenField(await page.text(), '_csrf'), username: 'alice', password: PASSWORD, return_to: '/indieweb/' } });
+    const signedIn = await browse('/indieweb/login/', {
+      form: { _csrf: hiddenField(await page.text(), '_csrf'), username: 'alice', password: PASSWORD, return_to: '/indieweb/' },
+    });
     expect(signedIn.status).toBe(303);
     expect(lastInstance()).not.toBe(loginShownOn);
     const grant = await codeFlow('state-1');
@@ -179,7 +201,9 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
 
   it('Micropub: create on one instance, then source, update, delete and undelete alternate between both', async () => {
     await steerTo(0);
-    const created = await micropub(token, { json: { type: ['h-entry'], properties: { name: ['Scaled'], content: ['Written on one instance'], category: ['scale'] } } });
+    const created = await micropub(token, {
+      json: { type: ['h-entry'], properties: { name: ['Scaled'], content: ['Written on one instance'], category: ['scale'] } },
+    });
     expect(created.status).toBe(201);
     entryUrl = created.headers.get('location')!;
     expect(entryUrl.startsWith(`${proxy.origin}/alice/`)).toBe(true);
@@ -190,17 +214,24 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
     expect(((await sourced.json()) as { properties: Record<string, unknown[]> }).properties.content).toEqual(['Written on one instance']);
 
     await steerTo(0);
-    const updated = await micropub(token, { json: { action: 'update', url: entryUrl, replace: { content: ['Changed on the other one'] }, add: { category: ['twice'] } } });
+    const updated = await micropub(token, {
+      json: { action: 'update', url: entryUrl, replace: { content: ['Changed on the other one'] }, add: { category: ['twice'] } },
+    });
     expect(updated.status).toBeLessThan(300);
     await steerTo(1);
-    const afterUpdate = (await (await micropub(token, { query: `q=source&url=${encodeURIComponent(entryUrl)}` })).json()) as { properties: Record<string, unknown[]> };
+    const afterUpdate = (await (await micropub(token, { query: `q=source&url=${encodeURIComponent(entryUrl)}` })).json()) as {
+      properties: Record<string, unknown[]>;
+    };
     expect(afterUpdate.properties.content).toEqual(['Changed on the other one']);
     expect(afterUpdate.properties.category).toEqual(['scale', 'twice']);
 
     // the list agrees on both instances
     for (const index of [0, 1]) {
       await steerTo(index);
-      const list = (await (await micropub(token, { query: 'q=source' })).json()) as { items: { properties: { url?: string[] } }[]; paging: { total: number } };
+      const list = (await (await micropub(token, { query: 'q=source' })).json()) as {
+        items: { properties: { url?: string[] } }[];
+        paging: { total: number };
+      };
       expect(list.items.map((item) => item.properties.url?.[0])).toEqual([entryUrl]);
       expect(list.paging.total).toBe(1);
     }
@@ -252,7 +283,10 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
   it('webmentions received through both instances are each verified exactly once', async () => {
     const sources = ['/mention/1', '/mention/2', '/mention/3', '/mention/4'];
     for (const sourcePath of sources) {
-      source.set(sourcePath, `<!doctype html><div class="h-entry"><p class="e-content">Nice post: <a href="${entryUrl}">this</a></p></div>`);
+      source.set(
+        sourcePath,
+        `<!doctype html><div class="h-entry"><p class="e-content">Nice post: <a href="${entryUrl}">this</a></p></div>`,
+      );
     }
     const statusUrls: string[] = [];
     for (const sourcePath of sources) {
@@ -265,16 +299,24 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
       statusUrls.push(new URL(received.headers.get('location')!, proxy.origin).toString());
     }
     // received on both instances
-    expect(new Set(proxy.requests.filter((request) => request.path === '/indieweb/webmention/').map((request) => request.upstream)).size).toBe(2);
+    expect(
+      new Set(proxy.requests.filter((request) => request.path === '/indieweb/webmention/').map((request) => request.upstream)).size,
+    ).toBe(2);
     const allVerified = await waitFor(async () => {
-      const statuses = await Promise.all(statusUrls.map(async (url) => ((await (await fetch(url, { headers: { accept: 'application/json' } })).json()) as { status: string }).status));
+      const statuses = await Promise.all(
+        statusUrls.map(
+          async (url) => ((await (await fetch(url, { headers: { accept: 'application/json' } })).json()) as { status: string }).status,
+        ),
+      );
       return statuses.every((status) => status === 'verified');
     }, 20_000);
     expect(allVerified).toBe(true);
     // both workers poll every second: give each a few more turns to fetch anything twice
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     for (const sourcePath of sources) expect(source.hits(sourcePath)).toBe(1);
-    const listed = await fetch(`${proxy.origin}/indieweb/webmention/?target=${encodeURIComponent(entryUrl)}`, { headers: { accept: 'application/json' } });
+    const listed = await fetch(`${proxy.origin}/indieweb/webmention/?target=${encodeURIComponent(entryUrl)}`, {
+      headers: { accept: 'application/json' },
+    });
     expect(listed.status).toBe(200);
     const body = (await listed.json()) as { children: { url: string }[]; paging: { total: number } };
     expect(body.paging.total).toBe(sources.length);
@@ -289,7 +331,11 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
       expect((await micropub(grant.access_token, { query: 'q=config' })).status).toBe(200);
     }
     await steerTo(0);
-    const revoked = await fetch(`${proxy.origin}/indieweb/token/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form({ token: grant.access_token }) });
+    const revoked = await fetch(`${proxy.origin}/indieweb/token/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form({ token: grant.access_token }),
+    });
     expect(revoked.status).toBe(200);
     const delay = await millisecondsUntil(async () => {
       await steerTo(1);
@@ -325,7 +371,9 @@ describe('two instances behind a round-robin proxy, on PostgreSQL and S3', () =>
     for (const index of [0, 1]) {
       await steerTo(index);
       const login = await browse('/indieweb/login/');
-      const attempt = await browse('/indieweb/login/', { form: { _csrf: hiddenField(await login.text(), '_csrf'), username: 'alice', password: PASSWORD, return_to: '/indieweb/' } });
+      const attempt = await browse('/indieweb/login/', {
+        form: { _csrf: hiddenField(await login.text(), '_csrf'), username: 'alice', password: PASSWORD, return_to: '/indieweb/' },
+      });
       expect(attempt.status).not.toBe(303);
     }
   });

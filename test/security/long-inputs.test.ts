@@ -24,7 +24,8 @@ import { parseRuleValue } from '../../src/webmention/moderation.js';
 import { linkTargets } from '../../src/webmention/publish/targets.js';
 
 const N = 200_000;
-const row = (properties: Record<string, unknown[]>): EntryRow => ({ type: ['h-entry'], properties, published: '2026-11-28T10:00:00.000Z', url: 'https://alice.example/1' }) as unknown as EntryRow;
+const row = (properties: Record<string, unknown[]>): EntryRow =>
+  ({ type: ['h-entry'], properties, published: '2026-11-28T10:00:00.000Z', url: 'https://alice.example/1' }) as unknown as EntryRow;
 
 describe('entries: titles and plain text (F1)', () => {
   it('plainText of HTML: runs of "<", of empty tags, of "<>" pairs, of whitespace', () => {
@@ -61,13 +62,19 @@ describe('entries: titles and plain text (F1)', () => {
 });
 
 describe('sending on publish: link targets (F5)', () => {
-  const entry = (content: unknown[]) => ({ type: ['h-entry'], url: 'https://alice.example/1', properties: { content } }) as unknown as Parameters<typeof linkTargets>[0];
+  const entry = (content: unknown[]) =>
+    ({ type: ['h-entry'], url: 'https://alice.example/1', properties: { content } }) as unknown as Parameters<typeof linkTargets>[0];
 
   it('a link followed by 200 KB of dots, of mixed sentence ends, of closing brackets', () => {
     expect(linkTargets(entry([`see https://bob.example/a${'.'.repeat(N)}`]))).toEqual(['https://bob.example/a']);
     expect(linkTargets(entry([`see https://bob.example/b${'.,;:!?)]'.repeat(N / 8)}`]))).toEqual(['https://bob.example/b']);
-    expect(linkTargets(entry([{ value: `https://bob.example/c${')'.repeat(N)} and https://bob.example/d.` }]))).toEqual(['https://bob.example/c', 'https://bob.example/d']);
-    expect(linkTargets(entry([`${'.'.repeat(N)}https://bob.example/e${'.'.repeat(N)}x`]))).toEqual([`https://bob.example/e${'.'.repeat(N)}x`].map((url) => new URL(url).href));
+    expect(linkTargets(entry([{ value: `https://bob.example/c${')'.repeat(N)} and https://bob.example/d.` }]))).toEqual([
+      'https://bob.example/c',
+      'https://bob.example/d',
+    ]);
+    expect(linkTargets(entry([`${'.'.repeat(N)}https://bob.example/e${'.'.repeat(N)}x`]))).toEqual(
+      [`https://bob.example/e${'.'.repeat(N)}x`].map((url) => new URL(url).href),
+    );
   });
 
   it('200 KB of "http://" without a host, of spaces, of "<"', () => {
@@ -96,7 +103,11 @@ describe('Micropub: slugs, commit messages, front matter', () => {
 
   it('front matter: a file of 200 KB of almost-closing lines', () => {
     const body = `text${'\n--x'.repeat(N / 4)}`;
-    expect(parsePost(`---\nname: Hi\n---\n${body}`)).toMatchObject({ format: 'yaml', siteKeys: { name: 'Hi' }, properties: { content: [body] } });
+    expect(parsePost(`---\nname: Hi\n---\n${body}`)).toMatchObject({
+      format: 'yaml',
+      siteKeys: { name: 'Hi' },
+      properties: { content: [body] },
+    });
     const spaces = ' '.repeat(N);
     expect(() => parsePost(`---\nname: Hi\n---${spaces}x`)).toThrow('front matter is not closed');
     expect(parsePost(`+++\nname = "Hi"\n+++${spaces}\nrest`)).toMatchObject({ format: 'toml', properties: { content: ['rest'] } });
@@ -110,7 +121,10 @@ describe('webmentions, profile, URLs', () => {
 
   it('a cited page whose title is 200 KB of spaces and "<"', () => {
     const title = `Title${' '.repeat(N)}${'&lt;'.repeat(N / 4)}`;
-    expect(readCitation(`<!doctype html><html><head><title>${title}</title></head><body><p>page</p></body></html>`, 'https://bob.example/').title).toBe(`Title ${'<'.repeat(294)}`);
+    expect(
+      readCitation(`<!doctype html><html><head><title>${title}</title></head><body><p>page</p></body></html>`, 'https://bob.example/')
+        .title,
+    ).toBe(`Title ${'<'.repeat(294)}`);
   });
 
   it('moderation rules typed as 200 KB of dots or hyphens', () => {

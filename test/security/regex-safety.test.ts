@@ -31,7 +31,8 @@ const ESCAPED_PLACEHOLDER = 'x';
 const MATCHING_METHODS = new Set(['exec', 'test', 'match', 'matchAll', 'replace', 'replaceAll', 'search', 'split']);
 const SUFFIX_METHODS = new Set(['slice', 'substring', 'substr']);
 
-const isLoop = (node: ts.Node): boolean => ts.isForStatement(node) || ts.isForOfStatement(node) || ts.isForInStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node);
+const isLoop = (node: ts.Node): boolean =>
+  ts.isForStatement(node) || ts.isForOfStatement(node) || ts.isForInStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node);
 
 /** The loop of the same function the node is in, if any (a nested function runs in a loop only when called there, which the scan cannot tell). */
 function enclosingLoop(node: ts.Node): ts.Node | undefined {
@@ -45,8 +46,15 @@ const identifiersIn = (node: ts.Node): string[] => (ts.isIdentifier(node) ? [nod
 function writtenIn(loop: ts.Node): Set<string> {
   const names = new Set<string>();
   const visit = (node: ts.Node): void => {
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment && ts.isIdentifier(node.left)) names.add(node.left.text);
-    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && ts.isIdentifier(node.operand)) names.add(node.operand.text);
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
+      ts.isIdentifier(node.left)
+    )
+      names.add(node.left.text);
+    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && ts.isIdentifier(node.operand))
+      names.add(node.operand.text);
     ts.forEachChild(node, visit);
   };
   visit(loop);
@@ -55,7 +63,8 @@ function writtenIn(loop: ts.Node): Set<string> {
 
 /** `text.slice(i)` whose start the loop moves: the rest of the same text at each turn. */
 function isMovingSuffix(node: ts.Expression, written: Set<string>): boolean {
-  if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression) || !SUFFIX_METHODS.has(node.expression.name.text)) return false;
+  if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression) || !SUFFIX_METHODS.has(node.expression.name.text))
+    return false;
   const start = node.arguments[0];
   return start !== undefined && identifiersIn(start).some((name) => written.has(name));
 }
@@ -80,9 +89,14 @@ function sourceFiles(directory: string): string[] {
 }
 
 const isRegExpCallee = (node: ts.Expression): boolean =>
-  (ts.isIdentifier(node) && node.text === 'RegExp') || (ts.isPropertyAccessExpression(node) && node.name.text === 'RegExp' && ts.isIdentifier(node.expression) && node.expression.text === 'globalThis');
+  (ts.isIdentifier(node) && node.text === 'RegExp') ||
+  (ts.isPropertyAccessExpression(node) &&
+    node.name.text === 'RegExp' &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'globalThis');
 
-const isEscapeCall = (node: ts.Expression): boolean => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'escapeRegExp';
+const isEscapeCall = (node: ts.Expression): boolean =>
+  ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'escapeRegExp';
 
 /** The pattern text of a `RegExp` argument, escaped pieces standing as a placeholder; null when it cannot be read. */
 function patternText(node: ts.Expression): string | null {
@@ -115,11 +129,22 @@ function scan(path: string, found: Found[], problems: Problem[]): void {
       const text = (node as ts.RegularExpressionLiteral).text;
       const slash = text.lastIndexOf('/');
       found.push({ where: at(node), source: text.slice(1, slash), flags: text.slice(slash + 1) });
-    } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MATCHING_METHODS.has(node.expression.name.text) && enclosingLoop(node) !== undefined) {
+    } else if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      MATCHING_METHODS.has(node.expression.name.text) &&
+      enclosingLoop(node) !== undefined
+    ) {
       // a pattern run over what is left of the text at each turn of a loop: quadratic, however linear the pattern
       const written = writtenIn(enclosingLoop(node)!);
       const subject = [node.expression.expression, ...node.arguments].find((candidate) => isMovingSuffix(candidate, written));
-      if (subject !== undefined) problems.push({ where: at(node), text: node.getText(file), reason: 'a pattern run in a loop over the rest of the text from a moving position: quadratic; use a global or sticky expression and lastIndex, or one pass' });
+      if (subject !== undefined)
+        problems.push({
+          where: at(node),
+          text: node.getText(file),
+          reason:
+            'a pattern run in a loop over the rest of the text from a moving position: quadratic; use a global or sticky expression and lastIndex, or one pass',
+        });
     }
     if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && isRegExpCallee(node.expression)) {
       const [patternArgument, flagsArgument] = node.arguments ?? [];
@@ -128,7 +153,12 @@ function scan(path: string, found: Found[], problems: Problem[]): void {
       const flags = flagsArgument === undefined ? '' : ts.isStringLiteralLike(flagsArgument) ? flagsArgument.text : null;
       if (source !== null && flags !== null) found.push({ where: at(node), source, flags });
       else if (ALLOWED_DYNAMIC[`${name}:${shown}`] === undefined) {
-        problems.push({ where: at(node), text: shown, reason: 'a RegExp built at run time from something other than literal text and escapeRegExp(…): build it that way, or list it in ALLOWED_DYNAMIC with a reason' });
+        problems.push({
+          where: at(node),
+          text: shown,
+          reason:
+            'a RegExp built at run time from something other than literal text and escapeRegExp(…): build it that way, or list it in ALLOWED_DYNAMIC with a reason',
+        });
       }
     }
     ts.forEachChild(node, visit);
@@ -193,7 +223,8 @@ describe('regular expressions in src/ (issue 28, class 2)', () => {
   it('has no vulnerable one, and no run-time one it cannot read', async () => {
     const { found, problems } = allRegExps();
     const byPattern = new Map<string, Found[]>();
-    for (const item of found) byPattern.set(`/${item.source}/${item.flags}`, [...(byPattern.get(`/${item.source}/${item.flags}`) ?? []), item]);
+    for (const item of found)
+      byPattern.set(`/${item.source}/${item.flags}`, [...(byPattern.get(`/${item.source}/${item.flags}`) ?? []), item]);
     for (const list of byPattern.values()) {
       const { source, flags } = list[0]!;
       const answer = await verdict(source, flags);

@@ -45,7 +45,9 @@ for (const dialect of DIALECTS) {
       t = await entriesApp({ dialect });
       await t.app.listen({ host: '127.0.0.1', port: 0 });
       origin = originOf(t.app);
-      path = pathOf(await createOverHttp(origin, await t.token(), { content: [{ html: `<p>Hello world</p>${'<'.repeat(HOSTILE_LENGTH)}` }] }));
+      path = pathOf(
+        await createOverHttp(origin, await t.token(), { content: [{ html: `<p>Hello world</p>${'<'.repeat(HOSTILE_LENGTH)}` }] }),
+      );
     });
     afterAll(async () => t?.close());
 
@@ -81,7 +83,8 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       receiver = http.createServer((request, response) => {
-        if (request.method === 'GET') return response.writeHead(200, { 'content-type': 'text/html' }).end('<link rel="webmention" href="/endpoint">');
+        if (request.method === 'GET')
+          return response.writeHead(200, { 'content-type': 'text/html' }).end('<link rel="webmention" href="/endpoint">');
         let body = '';
         request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
         request.on('end', () => {
@@ -93,7 +96,15 @@ for (const dialect of DIALECTS) {
       receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
       t = await buildTestApp({ dialect, env: { ...PRIVATE_OK, INDIEWEB_MICROPUB_HANDLER: 'database' } });
       const alice = await t.app.indieweb.users!.addUser({ name: 'alice', me: ['https://alice.example/'], password: 'alice password 1' });
-      token = (await t.app.indieweb.tokens.issue({ userId: alice.id, clientId: 'https://app.example/', me: 'https://alice.example/', scope: 'create', expiresIn: 3600 })).token;
+      token = (
+        await t.app.indieweb.tokens.issue({
+          userId: alice.id,
+          clientId: 'https://app.example/',
+          me: 'https://alice.example/',
+          scope: 'create',
+          expiresIn: 3600,
+        })
+      ).token;
       await t.app.listen({ host: '127.0.0.1', port: 0 });
       origin = originOf(t.app);
     });
@@ -106,13 +117,17 @@ for (const dialect of DIALECTS) {
       // dots followed by more of the URL: the old trim retried at each of them (F5)
       const dotted = `${receiverOrigin}/page/dots${'.'.repeat(HOSTILE_LENGTH)}x`;
       await createOverHttp(origin, token, {
-        content: [`See ${dotted}. Also ${receiverOrigin}/page/mixed${'.,;:!?)]'.repeat(HOSTILE_LENGTH / 8)} and ${receiverOrigin}/page/plain.`],
+        content: [
+          `See ${dotted}. Also ${receiverOrigin}/page/mixed${'.,;:!?)]'.repeat(HOSTILE_LENGTH / 8)} and ${receiverOrigin}/page/plain.`,
+        ],
       });
       await t.app.indieweb.jobs.drain();
       // the 200 KB target is tried (its page answers 431 to so long a request line) but gets nothing
       expect(received.sort()).toEqual([`${receiverOrigin}/page/mixed`, `${receiverOrigin}/page/plain`]);
       const targets = await t.database.db.selectFrom('indieweb_webmention_outgoing').select('target').execute();
-      expect(targets.map((row) => row.target).sort()).toEqual([dotted, `${receiverOrigin}/page/mixed`, `${receiverOrigin}/page/plain`].sort());
+      expect(targets.map((row) => row.target).sort()).toEqual(
+        [dotted, `${receiverOrigin}/page/mixed`, `${receiverOrigin}/page/plain`].sort(),
+      );
     });
   });
 }

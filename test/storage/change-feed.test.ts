@@ -22,7 +22,10 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 /** A TCP proxy to PostgreSQL that can go silent without closing anything (a cable pulled, a frozen NAT). */
-async function startFreezableProxy(target: { host: string; port: number }): Promise<{ port: number; freeze(): void; thaw(): void; close(): Promise<void> }> {
+async function startFreezableProxy(target: {
+  host: string;
+  port: number;
+}): Promise<{ port: number; freeze(): void; thaw(): void; close(): Promise<void> }> {
   let frozen = false;
   const sockets = new Set<Socket>();
   const server: Server = net.createServer((client) => {
@@ -71,7 +74,12 @@ describe('the PostgreSQL change feed', () => {
 
   async function withFeed(connectionString: string, work: (feed: ChangeFeed) => Promise<void>) {
     events.length = 0;
-    const feed = createChangeFeed({ connectionString, connectTimeoutMs: 5_000, onLost: () => events.push('lost'), onBack: () => events.push('back') });
+    const feed = createChangeFeed({
+      connectionString,
+      connectTimeoutMs: 5_000,
+      onLost: () => events.push('lost'),
+      onBack: () => events.push('back'),
+    });
     try {
       await work(feed);
     } finally {
@@ -118,7 +126,10 @@ describe('the PostgreSQL change feed', () => {
         if (feed.stamp() === null) sawNull = true;
         return sawNull && feed.stamp() !== null;
       }, 15_000);
-      const { rowCount } = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()`, [CHANGE_FEED_APPLICATION_NAME]);
+      const { rowCount } = await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()`,
+        [CHANGE_FEED_APPLICATION_NAME],
+      );
       expect(rowCount).toBe(1);
       expect(await watching).toBe(true);
       expect(sawNull).toBe(true);
@@ -183,7 +194,13 @@ describe('the PostgreSQL change feed', () => {
     await feed.whenListening(10_000);
     await feed.close();
     expect(feed.stamp()).toBeNull();
-    const listeners = async () => (await admin.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where application_name = $1 and datname = current_database()`, [CHANGE_FEED_APPLICATION_NAME])).rows[0]!.n;
+    const listeners = async () =>
+      (
+        await admin.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where application_name = $1 and datname = current_database()`,
+          [CHANGE_FEED_APPLICATION_NAME],
+        )
+      ).rows[0]!.n;
     expect(await waitFor(async () => (await listeners()) === 0, 5_000)).toBe(true);
     expect(feed.stamp()).toBeNull();
   });

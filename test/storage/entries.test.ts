@@ -38,7 +38,12 @@ for (const dialect of DIALECTS) {
 
     it('stores an entry and finds it by path (whoever asks) and by URL (only for its owner)', async () => {
       const stored = await entries.insert(
-        entry({ id: 'e1', path: '/alice/2026/11/hello/', properties: { content: [{ html: '<p>hi</p>', value: 'hi' }], category: ['a', 'b'] }, type: ['h-entry'] }),
+        entry({
+          id: 'e1',
+          path: '/alice/2026/11/hello/',
+          properties: { content: [{ html: '<p>hi</p>', value: 'hi' }], category: ['a', 'b'] },
+          type: ['h-entry'],
+        }),
       );
       expect(stored).toMatchObject({ id: 'e1', version: 1, deletedAt: null, postStatus: 'published' });
       const found = await entries.findByPath('/alice/2026/11/hello/');
@@ -57,11 +62,16 @@ for (const dialect of DIALECTS) {
       expect(isUniqueViolation(error)).toBe(true);
       await entries.insert(entry({ id: 'e2', path: '/alice/2026/11/hello-2/' }));
       await entries.insert(entry({ id: 'e3', path: '/alice/2026/11/hello_world/' }));
-      expect((await entries.takenPaths(['/alice/2026/11/hello/', '/alice/2026/11/hello-2/', '/alice/2026/11/hello-3/', '/alice/2026/11/hello_world/'])).sort()).toEqual([
-        '/alice/2026/11/hello-2/',
-        '/alice/2026/11/hello/',
-        '/alice/2026/11/hello_world/',
-      ]);
+      expect(
+        (
+          await entries.takenPaths([
+            '/alice/2026/11/hello/',
+            '/alice/2026/11/hello-2/',
+            '/alice/2026/11/hello-3/',
+            '/alice/2026/11/hello_world/',
+          ])
+        ).sort(),
+      ).toEqual(['/alice/2026/11/hello-2/', '/alice/2026/11/hello/', '/alice/2026/11/hello_world/']);
       expect(await entries.takenPaths([])).toEqual([]);
       expect(await entries.lastSlugNumber('/alice/2026/11/hello')).toBe(2);
       expect(await entries.lastSlugNumber('/alice/2026/11/nothing')).toBe(0);
@@ -84,7 +94,11 @@ for (const dialect of DIALECTS) {
       let calls = 0;
       const result = await entries.modify(id, (current) => {
         calls += 1;
-        return { properties: { ...current.properties, category: [...((current.properties.category as string[] | undefined) ?? []), 'mine'] }, published: current.published, updatedAt: current.updatedAt };
+        return {
+          properties: { ...current.properties, category: [...((current.properties.category as string[] | undefined) ?? []), 'mine'] },
+          published: current.published,
+          updatedAt: current.updatedAt,
+        };
       });
       expect(calls).toBe(1);
       expect(result?.properties.category).toEqual(['mine']);
@@ -96,9 +110,17 @@ for (const dialect of DIALECTS) {
         attempts += 1;
         if (!interfered) {
           interfered = true;
-          await entries.updateIfVersion(id, current.version, { properties: { ...current.properties, category: ['mine', 'theirs'] }, published: current.published, updatedAt: current.updatedAt });
+          await entries.updateIfVersion(id, current.version, {
+            properties: { ...current.properties, category: ['mine', 'theirs'] },
+            published: current.published,
+            updatedAt: current.updatedAt,
+          });
         }
-        return { properties: { ...current.properties, category: [...(current.properties.category as string[]), 'again'] }, published: current.published, updatedAt: current.updatedAt };
+        return {
+          properties: { ...current.properties, category: [...(current.properties.category as string[]), 'again'] },
+          published: current.published,
+          updatedAt: current.updatedAt,
+        };
       });
       expect(attempts).toBe(2);
       const final = (await entries.findById(id))!;
@@ -173,8 +195,27 @@ for (const dialect of DIALECTS) {
 }
 
 /** Every spelling of the two properties the rule reads, crossed with deleted or not. */
-const POST_STATUSES: readonly (readonly unknown[] | undefined)[] = [['draft'], [' Draft '], ['DRAFT'], ['published'], [' Published'], ['pending'], [''], [{ value: 'published' }], undefined];
-const VISIBILITIES: readonly (readonly unknown[] | undefined)[] = [['public'], ['unlisted'], ['private'], [' Private'], ['UNLISTED '], ['protected'], ['  '], undefined];
+const POST_STATUSES: readonly (readonly unknown[] | undefined)[] = [
+  ['draft'],
+  [' Draft '],
+  ['DRAFT'],
+  ['published'],
+  [' Published'],
+  ['pending'],
+  [''],
+  [{ value: 'published' }],
+  undefined,
+];
+const VISIBILITIES: readonly (readonly unknown[] | undefined)[] = [
+  ['public'],
+  ['unlisted'],
+  ['private'],
+  [' Private'],
+  ['UNLISTED '],
+  ['protected'],
+  ['  '],
+  undefined,
+];
 
 function combinations(): { id: string; properties: MicropubProperties; deleted: boolean }[] {
   const all: { id: string; properties: MicropubProperties; deleted: boolean }[] = [];
@@ -207,13 +248,32 @@ for (const dialect of DIALECTS) {
       const all = combinations();
       for (const [index, combination] of all.entries()) {
         const published = new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString();
-        await entries.insert(entry({ id: combination.id, userId: 'rule-user', path: `/rule/2026/01/${combination.id}/`, properties: combination.properties, published, createdAt: published }));
+        await entries.insert(
+          entry({
+            id: combination.id,
+            userId: 'rule-user',
+            path: `/rule/2026/01/${combination.id}/`,
+            properties: combination.properties,
+            published,
+            createdAt: published,
+          }),
+        );
         if (combination.deleted) await entries.markDeleted(combination.id, published);
       }
-      const expected = all.filter((c) => isEntryListed({ ...audienceOf(c.properties), deletedAt: c.deleted ? 'now' : null })).map((c) => c.id);
+      const expected = all
+        .filter((c) => isEntryListed({ ...audienceOf(c.properties), deletedAt: c.deleted ? 'now' : null }))
+        .map((c) => c.id);
       // the rule as the issue states it: trimmed, lower-cased, published (or nothing) and public (or nothing), live
-      const word = (values: readonly unknown[] | undefined) => (typeof values?.[0] === 'string' ? values[0].trim().toLowerCase() : values?.[0]);
-      const byHand = all.filter((c) => [undefined, '', 'published'].includes(word(c.properties['post-status']) as string) && [undefined, '', 'public'].includes(word(c.properties.visibility) as string) && !c.deleted).map((c) => c.id);
+      const word = (values: readonly unknown[] | undefined) =>
+        typeof values?.[0] === 'string' ? values[0].trim().toLowerCase() : values?.[0];
+      const byHand = all
+        .filter(
+          (c) =>
+            [undefined, '', 'published'].includes(word(c.properties['post-status']) as string) &&
+            [undefined, '', 'public'].includes(word(c.properties.visibility) as string) &&
+            !c.deleted,
+        )
+        .map((c) => c.id);
       expect(expected.sort()).toEqual(byHand.sort());
       // published: 'published', ' Published', '' and none; public: 'public', '  ' and none
       expect(expected.length).toBe(4 * 3);
@@ -232,12 +292,20 @@ for (const dialect of DIALECTS) {
       }
       expect(paged.sort()).toEqual(expected);
       const oldest = listed.at(-1)!;
-      expect((await entries.listPublishedAfter('rule-user', { limit: 1000, after: { published: oldest.published, id: oldest.id } })).map((row) => row.id).sort()).toEqual(expected.filter((id) => id !== oldest.id));
+      expect(
+        (await entries.listPublishedAfter('rule-user', { limit: 1000, after: { published: oldest.published, id: oldest.id } }))
+          .map((row) => row.id)
+          .sort(),
+      ).toEqual(expected.filter((id) => id !== oldest.id));
 
       // each stored row: the columns say what the properties say, and the page rule agrees
       for (const combination of all) {
         const row = (await entries.findById(combination.id))!;
-        expect([combination.id, row.postStatus, row.visibility]).toEqual([combination.id, postStatusOf(combination.properties), visibilityOf(combination.properties)]);
+        expect([combination.id, row.postStatus, row.visibility]).toEqual([
+          combination.id,
+          postStatusOf(combination.properties),
+          visibilityOf(combination.properties),
+        ]);
         expect([combination.id, isEntryVisible(row)]).toEqual([combination.id, isEntryVisible(audienceOf(combination.properties))]);
         expect([combination.id, isEntryListed(row)]).toEqual([combination.id, expected.includes(combination.id)]);
       }
@@ -248,14 +316,21 @@ for (const dialect of DIALECTS) {
       await entries.insert(entry({ id, userId: 'step-user', path: '/step/2026/01/one/' }));
       const listedIds = async () => (await entries.listPublished('step-user', { limit: 10 })).map((row) => row.id);
       expect(await listedIds()).toEqual([id]);
-      const update = async (properties: MicropubProperties) => entries.modify(id, (current) => ({ properties, published: current.published, updatedAt: current.updatedAt }));
+      const update = async (properties: MicropubProperties) =>
+        entries.modify(id, (current) => ({ properties, published: current.published, updatedAt: current.updatedAt }));
       expect(await update({ content: ['x'], visibility: [' Private '] })).toMatchObject({ visibility: 'private', postStatus: 'published' });
       expect(await listedIds()).toEqual([]);
       expect(await entries.countPublished('step-user')).toBe(0);
       expect(await update({ content: ['x'], 'post-status': ['Draft'] })).toMatchObject({ visibility: 'public', postStatus: 'draft' });
       expect(await listedIds()).toEqual([]);
       const current = (await entries.findById(id))!;
-      expect(await entries.updateIfVersion(id, current.version, { properties: { content: ['x'] }, published: current.published, updatedAt: current.updatedAt })).toBe(true);
+      expect(
+        await entries.updateIfVersion(id, current.version, {
+          properties: { content: ['x'] },
+          published: current.published,
+          updatedAt: current.updatedAt,
+        }),
+      ).toBe(true);
       expect(await listedIds()).toEqual([id]);
       expect(await entries.findById(id)).toMatchObject({ visibility: 'public', postStatus: 'published' });
     });
@@ -266,7 +341,12 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
+        const migrator = new Migrator({
+          db: handle.db,
+          provider: { getMigrations: async () => MIGRATIONS },
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: MIGRATION_LOCK_TABLE,
+        });
         expect((await migrator.migrateTo('0012-webmention-sending')).error).toBeUndefined();
         const all = combinations().filter((c) => !c.deleted);
         // as the handler of the day stored them: post_status 'draft' only for a trimmed, lower-cased 'draft'
@@ -279,7 +359,22 @@ for (const dialect of DIALECTS) {
           // the table before this migration, without the column
           await (handle.db as unknown as Kysely<any>)
             .insertInto('indieweb_entry')
-            .values({ id: c.id, user_id: 'old-user', url: `${BASE}/old/${c.id}/`, path: `/old/${c.id}/`, type: '["h-entry"]', properties: JSON.stringify(c.properties), post_status: oldStatus(c.properties), published: at, created_at: at, updated_at: at, deleted_at: null, version: 1, slug_series: `/old/${c.id}`, slug_number: 1 })
+            .values({
+              id: c.id,
+              user_id: 'old-user',
+              url: `${BASE}/old/${c.id}/`,
+              path: `/old/${c.id}/`,
+              type: '["h-entry"]',
+              properties: JSON.stringify(c.properties),
+              post_status: oldStatus(c.properties),
+              published: at,
+              created_at: at,
+              updated_at: at,
+              deleted_at: null,
+              version: 1,
+              slug_series: `/old/${c.id}`,
+              slug_number: 1,
+            })
             .execute();
         }
         expect((await migrator.migrateToLatest()).error).toBeUndefined();
@@ -288,7 +383,10 @@ for (const dialect of DIALECTS) {
           const row = (await entries.findById(c.id))!;
           expect([c.id, row.postStatus, row.visibility]).toEqual([c.id, postStatusOf(c.properties), visibilityOf(c.properties)]);
         }
-        const expected = all.filter((c) => isEntryListed(audienceOf(c.properties))).map((c) => c.id).sort();
+        const expected = all
+          .filter((c) => isEntryListed(audienceOf(c.properties)))
+          .map((c) => c.id)
+          .sort();
         expect((await entries.listPublished('old-user', { limit: 1000 })).map((row) => row.id).sort()).toEqual(expected);
         expect(await entries.countPublished('old-user')).toBe(expected.length);
 
@@ -306,18 +404,44 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
+        const migrator = new Migrator({
+          db: handle.db,
+          provider: { getMigrations: async () => MIGRATIONS },
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: MIGRATION_LOCK_TABLE,
+        });
         expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
         const at = '2026-01-01T00:00:00.000Z';
-        const old = (id: string, properties: string) => ({ id, user_id: 'old-user', url: `${BASE}/old/${id}/`, path: `/old/${id}/`, type: '["h-entry"]', properties, post_status: 'published', visibility: 'public', published: at, created_at: at, updated_at: at, deleted_at: null, version: 1, slug_series: `/old/${id}`, slug_number: 1 });
+        const old = (id: string, properties: string) => ({
+          id,
+          user_id: 'old-user',
+          url: `${BASE}/old/${id}/`,
+          path: `/old/${id}/`,
+          type: '["h-entry"]',
+          properties,
+          post_status: 'published',
+          visibility: 'public',
+          published: at,
+          created_at: at,
+          updated_at: at,
+          deleted_at: null,
+          version: 1,
+          slug_series: `/old/${id}`,
+          slug_number: 1,
+        });
         // the table before this migration, without the column; one row with properties no JSON parser reads
         await (handle.db as unknown as Kysely<any>)
           .insertInto('indieweb_entry')
-          .values([old('a', JSON.stringify({ content: ['Hello OLD World'] })), old('b', JSON.stringify({ content: ['other'], url: ['https://elsewhere.example/b'] })), old('c', '{not json')])
+          .values([
+            old('a', JSON.stringify({ content: ['Hello OLD World'] })),
+            old('b', JSON.stringify({ content: ['other'], url: ['https://elsewhere.example/b'] })),
+            old('c', '{not json'),
+          ])
           .execute();
         expect((await migrator.migrateToLatest()).error).toBeUndefined();
         const entries = createEntriesRepository(handle.db);
-        const ids = async (filter: string) => (await entries.listByUserMatching('old-user', filter, { offset: 0, limit: null })).rows.map((row) => row.id);
+        const ids = async (filter: string) =>
+          (await entries.listByUserMatching('old-user', filter, { offset: 0, limit: null })).rows.map((row) => row.id);
         expect(await ids('old world')).toEqual(['a']);
         // the url property the list adds when there is none, and the one an entry has of its own
         expect(await ids(`${BASE}/old/a/`.toLowerCase())).toEqual(['a']);
@@ -326,9 +450,16 @@ for (const dialect of DIALECTS) {
         expect((await entries.listByUserMatching('old-user', 'h-entry', { offset: 0, limit: null })).total).toBe(2);
         if (dialect === 'sqlite') {
           // q=source's page and count are ranges of one index, the count without reading a row
-          const plan = async (query: string) => (await sql.raw<{ detail: string }>(`explain query plan ${query}`).execute(handle.db)).rows.map((row) => row.detail).join('; ');
-          expect(await plan(`select count(*) from indieweb_entry where deleted_at is null and user_id = 'old-user'`)).toMatch(/COVERING INDEX indieweb_entry_user_live/);
-          expect(await plan(`select * from indieweb_entry where deleted_at is null and user_id = 'old-user' order by created_at desc, id desc limit 20`)).toMatch(/^SEARCH indieweb_entry USING INDEX indieweb_entry_user_live[^;]*$/);
+          const plan = async (query: string) =>
+            (await sql.raw<{ detail: string }>(`explain query plan ${query}`).execute(handle.db)).rows.map((row) => row.detail).join('; ');
+          expect(await plan(`select count(*) from indieweb_entry where deleted_at is null and user_id = 'old-user'`)).toMatch(
+            /COVERING INDEX indieweb_entry_user_live/,
+          );
+          expect(
+            await plan(
+              `select * from indieweb_entry where deleted_at is null and user_id = 'old-user' order by created_at desc, id desc limit 20`,
+            ),
+          ).toMatch(/^SEARCH indieweb_entry USING INDEX indieweb_entry_user_live[^;]*$/);
         }
         expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
         await expect(sql`select search_text from indieweb_entry`.execute(handle.db)).rejects.toThrow();

@@ -27,7 +27,10 @@ for (const dialect of DIALECTS) {
 
     it('enforces foreign keys', async () => {
       await expect(
-        database.db.insertInto('indieweb_user_profile_url').values({ url_key: 'https://orphan.example/', user_id: 'nobody', url: 'https://orphan.example/', position: 0 }).execute(),
+        database.db
+          .insertInto('indieweb_user_profile_url')
+          .values({ url_key: 'https://orphan.example/', user_id: 'nobody', url: 'https://orphan.example/', position: 0 })
+          .execute(),
       ).rejects.toThrow();
     });
 
@@ -45,7 +48,13 @@ for (const dialect of DIALECTS) {
           now: NOW,
         });
         const byName = await users.findByName('alice');
-        expect(byName).toMatchObject({ id: 'u1', name: 'alice', me: ['https://Alice.example/', 'https://alice.example/about'], isActive: true, sessionEpoch: 0 });
+        expect(byName).toMatchObject({
+          id: 'u1',
+          name: 'alice',
+          me: ['https://Alice.example/', 'https://alice.example/about'],
+          isActive: true,
+          sessionEpoch: 0,
+        });
         expect(await users.findById('u1')).toEqual(byName);
         expect((await users.findByProfileUrlKey('https://alice.example/about'))?.id).toBe('u1');
         expect(await users.findByProfileUrlKey('https://bob.example/')).toBeNull();
@@ -55,8 +64,17 @@ for (const dialect of DIALECTS) {
 
       it('rejects a second user with the same name, leaving nothing half-written', async () => {
         const users = createUsersRepository(database.db);
-        const attempt = users.insert({ id: 'u2', name: 'alice', passwordHash: 'h', profileUrls: [{ url: 'https://other.example/', key: 'https://other.example/' }], now: NOW });
-        const error = await attempt.then(() => null, (e: unknown) => e);
+        const attempt = users.insert({
+          id: 'u2',
+          name: 'alice',
+          passwordHash: 'h',
+          profileUrls: [{ url: 'https://other.example/', key: 'https://other.example/' }],
+          now: NOW,
+        });
+        const error = await attempt.then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(isUniqueViolation(error)).toBe(true);
         expect(await users.findById('u2')).toBeNull();
         expect(await users.findTakenProfileUrlKeys(['https://other.example/'])).toEqual([]);
@@ -65,8 +83,17 @@ for (const dialect of DIALECTS) {
       it('rejects a profile URL that belongs to another user, leaving no user row behind', async () => {
         const users = createUsersRepository(database.db);
         const error = await users
-          .insert({ id: 'u3', name: 'carol', passwordHash: 'h', profileUrls: [{ url: 'https://alice.example/', key: 'https://alice.example/' }], now: NOW })
-          .then(() => null, (e: unknown) => e);
+          .insert({
+            id: 'u3',
+            name: 'carol',
+            passwordHash: 'h',
+            profileUrls: [{ url: 'https://alice.example/', key: 'https://alice.example/' }],
+            now: NOW,
+          })
+          .then(
+            () => null,
+            (e: unknown) => e,
+          );
         expect(isUniqueViolation(error)).toBe(true);
         expect(await users.findByName('carol')).toBeNull();
       });
@@ -87,7 +114,13 @@ for (const dialect of DIALECTS) {
 
       it('lists users by name', async () => {
         const users = createUsersRepository(database.db);
-        await users.insert({ id: 'u0', name: 'aaron', passwordHash: 'h', profileUrls: [{ url: 'https://aaron.example/', key: 'https://aaron.example/' }], now: NOW });
+        await users.insert({
+          id: 'u0',
+          name: 'aaron',
+          passwordHash: 'h',
+          profileUrls: [{ url: 'https://aaron.example/', key: 'https://aaron.example/' }],
+          now: NOW,
+        });
         expect((await users.list()).map((u) => u.name)).toEqual(['aaron', 'alice']);
       });
     });
@@ -95,8 +128,26 @@ for (const dialect of DIALECTS) {
     describe('tokens', () => {
       it('stores only the hash and finds the token by it', async () => {
         const tokens = createTokensRepository(database.db);
-        await tokens.insert({ id: 't1', tokenHash: 'hash-1', userId: 'u1', clientId: 'https://app.example/', me: 'https://alice.example/', scope: 'create', createdAt: NOW, expiresAt: '2026-01-02T00:00:00.000Z' });
-        await tokens.insert({ id: 't2', tokenHash: 'hash-2', userId: 'u0', clientId: 'https://app.example/', me: 'https://aaron.example/', scope: '', createdAt: '2026-01-01T00:00:01.000Z', expiresAt: null });
+        await tokens.insert({
+          id: 't1',
+          tokenHash: 'hash-1',
+          userId: 'u1',
+          clientId: 'https://app.example/',
+          me: 'https://alice.example/',
+          scope: 'create',
+          createdAt: NOW,
+          expiresAt: '2026-01-02T00:00:00.000Z',
+        });
+        await tokens.insert({
+          id: 't2',
+          tokenHash: 'hash-2',
+          userId: 'u0',
+          clientId: 'https://app.example/',
+          me: 'https://aaron.example/',
+          scope: '',
+          createdAt: '2026-01-01T00:00:01.000Z',
+          expiresAt: null,
+        });
         expect(await tokens.findByHash('hash-1')).toEqual({
           id: 't1',
           userId: 'u1',
@@ -118,8 +169,20 @@ for (const dialect of DIALECTS) {
       it('refuses a second token with the same hash', async () => {
         const tokens = createTokensRepository(database.db);
         const error = await tokens
-          .insert({ id: 't9', tokenHash: 'hash-1', userId: 'u1', clientId: 'https://app.example/', me: 'https://alice.example/', scope: '', createdAt: NOW, expiresAt: null })
-          .then(() => null, (e: unknown) => e);
+          .insert({
+            id: 't9',
+            tokenHash: 'hash-1',
+            userId: 'u1',
+            clientId: 'https://app.example/',
+            me: 'https://alice.example/',
+            scope: '',
+            createdAt: NOW,
+            expiresAt: null,
+          })
+          .then(
+            () => null,
+            (e: unknown) => e,
+          );
         expect(isUniqueViolation(error)).toBe(true);
       });
 
@@ -169,7 +232,9 @@ for (const dialect of DIALECTS) {
         const later = { ...code, expiresAt: '2026-01-01T01:00:00.000Z' };
         await codes.insert('code-hash-turn-a', later);
         await codes.insert('code-hash-turn-b', { ...later, scope: 'create media' });
-        const found = await Promise.all(['code-hash-turn-a', 'nobody', 'code-hash-turn-b', 'code-hash-turn-a'].map((hash) => codes.findByHashInTurn(hash)));
+        const found = await Promise.all(
+          ['code-hash-turn-a', 'nobody', 'code-hash-turn-b', 'code-hash-turn-a'].map((hash) => codes.findByHashInTurn(hash)),
+        );
         expect(found.map((record) => record?.scope ?? null)).toEqual(['create', null, 'create media', 'create']);
         // a code stored after an earlier turn's lookup is found by the next one
         await codes.insert('code-hash-turn-c', later);

@@ -39,28 +39,98 @@ for (const dialect of DIALECTS) {
     afterAll(async () => database?.dispose());
 
     it('a pair sent again is the same row, reset; releasing waiting rows is per account and happens once', async () => {
-      const first = await stores.webmentionOutgoing.upsert({ id: 'o1', userId: 'alice', source: 'https://a.example/1', target: 'https://t.example/x', linked: true, awaitingDeploy: true, now: NOW });
-      await stores.webmentionOutgoing.recordOutcome(first, { status: 'failed', endpoint: 'https://t.example/wm', httpStatus: 400, error: 'endpoint answered 400', now: NOW });
-      const again = await stores.webmentionOutgoing.upsert({ id: 'o2', userId: 'alice', source: 'https://a.example/1', target: 'https://t.example/x', linked: false, awaitingDeploy: true, now: NOW });
+      const first = await stores.webmentionOutgoing.upsert({
+        id: 'o1',
+        userId: 'alice',
+        source: 'https://a.example/1',
+        target: 'https://t.example/x',
+        linked: true,
+        awaitingDeploy: true,
+        now: NOW,
+      });
+      await stores.webmentionOutgoing.recordOutcome(first, {
+        status: 'failed',
+        endpoint: 'https://t.example/wm',
+        httpStatus: 400,
+        error: 'endpoint answered 400',
+        now: NOW,
+      });
+      const again = await stores.webmentionOutgoing.upsert({
+        id: 'o2',
+        userId: 'alice',
+        source: 'https://a.example/1',
+        target: 'https://t.example/x',
+        linked: false,
+        awaitingDeploy: true,
+        now: NOW,
+      });
       expect(again).toBe(first);
-      expect(await stores.webmentionOutgoing.findById(first)).toMatchObject({ status: 'waiting', error: null, httpStatus: null, linked: false, awaitingDeploy: true });
-      await stores.webmentionOutgoing.upsert({ id: 'o3', userId: 'bob', source: 'https://b.example/1', target: 'https://t.example/x', linked: true, awaitingDeploy: true, now: NOW });
+      expect(await stores.webmentionOutgoing.findById(first)).toMatchObject({
+        status: 'waiting',
+        error: null,
+        httpStatus: null,
+        linked: false,
+        awaitingDeploy: true,
+      });
+      await stores.webmentionOutgoing.upsert({
+        id: 'o3',
+        userId: 'bob',
+        source: 'https://b.example/1',
+        target: 'https://t.example/x',
+        linked: true,
+        awaitingDeploy: true,
+        now: NOW,
+      });
       expect(await stores.webmentionOutgoing.releaseWaiting('alice', NOW)).toEqual([first]);
       expect(await stores.webmentionOutgoing.releaseWaiting('alice', NOW)).toEqual([]);
       expect(await stores.webmentionOutgoing.findById('o3')).toMatchObject({ status: 'waiting', awaitingDeploy: true });
-      expect((await stores.webmentionOutgoing.listBySources(['https://a.example/1', 'https://b.example/1'])).map((row) => row.id).sort()).toEqual([first, 'o3'].sort());
+      expect(
+        (await stores.webmentionOutgoing.listBySources(['https://a.example/1', 'https://b.example/1'])).map((row) => row.id).sort(),
+      ).toEqual([first, 'o3'].sort());
     });
 
     it('an import that fails part-way stores nothing; a whole one stores each pair once', async () => {
       const clock = createManualClock(new Date(NOW));
-      const count = async () => Number((await database.db.selectFrom('indieweb_webmention').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n);
+      const count = async () =>
+        Number(
+          (
+            await database.db
+              .selectFrom('indieweb_webmention')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirst()
+          )?.n,
+        );
       // the third mention's target cannot be read inside the transaction: the two stored before it are rolled back
       const broken = { ...mention(3), target: 'not a url' };
-      await expect(importMentions({ transact: stores.transactWebmentions, clock, ownerOf: async () => null, mentions: [mention(1), mention(2), broken], originName: 'webmention.io' })).rejects.toThrow();
+      await expect(
+        importMentions({
+          transact: stores.transactWebmentions,
+          clock,
+          ownerOf: async () => null,
+          mentions: [mention(1), mention(2), broken],
+          originName: 'webmention.io',
+        }),
+      ).rejects.toThrow();
       expect(await count()).toBe(0);
       const all = [mention(1), mention(2), mention(3), mention(1)];
-      expect(await importMentions({ transact: stores.transactWebmentions, clock, ownerOf: async () => 'alice', mentions: all, originName: 'webmention.io' })).toMatchObject({ imported: 3, alreadyHere: 1 });
-      expect(await importMentions({ transact: stores.transactWebmentions, clock, ownerOf: async () => 'alice', mentions: all, originName: 'webmention.io' })).toMatchObject({ imported: 0, alreadyHere: 4 });
+      expect(
+        await importMentions({
+          transact: stores.transactWebmentions,
+          clock,
+          ownerOf: async () => 'alice',
+          mentions: all,
+          originName: 'webmention.io',
+        }),
+      ).toMatchObject({ imported: 3, alreadyHere: 1 });
+      expect(
+        await importMentions({
+          transact: stores.transactWebmentions,
+          clock,
+          ownerOf: async () => 'alice',
+          mentions: all,
+          originName: 'webmention.io',
+        }),
+      ).toMatchObject({ imported: 0, alreadyHere: 4 });
       expect(await count()).toBe(3);
     });
   });

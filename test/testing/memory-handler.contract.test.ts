@@ -4,7 +4,11 @@ import { describeMicropubHandlerContract } from '../../src/testing/micropub-cont
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
 import { HandlerValueError } from '../../src/contracts/handler-errors.js';
 
-describeMicropubHandlerContract('in-memory handler', () => createMemoryHandler({ baseUrl: 'https://id.example' }), { describe, it, expect });
+describeMicropubHandlerContract('in-memory handler', () => createMemoryHandler({ baseUrl: 'https://id.example' }), {
+  describe,
+  it,
+  expect,
+});
 
 describe('the conformance suite itself', () => {
   it('catches a handler that leaks entries across users', async () => {

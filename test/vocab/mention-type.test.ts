@@ -35,12 +35,32 @@ describe('mention types', () => {
   });
 
   it('an import reads an rsvp back as an rsvp and refuses a wm-property or activity type it does not know, even one named like a built-in', () => {
-    const entry = (property: string) => JSON.stringify({ type: 'feed', children: [{ type: 'entry', 'wm-source': 'https://a.example/1', 'wm-target': 'https://b.example/2', 'wm-received': '2026-01-01T00:00:00Z', 'wm-property': property, rsvp: 'yes' }] });
+    const entry = (property: string) =>
+      JSON.stringify({
+        type: 'feed',
+        children: [
+          {
+            type: 'entry',
+            'wm-source': 'https://a.example/1',
+            'wm-target': 'https://b.example/2',
+            'wm-received': '2026-01-01T00:00:00Z',
+            'wm-property': property,
+            rsvp: 'yes',
+          },
+        ],
+      });
     expect(readExport(entry('rsvp')).mentions[0]?.type).toBe('rsvp');
     expect(readExport(entry('in-reply-to')).mentions[0]?.type).toBe('reply');
     expect(() => readExport(entry('constructor'))).toThrow(ExportFormatError);
-    expect(() => readExport(entry('constructor'))).toThrow('wm-property is not one of in-reply-to, like-of, repost-of, bookmark-of, mention-of, rsvp');
-    const link = (type: string) => JSON.stringify({ links: [{ source: 'https://a.example/1', target: 'https://b.example/2', verified_date: '2026-01-01T00:00:00Z', activity: { type } }] });
+    expect(() => readExport(entry('constructor'))).toThrow(
+      'wm-property is not one of in-reply-to, like-of, repost-of, bookmark-of, mention-of, rsvp',
+    );
+    const link = (type: string) =>
+      JSON.stringify({
+        links: [
+          { source: 'https://a.example/1', target: 'https://b.example/2', verified_date: '2026-01-01T00:00:00Z', activity: { type } },
+        ],
+      });
     expect(() => readExport(link('toString'))).toThrow(ExportFormatError);
   });
 });

@@ -43,9 +43,12 @@ describe('post kinds', () => {
   it.each(table)('the files handler names %s %#', (_what, type, properties, kind) => {
     expect(detectPostType(type, properties)).toBe(kind);
   });
-  it.each(table.filter(([, , properties]) => properties.name === undefined))('the entry page heads %s %#', (_what, type, properties, kind) => {
-    expect(postKind(row(type, properties)).toLowerCase()).toBe(kind);
-  });
+  it.each(table.filter(([, , properties]) => properties.name === undefined))(
+    'the entry page heads %s %#',
+    (_what, type, properties, kind) => {
+      expect(postKind(row(type, properties)).toLowerCase()).toBe(kind);
+    },
+  );
   it.each(table.filter(([, , properties]) => properties.name === undefined && properties.content === undefined))(
     'an entry with nothing to make a slug from gets its kind: %s %#',
     (_what, type, properties, kind) => {

@@ -62,7 +62,8 @@ describe('webmention fixtures: verification, type, author and content', () => {
   });
 
   it('has a fixture of every kind the processing rules name', () => {
-    for (const prefix of ['canonical-', 'no-link-', 'type-', 'author-', 'content-']) expect(cases.filter((name) => name.startsWith(prefix)).length).toBeGreaterThan(1);
+    for (const prefix of ['canonical-', 'no-link-', 'type-', 'author-', 'content-'])
+      expect(cases.filter((name) => name.startsWith(prefix)).length).toBeGreaterThan(1);
     for (const name of cases) expect(() => readFileSync(new URL(`${name}.expected.json`, FIXTURES))).not.toThrow();
   });
 
@@ -77,7 +78,9 @@ describe('webmention fixtures: verification, type, author and content', () => {
     const id = await accepted(t, submitted, expected.target!);
     await drain(t);
     // spec: remote author-page fetching is unsupported: only the source itself (and its redirect) is requested
-    expect(source.requests.slice(requestsBefore).map((request) => request.path)).toEqual(expected.via === undefined ? [servedAt] : [expected.via, servedAt]);
+    expect(source.requests.slice(requestsBefore).map((request) => request.path)).toEqual(
+      expected.via === undefined ? [servedAt] : [expected.via, servedAt],
+    );
     const status = await statusOf(t, id);
     const record = await recordOf(t, id);
 

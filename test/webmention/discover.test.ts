@@ -49,7 +49,10 @@ describe('discoverEndpoint', () => {
 
   it('follows 5 redirects', async () => {
     const discovered = await discoverEndpoint(outbound, server.url('/redirect/5?to=/pages/html-a-relative'));
-    expect(discovered).toEqual({ endpoint: server.url('/webmention/202?case=html-a-relative'), finalUrl: server.url('/pages/html-a-relative') });
+    expect(discovered).toEqual({
+      endpoint: server.url('/webmention/202?case=html-a-relative'),
+      finalUrl: server.url('/pages/html-a-relative'),
+    });
   });
 
   it('refuses a 6th redirect', async () => {
@@ -67,11 +70,17 @@ describe('discoverEndpoint', () => {
     },
   );
 
-  it.each(['header', 'head'])('finds the endpoint of a 2 MiB page that advertises it in its %s (the body is cut at the limit, not refused)', async (where) => {
-    const endpoint = server.url(`/webmention/202?case=large-${where}`);
-    const discovered = await discoverEndpoint(outbound, server.url(`/large?bytes=${2 * 1024 * 1024}&in=${where}&endpoint=${encodeURIComponent(endpoint)}`));
-    expect(discovered.endpoint).toBe(endpoint);
-  });
+  it.each(['header', 'head'])(
+    'finds the endpoint of a 2 MiB page that advertises it in its %s (the body is cut at the limit, not refused)',
+    async (where) => {
+      const endpoint = server.url(`/webmention/202?case=large-${where}`);
+      const discovered = await discoverEndpoint(
+        outbound,
+        server.url(`/large?bytes=${2 * 1024 * 1024}&in=${where}&endpoint=${encodeURIComponent(endpoint)}`),
+      );
+      expect(discovered.endpoint).toBe(endpoint);
+    },
+  );
 
   it('fails, retryably, when the target answers 5xx', async () => {
     const failure = discoverEndpoint(outbound, server.url('/status/503'));
@@ -93,7 +102,11 @@ describe('discoverEndpoint', () => {
     it('refuses a loopback IP literal without connecting', async () => {
       const before = server.requests.length;
       const failure = discoverEndpoint(guarded, server.url('/pages/html-a-relative'));
-      await expect(failure).rejects.toMatchObject({ name: 'OutboundError', transient: false, message: 'refusing to connect to 127.0.0.1: not a public address' });
+      await expect(failure).rejects.toMatchObject({
+        name: 'OutboundError',
+        transient: false,
+        message: 'refusing to connect to 127.0.0.1: not a public address',
+      });
       expect(server.requests.length).toBe(before);
     });
 

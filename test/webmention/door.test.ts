@@ -41,7 +41,11 @@ function get(origin: string, path: string, accept = 'text/html'): Promise<{ stat
 
 /** POSTs a webmention over real HTTP; the id from the Location, or undefined. */
 async function send(origin: string, source: string, target: string): Promise<{ status: number; id: string | undefined }> {
-  const response = await fetch(`${origin}/indieweb/webmention/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ source, target }).toString() });
+  const response = await fetch(`${origin}/indieweb/webmention/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ source, target }).toString(),
+  });
   await response.text();
   return { status: response.status, id: response.headers.get('location')?.split('/').pop() };
 }
@@ -83,7 +87,9 @@ describe.each(DIALECTS)('received webmentions at the door on %s', (dialect) => {
     expect([...record.contentText!].length).toBeLessThanOrEqual(MENTION_CAPS.contentText);
     expect(record.contentText!.endsWith('…')).toBe(true);
     expect(record.published).toBeNull();
-    const api = JSON.parse((await get(origin, `/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(entryUrl)}`, 'application/json')).body) as { children: { published: unknown; content: { html: string } }[] };
+    const api = JSON.parse(
+      (await get(origin, `/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(entryUrl)}`, 'application/json')).body,
+    ) as { children: { published: unknown; content: { html: string } }[] };
     expect(api.children[0]!.published).toBeNull();
     expect(api.children[0]!.content.html.length).toBeLessThanOrEqual(MENTION_CAPS.contentHtml);
   });
@@ -101,8 +107,26 @@ describe.each(DIALECTS)('received webmentions at the door on %s', (dialect) => {
     const huge = `<p>${'reply text '.repeat(100_000)}</p>`;
     for (let i = 0; i < 60; i++) {
       const now = t.clock.now().toISOString();
-      const { record } = await repository.upsert({ id: randomUUID().replace(/-/g, ''), source: `https://r${i}.example/reply`, target, targetKey: canonicalUrl(target)!, targetHost: HOST, ownerId: null, now });
-      await repository.markVerified(record.id, capMention({ type: 'reply', author: { name: `R${i}`, url: null, photo: null }, contentText: null, contentHtml: '<p>short</p>', published: null }), now);
+      const { record } = await repository.upsert({
+        id: randomUUID().replace(/-/g, ''),
+        source: `https://r${i}.example/reply`,
+        target,
+        targetKey: canonicalUrl(target)!,
+        targetHost: HOST,
+        ownerId: null,
+        now,
+      });
+      await repository.markVerified(
+        record.id,
+        capMention({
+          type: 'reply',
+          author: { name: `R${i}`, url: null, photo: null },
+          contentText: null,
+          contentHtml: '<p>short</p>',
+          published: null,
+        }),
+        now,
+      );
       // as a row stored before the caps: 1 MB of content, written straight to the table
       await t.database.db.updateTable('indieweb_webmention').set({ content_html: huge }).where('id', '=', record.id).execute();
     }
@@ -111,20 +135,50 @@ describe.each(DIALECTS)('received webmentions at the door on %s', (dialect) => {
     expect(response.body.length).toBeLessThan(50 * MENTION_CAPS.contentHtml + 200_000);
     expect(response.body.match(/class="p-comment h-cite reply"/g)).toHaveLength(50);
     expect(response.body).toContain('60 replies');
-    expect(response.body).toContain(`and 10 more: <a href="http://indiestack.test/indieweb/webmention/?target=${encodeURIComponent(target)}"`);
-    const api = await get(origin, `/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(target)}&per-page=1000`, 'application/json');
+    expect(response.body).toContain(
+      `and 10 more: <a href="http://indiestack.test/indieweb/webmention/?target=${encodeURIComponent(target)}"`,
+    );
+    const api = await get(
+      origin,
+      `/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(target)}&per-page=1000`,
+      'application/json',
+    );
     expect(api.body.length).toBeLessThan(60 * (MENTION_CAPS.contentHtml + 1_000) + 10_000);
   });
 
   it('class 3: the webmention.io import goes through the same door (content capped, published markup dropped)', async () => {
     const exported = JSON.stringify({
       type: 'feed',
-      children: [{ type: 'entry', 'wm-id': 900, 'wm-source': 'https://imported.example/reply', 'wm-target': entryUrl, 'wm-property': 'in-reply-to', 'wm-received': '2026-01-02T03:04:05Z', url: 'https://imported.example/reply', published: '<b>long ago</b>', author: { type: 'card', name: 'N'.repeat(5_000), url: 'https://imported.example/', photo: '' }, content: { html: `<p>${'imported words '.repeat(70_000)}</p>`, text: 'imported words '.repeat(70_000) } }],
+      children: [
+        {
+          type: 'entry',
+          'wm-id': 900,
+          'wm-source': 'https://imported.example/reply',
+          'wm-target': entryUrl,
+          'wm-property': 'in-reply-to',
+          'wm-received': '2026-01-02T03:04:05Z',
+          url: 'https://imported.example/reply',
+          published: '<b>long ago</b>',
+          author: { type: 'card', name: 'N'.repeat(5_000), url: 'https://imported.example/', photo: '' },
+          content: { html: `<p>${'imported words '.repeat(70_000)}</p>`, text: 'imported words '.repeat(70_000) },
+        },
+      ],
     });
     expect(exported.length).toBeGreaterThan(2_000_000);
-    const counts = await importMentions({ transact: (work) => t.database.db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, t.database.dialect) })), clock: t.clock, ownerOf: async () => null, mentions: readExport(exported).mentions, originName: 'webmention.io' });
+    const counts = await importMentions({
+      transact: (work) =>
+        t.database.db
+          .transaction()
+          .execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, t.database.dialect) })),
+      clock: t.clock,
+      ownerOf: async () => null,
+      mentions: readExport(exported).mentions,
+      originName: 'webmention.io',
+    });
     expect(counts.imported).toBe(1);
-    const [record] = (await createWebmentionsRepository(t.database.db).list({ targetKey: canonicalUrl(entryUrl)! })).items.filter((item) => item.source === 'https://imported.example/reply');
+    const [record] = (await createWebmentionsRepository(t.database.db).list({ targetKey: canonicalUrl(entryUrl)! })).items.filter(
+      (item) => item.source === 'https://imported.example/reply',
+    );
     expect(record!.contentHtml!.length).toBeLessThanOrEqual(MENTION_CAPS.contentHtml);
     expect(record!.contentHtml!.endsWith('…')).toBe(true);
     expect([...record!.contentText!].length).toBeLessThanOrEqual(MENTION_CAPS.contentText);

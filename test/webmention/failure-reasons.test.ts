@@ -5,7 +5,18 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { accepted, drain, linkingPage, PRIVATE_OK, SITE, startSourceServer, statusOf, submit, unrelatedPage, type SourceServer } from '../helpers/webmention.js';
+import {
+  accepted,
+  drain,
+  linkingPage,
+  PRIVATE_OK,
+  SITE,
+  startSourceServer,
+  statusOf,
+  submit,
+  unrelatedPage,
+  type SourceServer,
+} from '../helpers/webmention.js';
 
 const TARGET = `${SITE}/post`;
 
@@ -21,7 +32,12 @@ describe('POST /indieweb/webmention/: the reason of a 400', () => {
   it.each([
     ['source is missing', undefined, TARGET, 'invalid_request: source is required'],
     ['source is not http(s)', 'ftp://elsewhere.example/a', TARGET, 'invalid_request: source must be an http(s) URL'],
-    ['target is on another site', 'https://elsewhere.example/a', 'https://other.example/post', 'invalid_request: target is not on this site'],
+    [
+      'target is on another site',
+      'https://elsewhere.example/a',
+      'https://other.example/post',
+      'invalid_request: target is not on this site',
+    ],
     ['source and target are the same', TARGET, TARGET, 'invalid_request: source and target are the same'],
   ])('400 invalid_request with the reason when %s', async (_label, source, target, body) => {
     const result = await submit(t, source, target);
@@ -30,7 +46,12 @@ describe('POST /indieweb/webmention/: the reason of a 400', () => {
   });
 
   it('400 for a body Fastify refuses: a reason of ours, not the framework’s message', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/indieweb/webmention/', headers: { 'content-type': 'application/json' }, payload: '{' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/indieweb/webmention/',
+      headers: { 'content-type': 'application/json' },
+      payload: '{',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.body).toMatch(/^invalid_request: \S/);
     expect(response.body).not.toMatch(/FST_|Unexpected|JSON at position/);

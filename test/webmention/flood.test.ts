@@ -20,7 +20,10 @@ import { accepted, SITE, submit } from '../helpers/webmention.js';
 const listed = (body: string) => [...body.matchAll(/action="\/indieweb\/admin\/webmentions\/([A-Za-z0-9_-]+)\/delete"/g)].map((m) => m[1]);
 
 async function stored(t: TestApp): Promise<{ rows: number; jobs: number }> {
-  const rows = await t.database.db.selectFrom('indieweb_webmention').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await t.database.db
+    .selectFrom('indieweb_webmention')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
   return { rows: Number(rows.n), jobs: await createJobsRepository(t.database.db, t.database.dialect).count() };
 }
 
@@ -99,7 +102,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('429 for the 4th submission in a minute from one address, nothing stored; another address still 201; the next minute 201 again', async () => {
-      for (let i = 0; i < 3; i++) expect((await submit(t, `https://a.example/${i}`, `${SITE}/post`, { remoteAddress: '203.0.113.7' })).statusCode).toBe(201);
+      for (let i = 0; i < 3; i++)
+        expect((await submit(t, `https://a.example/${i}`, `${SITE}/post`, { remoteAddress: '203.0.113.7' })).statusCode).toBe(201);
       const before = await stored(t);
       const refused = await submit(t, 'https://a.example/3', `${SITE}/post`, { remoteAddress: '203.0.113.7' });
       expect(expectTooMany(refused.response, /from this address/)).toBe(60);
@@ -107,17 +111,30 @@ for (const dialect of DIALECTS) {
       expect((await submit(t, 'https://a.example/3', `${SITE}/post`, { remoteAddress: '198.51.100.9' })).statusCode).toBe(201);
 
       t.clock.advance(45);
-      expect(expectTooMany((await submit(t, 'https://a.example/4', `${SITE}/post`, { remoteAddress: '203.0.113.7' })).response, /from this address/)).toBe(15);
+      expect(
+        expectTooMany(
+          (await submit(t, 'https://a.example/4', `${SITE}/post`, { remoteAddress: '203.0.113.7' })).response,
+          /from this address/,
+        ),
+      ).toBe(15);
       t.clock.advance(15);
       expect((await submit(t, 'https://a.example/4', `${SITE}/post`, { remoteAddress: '203.0.113.7' })).statusCode).toBe(201);
     });
 
     it('counts refused submissions too, and one IPv6 /64 as one address', async () => {
-      for (let i = 0; i < 3; i++) expect((await submit(t, 'not a url', `${SITE}/post`, { remoteAddress: '192.0.2.50' })).statusCode).toBe(400);
-      expectTooMany((await submit(t, 'https://b.example/1', `${SITE}/post`, { remoteAddress: '192.0.2.50' })).response, /from this address/);
+      for (let i = 0; i < 3; i++)
+        expect((await submit(t, 'not a url', `${SITE}/post`, { remoteAddress: '192.0.2.50' })).statusCode).toBe(400);
+      expectTooMany(
+        (await submit(t, 'https://b.example/1', `${SITE}/post`, { remoteAddress: '192.0.2.50' })).response,
+        /from this address/,
+      );
 
-      for (let i = 1; i <= 3; i++) expect((await submit(t, `https://c.example/${i}`, `${SITE}/post`, { remoteAddress: `2001:db8:0:7::${i}` })).statusCode).toBe(201);
-      expectTooMany((await submit(t, 'https://c.example/4', `${SITE}/post`, { remoteAddress: '2001:db8:0:7:ffff::1' })).response, /from this address/);
+      for (let i = 1; i <= 3; i++)
+        expect((await submit(t, `https://c.example/${i}`, `${SITE}/post`, { remoteAddress: `2001:db8:0:7::${i}` })).statusCode).toBe(201);
+      expectTooMany(
+        (await submit(t, 'https://c.example/4', `${SITE}/post`, { remoteAddress: '2001:db8:0:7:ffff::1' })).response,
+        /from this address/,
+      );
       expect((await submit(t, 'https://c.example/4', `${SITE}/post`, { remoteAddress: '2001:db8:0:8::1' })).statusCode).toBe(201);
     });
   });
@@ -135,7 +152,10 @@ for (const dialect of DIALECTS) {
       expect((await submit(t, 'https://spam.example/1', `${SITE}/post`, { remoteAddress: '203.0.113.1' })).statusCode).toBe(201);
       expect((await submit(t, 'https://spam.example/2', `${SITE}/post`, { remoteAddress: '203.0.113.2' })).statusCode).toBe(201);
       const before = await stored(t);
-      expectTooMany((await submit(t, 'https://www.SPAM.example/3', `${SITE}/post`, { remoteAddress: '203.0.113.3' })).response, /from this source site/);
+      expectTooMany(
+        (await submit(t, 'https://www.SPAM.example/3', `${SITE}/post`, { remoteAddress: '203.0.113.3' })).response,
+        /from this source site/,
+      );
       expect(await stored(t)).toEqual(before);
       expect((await submit(t, 'https://other.example/1', `${SITE}/post`, { remoteAddress: '203.0.113.3' })).statusCode).toBe(201);
     });
@@ -150,7 +170,7 @@ for (const dialect of DIALECTS) {
       await t.close();
     });
 
-    it('200 a flood of newer mentions does not hide a real one from its owner: the list filters by owner in the database, and pages through the owner\'s own', async () => {
+    it("200 a flood of newer mentions does not hide a real one from its owner: the list filters by owner in the database, and pages through the owner's own", async () => {
       const alice = await addUser(t, 'alice');
       await addUser(t, 'bob');
       const real = await accepted(t, 'https://friend.example/reply', 'https://alice.example/posts/1');
@@ -212,7 +232,10 @@ for (const dialect of DIALECTS) {
         }
       })();
       let floodOver = false;
-      void flood.then(() => (floodOver = true), () => (floodOver = true));
+      void flood.then(
+        () => (floodOver = true),
+        () => (floodOver = true),
+      );
 
       for (let i = 0; i < 20; i++) {
         const response = await fetch(`${base}/healthz`);
@@ -245,10 +268,16 @@ for (const dialect of DIALECTS) {
     it('when queuing the job fails, the mention is not stored either (500, nothing half-written)', async () => {
       // the database refuses new jobs, as a full disk or a lost connection would between the two writes
       if (dialect === 'sqlite') {
-        await sql`create trigger refuse_jobs before insert on indieweb_job begin select raise(abort, 'jobs refused'); end`.execute(t.database.db);
+        await sql`create trigger refuse_jobs before insert on indieweb_job begin select raise(abort, 'jobs refused'); end`.execute(
+          t.database.db,
+        );
       } else {
-        await sql`create function refuse_jobs() returns trigger language plpgsql as $$ begin raise exception 'jobs refused'; end $$`.execute(t.database.db);
-        await sql`create trigger refuse_jobs before insert on indieweb_job for each row execute function refuse_jobs()`.execute(t.database.db);
+        await sql`create function refuse_jobs() returns trigger language plpgsql as $$ begin raise exception 'jobs refused'; end $$`.execute(
+          t.database.db,
+        );
+        await sql`create trigger refuse_jobs before insert on indieweb_job for each row execute function refuse_jobs()`.execute(
+          t.database.db,
+        );
       }
       const refused = await submit(t, 'https://source.example/post', `${SITE}/indieweb/`);
       expect(refused.statusCode).toBe(500);

@@ -12,7 +12,18 @@ import { buildTestApp, form, TEST_SECRET, type TestApp } from '../helpers/app.js
 import { startCli } from '../helpers/cli.js';
 import { DIALECTS, freshLocation } from '../helpers/databases.js';
 import { freePort } from '../helpers/global-setup.js';
-import { accepted, drain, linkingPage, PRIVATE_OK, SITE, startSourceServer, statusOf, submit, type SourceServer, type StatusJson } from '../helpers/webmention.js';
+import {
+  accepted,
+  drain,
+  linkingPage,
+  PRIVATE_OK,
+  SITE,
+  startSourceServer,
+  statusOf,
+  submit,
+  type SourceServer,
+  type StatusJson,
+} from '../helpers/webmention.js';
 
 const TARGET = `${SITE}/post`;
 
@@ -43,7 +54,11 @@ describe('webmention jobs: transient failures', () => {
     expect(await drain(t)).toBe(1);
     expect(await statusOf(t, id)).toMatchObject({ status: 'failed', verified_at: null });
     const first = await jobOf(t, id);
-    expect(first).toMatchObject({ attempts: 1, lockedUntil: null, runAt: new Date(t.clock.now().getTime() + backoffSeconds(1) * 1000).toISOString() });
+    expect(first).toMatchObject({
+      attempts: 1,
+      lockedUntil: null,
+      runAt: new Date(t.clock.now().getTime() + backoffSeconds(1) * 1000).toISOString(),
+    });
     expect(first?.lastError).toMatch(/503/);
 
     expect(await drain(t)).toBe(0);
@@ -162,7 +177,12 @@ for (const dialect of DIALECTS) {
         source.set(p, { body: linkingPage(TARGET), delayMs: 15 });
         ids.push(await accepted(t, source.url(p), TARGET));
       }
-      const counts = await Promise.all([t.app.indieweb.jobs.drain(), t.app.indieweb.jobs.drain(), other.app.indieweb.jobs.drain(), other.app.indieweb.jobs.drain()]);
+      const counts = await Promise.all([
+        t.app.indieweb.jobs.drain(),
+        t.app.indieweb.jobs.drain(),
+        other.app.indieweb.jobs.drain(),
+        other.app.indieweb.jobs.drain(),
+      ]);
       expect(counts.reduce((a, b) => a + b, 0)).toBe(paths.length);
       // both instances took part
       expect(counts[0]! + counts[1]!).toBeGreaterThan(0);
@@ -190,7 +210,10 @@ async function waitForHealth(base: string, child: ChildProcess, output: () => st
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -17,7 +17,10 @@ import { accepted, drain, linkingPage, PRIVATE_OK, recordOf, startSourceServer, 
 const POST = 'https://alice.example/2026/hello/';
 
 async function publicSources(t: TestApp): Promise<string[]> {
-  const response = await t.app.inject({ method: 'GET', url: `/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(POST)}&sort-dir=up` });
+  const response = await t.app.inject({
+    method: 'GET',
+    url: `/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(POST)}&sort-dir=up`,
+  });
   return (response.json().children as { 'wm-source': string }[]).map((child) => new URL(child['wm-source']).pathname);
 }
 
@@ -64,12 +67,17 @@ describe.each(['all', 'first-from-domain'] as const)('INDIEWEB_WEBMENTION_MODERA
     expect((await getAdmin(t, jar, '/webmentions/')).body).not.toContain('waiting)');
   });
 
-  it(policy === 'all' ? 'a later mention from the same domain waits too' : 'a later mention from an approved domain is public at once; another domain waits', async () => {
-    await send(source, 'second');
-    expect(await publicSources(t)).toEqual(policy === 'all' ? ['/first'] : ['/first', '/second']);
-    const fromOther = await send(other, 'elsewhere');
-    expect((await recordOf(t, fromOther)).approval).toBe('held');
-  });
+  it(
+    policy === 'all'
+      ? 'a later mention from the same domain waits too'
+      : 'a later mention from an approved domain is public at once; another domain waits',
+    async () => {
+      await send(source, 'second');
+      expect(await publicSources(t)).toEqual(policy === 'all' ? ['/first'] : ['/first', '/second']);
+      const fromOther = await send(other, 'elsewhere');
+      expect((await recordOf(t, fromOther)).approval).toBe('held');
+    },
+  );
 
   it('reject keeps a mention out for good; "approve and always allow this domain" lets the next ones through', async () => {
     const rejected = await send(other, 'rejected');
@@ -82,7 +90,9 @@ describe.each(['all', 'first-from-domain'] as const)('INDIEWEB_WEBMENTION_MODERA
     const next = await send(other, 'after-allow');
     expect((await recordOf(t, next)).approval).toBe('approved');
     expect(await publicSources(t)).toEqual(expect.arrayContaining(['/allowed', '/after-allow']));
-    expect((await getAdmin(t, jar, '/webmention-settings/')).body).toContain('<td data-label="Rule">allow</td><td data-label="Matches">domain</td><td data-label="Value"><code>localhost</code>');
+    expect((await getAdmin(t, jar, '/webmention-settings/')).body).toContain(
+      '<td data-label="Rule">allow</td><td data-label="Matches">domain</td><td data-label="Value"><code>localhost</code>',
+    );
   });
 });
 
@@ -91,8 +101,10 @@ describe('block and allow lists', () => {
   let source: SourceServer;
   let jar: CookieJar;
   let cwd: string;
-  const cli = (args: string[]) => runCli(['webmention', ...args], { cwd, env: { INDIEWEB_DATABASE_URL: t.database.url, INDIEWEB_SECRET: TEST_SECRET, ...PRIVATE_OK } });
-  const addRule = (action: string, value: string) => submitAdmin(t, jar, '/webmention-settings/', '/webmention-settings/add-rule', { action, value });
+  const cli = (args: string[]) =>
+    runCli(['webmention', ...args], { cwd, env: { INDIEWEB_DATABASE_URL: t.database.url, INDIEWEB_SECRET: TEST_SECRET, ...PRIVATE_OK } });
+  const addRule = (action: string, value: string) =>
+    submitAdmin(t, jar, '/webmention-settings/', '/webmention-settings/add-rule', { action, value });
 
   beforeAll(async () => {
     cwd = mkdtempSync(path.join(os.tmpdir(), 'indiestack-wm-moderation-'));

@@ -25,18 +25,35 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
+        const migrator = new Migrator({
+          db: handle.db,
+          provider: { getMigrations: async () => MIGRATIONS },
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: MIGRATION_LOCK_TABLE,
+        });
         expect((await migrator.migrateTo('0006-code-grants')).error).toBeUndefined();
         const users = createUsersRepository(handle.db);
         for (const name of ['alice', 'bob']) {
           const me = `https://${name}.example/`;
-          await users.insert({ id: `id-${name}`, name, passwordHash: 'not-used', profileUrls: [{ url: me, key: profileUrlKey(me)! }], now: NOW });
+          await users.insert({
+            id: `id-${name}`,
+            name,
+            passwordHash: 'not-used',
+            profileUrls: [{ url: me, key: profileUrlKey(me)! }],
+            now: NOW,
+          });
         }
         const row = { status: 'pending', created_at: NOW, updated_at: NOW };
         await handle.db
           .insertInto('indieweb_webmention')
           .values([
-            { ...row, id: 'm-alice', source: 'https://a.example/1', target: 'https://WWW.Alice.example/post', target_key: 'https://alice.example/post' },
+            {
+              ...row,
+              id: 'm-alice',
+              source: 'https://a.example/1',
+              target: 'https://WWW.Alice.example/post',
+              target_key: 'https://alice.example/post',
+            },
             { ...row, id: 'm-bob', source: 'https://a.example/2', target: 'https://bob.example/', target_key: 'https://bob.example/' },
             { ...row, id: 'm-nobody', source: 'https://a.example/3', target: `${SITE}/about`, target_key: `${SITE}/about` },
           ])
@@ -54,7 +71,10 @@ for (const dialect of DIALECTS) {
         const { app } = await createServer({ config, database: handle, clock: createManualClock(NOW), logger: false, worker: false });
         await app.ready();
         try {
-          await vi.waitFor(async () => expect((await owners()).every((mention) => mention.target_host !== null)).toBe(true), { timeout: 10_000, interval: 20 });
+          await vi.waitFor(async () => expect((await owners()).every((mention) => mention.target_host !== null)).toBe(true), {
+            timeout: 10_000,
+            interval: 20,
+          });
           expect(await owners()).toEqual([
             { id: 'm-alice', owner_id: 'id-alice', target_host: 'alice.example' },
             { id: 'm-bob', owner_id: 'id-bob', target_host: 'bob.example' },

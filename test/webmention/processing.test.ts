@@ -2,7 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobsRepository } from '../../src/storage/repositories/jobs.js';
 import type { WebmentionRecord } from '../../src/storage/repositories/webmentions.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { accepted, drain, linkingPage, PRIVATE_OK, recordOf, SITE, startSourceServer, statusOf, submit, unrelatedPage, type SourceServer } from '../helpers/webmention.js';
+import {
+  accepted,
+  drain,
+  linkingPage,
+  PRIVATE_OK,
+  recordOf,
+  SITE,
+  startSourceServer,
+  statusOf,
+  submit,
+  unrelatedPage,
+  type SourceServer,
+} from '../helpers/webmention.js';
 
 const TARGET = `${SITE}/post`;
 
@@ -106,7 +118,12 @@ describe('webmention status table', () => {
     expect(after.status).toBe('failed');
     expect(after.verifiedAt).toBeNull();
     expect(kept(after)).toEqual(kept(record));
-    expect(await statusOf(t, id)).toMatchObject({ status: 'failed', verified_at: null, author: { name: 'Kim' }, content: 'Nice post: here' });
+    expect(await statusOf(t, id)).toMatchObject({
+      status: 'failed',
+      verified_at: null,
+      author: { name: 'Kim' },
+      content: 'Nice post: here',
+    });
   });
 
   it('verified → failed on reprocessing when the link was removed, keeping URLs and parsed author/content', async () => {
@@ -243,27 +260,33 @@ describe('webmention status table', () => {
       expect((await statusOf(t, id)).status).toBe('failed');
     });
 
-    it.each(['ftp://127.0.0.1/page', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,<a href="http://indiestack.test/post">x</a>', 'gopher://127.0.0.1/'])(
-      'failed on a redirect to the non-http URL %s',
-      async (location) => {
-        const path = `/scheme/${++counter}`;
-        source.redirect(path, location);
-        const id = await accepted(t, source.url(path), TARGET);
-        await drain(t);
-        expect(await statusOf(t, id)).toMatchObject({ status: 'failed', verified_at: null });
-        // not a transient failure: nothing left to retry
-        expect(await createJobsRepository(t.database.db, t.database.dialect).findByRef('webmention.verify', id)).toBeNull();
-      },
-    );
+    it.each([
+      'ftp://127.0.0.1/page',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'data:text/html,<a href="http://indiestack.test/post">x</a>',
+      'gopher://127.0.0.1/',
+    ])('failed on a redirect to the non-http URL %s', async (location) => {
+      const path = `/scheme/${++counter}`;
+      source.redirect(path, location);
+      const id = await accepted(t, source.url(path), TARGET);
+      await drain(t);
+      expect(await statusOf(t, id)).toMatchObject({ status: 'failed', verified_at: null });
+      // not a transient failure: nothing left to retry
+      expect(await createJobsRepository(t.database.db, t.database.dialect).findByRef('webmention.verify', id)).toBeNull();
+    });
   });
 
   describe('content types', () => {
-    it.each(['application/json', 'text/plain; charset=utf-8', 'image/png', 'application/octet-stream'])('failed when the source is %s even if it contains the link', async (type) => {
-      const { url } = page({ headers: { 'content-type': type }, body: AUTHORED(TARGET) });
-      const id = await accepted(t, url, TARGET);
-      await drain(t);
-      expect(await statusOf(t, id)).toMatchObject({ status: 'failed', verified_at: null });
-    });
+    it.each(['application/json', 'text/plain; charset=utf-8', 'image/png', 'application/octet-stream'])(
+      'failed when the source is %s even if it contains the link',
+      async (type) => {
+        const { url } = page({ headers: { 'content-type': type }, body: AUTHORED(TARGET) });
+        const id = await accepted(t, url, TARGET);
+        await drain(t);
+        expect(await statusOf(t, id)).toMatchObject({ status: 'failed', verified_at: null });
+      },
+    );
 
     it('failed when the source is larger than 1 MiB, even if it links to the target', async () => {
       const { url } = page(`${'<p>filler</p>'.repeat(90_000)}${AUTHORED(TARGET)}`);

@@ -12,7 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicMention } from '../../src/storage/repositories/public-mention.js';
-import { createWebmentionsRepository, WEBMENTION_APPROVALS, WEBMENTION_STATUSES, type WebmentionsRepository } from '../../src/storage/repositories/webmentions.js';
+import {
+  createWebmentionsRepository,
+  WEBMENTION_APPROVALS,
+  WEBMENTION_STATUSES,
+  type WebmentionsRepository,
+} from '../../src/storage/repositories/webmentions.js';
 import { capMention } from '../../src/webmention/cap-mention.js';
 import { canonicalUrl } from '../../src/webmention/canonical-url.js';
 import { DIALECTS } from '../helpers/databases.js';
@@ -36,11 +41,35 @@ function fetchPage(origin: string, path: string): Promise<{ status: number; body
   });
 }
 
-async function seed(repository: WebmentionsRepository, t: EntriesTestApp, target: string, ownerId: string | null, state: State): Promise<string> {
+async function seed(
+  repository: WebmentionsRepository,
+  t: EntriesTestApp,
+  target: string,
+  ownerId: string | null,
+  state: State,
+): Promise<string> {
   const now = t.clock.now().toISOString();
-  const { record } = await repository.upsert({ id: randomUUID().replace(/-/g, ''), source: `https://${state}.example/post`, target, targetKey: canonicalUrl(target)!, targetHost: new URL(target).hostname, ownerId, now });
+  const { record } = await repository.upsert({
+    id: randomUUID().replace(/-/g, ''),
+    source: `https://${state}.example/post`,
+    target,
+    targetKey: canonicalUrl(target)!,
+    targetHost: new URL(target).hostname,
+    ownerId,
+    now,
+  });
   if (state === 'pending') return record.id;
-  await repository.markVerified(record.id, capMention({ type: 'reply', author: { name: `Author-${state}`, url: `https://${state}.example/`, photo: null }, contentText: `words-of-${state}`, contentHtml: `<p>words-of-${state}</p>`, published: null }), now);
+  await repository.markVerified(
+    record.id,
+    capMention({
+      type: 'reply',
+      author: { name: `Author-${state}`, url: `https://${state}.example/`, photo: null },
+      contentText: `words-of-${state}`,
+      contentHtml: `<p>words-of-${state}</p>`,
+      published: null,
+    }),
+    now,
+  );
   if (state === 'held' || state === 'rejected') await repository.setApproval(record.id, state, now);
   if (state === 'spam' || state === 'failed') await repository.markStatus(record.id, state, null, now);
   return record.id;
@@ -73,7 +102,15 @@ describe.each(DIALECTS)('public mentions on %s', (dialect) => {
     for (const status of WEBMENTION_STATUSES) {
       for (const approval of [...WEBMENTION_APPROVALS, null]) {
         const id = randomUUID().replace(/-/g, '');
-        await repository.upsert({ id, source: `https://m.example/${status}/${approval}`, target, targetKey: canonicalUrl(target)!, targetHost: HOST, ownerId: null, now });
+        await repository.upsert({
+          id,
+          source: `https://m.example/${status}/${approval}`,
+          target,
+          targetKey: canonicalUrl(target)!,
+          targetHost: HOST,
+          ownerId: null,
+          now,
+        });
         await t.database.db.updateTable('indieweb_webmention').set({ status, approval }).where('id', '=', id).execute();
         if (isPublicMention({ status, approval })) expected.push(id);
       }
@@ -101,9 +138,13 @@ describe.each(DIALECTS)('public mentions on %s', (dialect) => {
   });
 
   it('the webmention.io-compatible API (mentions and count) answers only the public mention', async () => {
-    const mentions = (await (await fetch(`${origin}/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(entryUrl)}`)).json()) as { children: { url: string }[] };
+    const mentions = (await (
+      await fetch(`${origin}/indieweb/webmention/api/mentions.jf2?target=${encodeURIComponent(entryUrl)}`)
+    ).json()) as { children: { url: string }[] };
     expect(mentions.children.map((child) => child.url)).toEqual(['https://public.example/post']);
-    const count = (await (await fetch(`${origin}/indieweb/webmention/api/count?target=${encodeURIComponent(entryUrl)}`)).json()) as { count: number };
+    const count = (await (await fetch(`${origin}/indieweb/webmention/api/count?target=${encodeURIComponent(entryUrl)}`)).json()) as {
+      count: number;
+    };
     expect(count.count).toBe(1);
   });
 

@@ -16,7 +16,8 @@ describe('GET /indieweb/webmention/?target=', () => {
   let source: SourceServer;
   /** Verified mentions of TARGET, oldest first (source URLs). */
   const verified: string[] = [];
-  const read = async (query: Record<string, string>) => t.app.inject({ method: 'GET', url: `/indieweb/webmention/?${new URLSearchParams(query).toString()}` });
+  const read = async (query: Record<string, string>) =>
+    t.app.inject({ method: 'GET', url: `/indieweb/webmention/?${new URLSearchParams(query).toString()}` });
   const feed = async (query: Record<string, string>) => {
     const response = await read(query);
     expect(response.statusCode).toBe(200);
@@ -80,11 +81,14 @@ describe('GET /indieweb/webmention/?target=', () => {
     expect(body.paging).toEqual({ limit: 20, offset: 0, total: 3 });
   });
 
-  it.each(['http://www.indiestack.test/notes/1', 'http://indiestack.test/notes/1/', 'HTTP://WWW.IndieStack.TEST/notes/1/#mentions'])('200 the same mentions for the target variant %s', async (variant) => {
-    const body = await feed({ target: variant });
-    expect(body.children.map((child) => child.url)).toEqual([...verified].reverse());
-    expect(body.paging.total).toBe(3);
-  });
+  it.each(['http://www.indiestack.test/notes/1', 'http://indiestack.test/notes/1/', 'HTTP://WWW.IndieStack.TEST/notes/1/#mentions'])(
+    '200 the same mentions for the target variant %s',
+    async (variant) => {
+      const body = await feed({ target: variant });
+      expect(body.children.map((child) => child.url)).toEqual([...verified].reverse());
+      expect(body.paging.total).toBe(3);
+    },
+  );
 
   it('200 jf2 entries with type, url, published, author and content', async () => {
     const body = await feed({ target: TARGET });
@@ -99,7 +103,10 @@ describe('GET /indieweb/webmention/?target=', () => {
     });
     expect((reply?.content as { html: string }).html).toContain('<em>said</em>');
     expect(body.children.find((child) => child.url === source.url('/like'))).toMatchObject({ type: 'entry', 'wm-property': 'like-of' });
-    expect(body.children.find((child) => child.url === source.url('/variant'))).toMatchObject({ type: 'entry', 'wm-property': 'mention-of' });
+    expect(body.children.find((child) => child.url === source.url('/variant'))).toMatchObject({
+      type: 'entry',
+      'wm-property': 'mention-of',
+    });
   });
 
   it('200 an empty feed for a target nobody mentioned', async () => {
@@ -193,7 +200,11 @@ describe('GET /indieweb/webmention/<id> (status view)', () => {
 
   it('200 an HTML page otherwise, with every stored value escaped', async () => {
     for (const accept of [undefined, 'text/html', '*/*']) {
-      const response = await t.app.inject({ method: 'GET', url: `/indieweb/webmention/${id}`, headers: accept === undefined ? {} : { accept } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/indieweb/webmention/${id}`,
+        headers: accept === undefined ? {} : { accept },
+      });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(response.headers['content-security-policy']).toContain("default-src 'none'");
@@ -208,16 +219,23 @@ describe('GET /indieweb/webmention/<id> (status view)', () => {
     }
   });
 
-  it.each(['no-such-id', 'A'.repeat(80), '..%2F..%2Fetc%2Fpasswd', '%3Cscript%3E'])('404 for the unknown id %s, as JSON request and as page', async (unknown) => {
-    for (const accept of ['application/json', 'text/html']) {
-      const response = await t.app.inject({ method: 'GET', url: `/indieweb/webmention/${unknown}`, headers: { accept } });
-      expect(response.statusCode).toBe(404);
-      expect(response.body).not.toContain('<script');
-    }
-  });
+  it.each(['no-such-id', 'A'.repeat(80), '..%2F..%2Fetc%2Fpasswd', '%3Cscript%3E'])(
+    '404 for the unknown id %s, as JSON request and as page',
+    async (unknown) => {
+      for (const accept of ['application/json', 'text/html']) {
+        const response = await t.app.inject({ method: 'GET', url: `/indieweb/webmention/${unknown}`, headers: { accept } });
+        expect(response.statusCode).toBe(404);
+        expect(response.body).not.toContain('<script');
+      }
+    },
+  );
 
   it('shows the current status after moderation', async () => {
     await t.app.indieweb.webmention.markSpam(id);
-    expect(await statusOf(t, id)).toMatchObject({ status: 'spam', verified_at: null, author: { name: '<img src=x onerror=alert(1)> Mallory' } });
+    expect(await statusOf(t, id)).toMatchObject({
+      status: 'spam',
+      verified_at: null,
+      author: { name: '<img src=x onerror=alert(1)> Mallory' },
+    });
   });
 });

@@ -140,7 +140,8 @@ describe('POST /indieweb/webmention/', () => {
 
   it('emits after storing and before processing: the listener finds the record pending', async () => {
     const seen: string[] = [];
-    const listener = (event: WebmentionReceivedEvent) => void t.app.indieweb.webmention.get(event.id).then((record) => seen.push(record.status));
+    const listener = (event: WebmentionReceivedEvent) =>
+      void t.app.indieweb.webmention.get(event.id).then((record) => seen.push(record.status));
     t.app.indieweb.events.on('webmention_received', listener);
     try {
       await submit(t, 'https://them.example/notes/8', TARGET);
@@ -175,7 +176,13 @@ describe('POST /indieweb/webmention/ with INDIEWEB_WEBMENTION_TARGET_HOSTS', () 
     await t.close();
   });
 
-  it.each(['https://blog.example/post', 'https://www.blog.example/post', 'http://notes.example/1', 'http://www.notes.example/1', `${SITE}/post`])('201 for a target on %s', async (target) => {
+  it.each([
+    'https://blog.example/post',
+    'https://www.blog.example/post',
+    'http://notes.example/1',
+    'http://www.notes.example/1',
+    `${SITE}/post`,
+  ])('201 for a target on %s', async (target) => {
     expect((await submit(t, SOURCE, target)).statusCode).toBe(201);
   });
 
@@ -211,7 +218,14 @@ describe('the onWebmentionReceived plugin option', () => {
   it('is called once per accepted submission with the documented payload', async () => {
     const id = await accepted({ app: host }, SOURCE, 'https://host.example/post');
     expect(received).toEqual([
-      { id, source: SOURCE, target: 'https://host.example/post', statusUrl: `https://host.example/indieweb/webmention/${id}`, isNew: true, receivedAt: '2026-03-04T05:06:07.000Z' },
+      {
+        id,
+        source: SOURCE,
+        target: 'https://host.example/post',
+        statusUrl: `https://host.example/indieweb/webmention/${id}`,
+        isNew: true,
+        receivedAt: '2026-03-04T05:06:07.000Z',
+      },
     ]);
     expect(Object.keys(received[0]!).sort()).toEqual(['id', 'isNew', 'receivedAt', 'source', 'statusUrl', 'target']);
   });

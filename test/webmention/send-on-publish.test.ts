@@ -32,7 +32,9 @@ async function startReceivers() {
     const [, kind, name] = url.pathname.split('/');
     if (request.method === 'GET' && kind === 'page') {
       if (name === 'silent') return response.writeHead(200, { 'content-type': 'text/html' }).end('<p>no endpoint here</p>');
-      return response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><link rel="webmention" href="/endpoint/${name}"></head><body>${name}</body></html>`);
+      return response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<html><head><link rel="webmention" href="/endpoint/${name}"></head><body>${name}</body></html>`);
     }
     if (request.method === 'POST' && kind === 'endpoint') {
       let body = '';
@@ -70,10 +72,24 @@ type Receivers = Awaited<ReturnType<typeof startReceivers>>;
 async function appFor(env: Record<string, string>, dialect: DialectName = 'sqlite') {
   const t = await buildTestApp({ dialect, env: { ...PRIVATE_OK, INDIEWEB_MICROPUB_HANDLER: 'database', ...env } });
   const alice = await t.app.indieweb.users!.addUser({ name: 'alice', me: ['https://alice.example/'], password: 'alice password 1' });
-  const token = async (scope: string) => (await t.app.indieweb.tokens.issue({ userId: alice.id, clientId: 'https://app.example/', me: 'https://alice.example/', scope, expiresIn: 3600 })).token;
+  const token = async (scope: string) =>
+    (
+      await t.app.indieweb.tokens.issue({
+        userId: alice.id,
+        clientId: 'https://app.example/',
+        me: 'https://alice.example/',
+        scope,
+        expiresIn: 3600,
+      })
+    ).token;
   const micropubToken = await token('create update delete undelete');
   const micropub = async (body: Record<string, unknown>) =>
-    t.app.inject({ method: 'POST', url: '/indieweb/micropub/', headers: { authorization: `Bearer ${micropubToken}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    t.app.inject({
+      method: 'POST',
+      url: '/indieweb/micropub/',
+      headers: { authorization: `Bearer ${micropubToken}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
   const create = async (properties: Record<string, unknown[]>) => {
     const response = await micropub({ type: ['h-entry'], properties });
     expect(response.statusCode).toBe(201);
@@ -103,7 +119,9 @@ describe('sending webmentions on publish (database handler: on at once)', () => 
     const url = await app.create({
       'in-reply-to': [receivers.page('reply')],
       'like-of': [{ type: ['h-cite'], properties: { url: [receivers.page('liked')] } }],
-      content: [{ html: `<p>See <a href="${receivers.page('linked')}#part">this</a> and <a href="${receivers.page('silent')}">that</a>.</p>` }],
+      content: [
+        { html: `<p>See <a href="${receivers.page('linked')}#part">this</a> and <a href="${receivers.page('silent')}">that</a>.</p>` },
+      ],
       syndication: [receivers.page('syndicated')],
     });
     expect(await app.t.app.indieweb.jobs.drain()).toBe(4);
@@ -120,7 +138,9 @@ describe('sending webmentions on publish (database handler: on at once)', () => 
   });
 
   it('update: current targets again, a removed target once (and not on the next update)', async () => {
-    const url = await app.create({ content: [{ html: `<a href="${receivers.page('kept')}">a</a> <a href="${receivers.page('dropped')}">b</a>` }] });
+    const url = await app.create({
+      content: [{ html: `<a href="${receivers.page('kept')}">a</a> <a href="${receivers.page('dropped')}">b</a>` }],
+    });
     await app.t.app.indieweb.jobs.drain();
     expect(pairs(receivers.take())).toEqual(['dropped dropped', 'kept kept']);
 
@@ -138,7 +158,10 @@ describe('sending webmentions on publish (database handler: on at once)', () => 
   });
 
   it('delete: every page the entry linked to is told; a draft sends nothing', async () => {
-    const url = await app.create({ 'in-reply-to': [receivers.page('gone')], content: ['plain text link ' + receivers.page('textual') + '.'] });
+    const url = await app.create({
+      'in-reply-to': [receivers.page('gone')],
+      content: ['plain text link ' + receivers.page('textual') + '.'],
+    });
     await app.t.app.indieweb.jobs.drain();
     expect(pairs(receivers.take())).toEqual(['gone gone', 'textual textual']);
     expect((await app.micropub({ action: 'delete', url })).statusCode).toBe(204);
@@ -205,7 +228,15 @@ describe('sending waits for the deploy signal or the delay', () => {
 
       // another account's signal releases nothing of alice's
       const bob = await app.t.app.indieweb.users!.addUser({ name: 'bob', me: ['https://bob.example/'], password: 'bob password 1' });
-      const bobs = (await app.t.app.indieweb.tokens.issue({ userId: bob.id, clientId: 'https://ci.example/', me: 'https://bob.example/', scope: 'deploy', expiresIn: 3600 })).token;
+      const bobs = (
+        await app.t.app.indieweb.tokens.issue({
+          userId: bob.id,
+          clientId: 'https://ci.example/',
+          me: 'https://bob.example/',
+          scope: 'deploy',
+          expiresIn: 3600,
+        })
+      ).token;
       expect((await deploy({ authorization: `Bearer ${bobs}` })).json()).toEqual({ released: 0 });
 
       const released = await deploy({ authorization: `Bearer ${await app.token('deploy')}` });
@@ -266,7 +297,6 @@ describe('sending on publish: the setting and the outbound guard', () => {
   });
 });
 
-
 describe('sending on publish reads post-status and visibility as the pages do (F14), for every handler that sends', () => {
   let receivers: Receivers;
   let contentDir: string;
@@ -294,29 +324,49 @@ describe('sending on publish reads post-status and visibility as the pages do (F
     ['database', { INDIEWEB_MICROPUB_HANDLER: 'database' }],
     ['database on PostgreSQL', { INDIEWEB_MICROPUB_HANDLER: 'database' }, 'postgres'],
     ['memory', { INDIEWEB_MICROPUB_HANDLER: 'memory', INDIEWEB_WEBMENTION_SEND_ON_PUBLISH: 'on' }],
-    ['files', { INDIEWEB_MICROPUB_HANDLER: 'files', INDIEWEB_WEBMENTION_SEND_ON_PUBLISH: 'on', INDIEWEB_FILES_GIT: 'off', INDIEWEB_FILES_SITE_URL: 'http://indiestack.test/sites/{user}' }],
+    [
+      'files',
+      {
+        INDIEWEB_MICROPUB_HANDLER: 'files',
+        INDIEWEB_WEBMENTION_SEND_ON_PUBLISH: 'on',
+        INDIEWEB_FILES_GIT: 'off',
+        INDIEWEB_FILES_SITE_URL: 'http://indiestack.test/sites/{user}',
+      },
+    ],
   ];
 
   for (const [handler, env, dialect] of HANDLERS) {
-    it.skipIf(dialect === 'postgres' && !HAS_POSTGRES)(`${handler}: no webmention for a draft, private or unlisted entry in any spelling; a published one, and one published by an update, are sent`, async () => {
-      const app = await appFor({ ...env, ...(handler === 'files' ? { INDIEWEB_FILES_CONTENT_DIR: mkdtempSync(path.join(contentDir, 'site-')) } : {}) }, dialect);
-      try {
-        for (const [index, properties] of HIDDEN.entries()) await app.create({ ...properties, content: [`hidden ${index}`], 'in-reply-to': [receivers.page(`hidden${index}`)] });
-        await app.create({ content: ['shown'], 'post-status': [' Published'], visibility: ['PUBLIC '], 'in-reply-to': [receivers.page('shown')] });
-        await app.t.app.indieweb.jobs.drain();
-        expect(pairs(receivers.take())).toEqual(['shown shown']);
-        expect((await app.sent()).map((row) => row.target)).toEqual([receivers.page('shown')]);
+    it.skipIf(dialect === 'postgres' && !HAS_POSTGRES)(
+      `${handler}: no webmention for a draft, private or unlisted entry in any spelling; a published one, and one published by an update, are sent`,
+      async () => {
+        const app = await appFor(
+          { ...env, ...(handler === 'files' ? { INDIEWEB_FILES_CONTENT_DIR: mkdtempSync(path.join(contentDir, 'site-')) } : {}) },
+          dialect,
+        );
+        try {
+          for (const [index, properties] of HIDDEN.entries())
+            await app.create({ ...properties, content: [`hidden ${index}`], 'in-reply-to': [receivers.page(`hidden${index}`)] });
+          await app.create({
+            content: ['shown'],
+            'post-status': [' Published'],
+            visibility: ['PUBLIC '],
+            'in-reply-to': [receivers.page('shown')],
+          });
+          await app.t.app.indieweb.jobs.drain();
+          expect(pairs(receivers.take())).toEqual(['shown shown']);
+          expect((await app.sent()).map((row) => row.target)).toEqual([receivers.page('shown')]);
 
-        // a draft published later is announced then
-        const draft = await app.create({ content: ['later'], 'post-status': [' Draft'], 'like-of': [receivers.page('later')] });
-        await app.t.app.indieweb.jobs.drain();
-        expect(receivers.take()).toEqual([]);
-        expect((await app.micropub({ action: 'update', url: draft, replace: { 'post-status': ['published'] } })).statusCode).toBe(204);
-        await app.t.app.indieweb.jobs.drain();
-        expect(pairs(receivers.take())).toEqual(['later later']);
-      } finally {
-        await app.t.close();
-      }
-    });
+          // a draft published later is announced then
+          const draft = await app.create({ content: ['later'], 'post-status': [' Draft'], 'like-of': [receivers.page('later')] });
+          await app.t.app.indieweb.jobs.drain();
+          expect(receivers.take()).toEqual([]);
+          expect((await app.micropub({ action: 'update', url: draft, replace: { 'post-status': ['published'] } })).statusCode).toBe(204);
+          await app.t.app.indieweb.jobs.drain();
+          expect(pairs(receivers.take())).toEqual(['later later']);
+        } finally {
+          await app.t.close();
+        }
+      },
+    );
   }
 });

@@ -37,11 +37,15 @@ describe('pages over the parse budget when sending', () => {
     expect(attempt.retry).toBe(false);
     expect(attempt.result).toMatchObject({ status: 'failed' });
     // over the time budget here; on a faster machine the shape bound (nesting over 512) may stop it first: either is a clear reason
-    expect((attempt.result as { error?: string }).error).toMatch(/^discovery failed: target page could not be read: (the page took longer than 5000 ms to read|source page nests elements deeper than 512 levels)$/);
+    expect((attempt.result as { error?: string }).error).toMatch(
+      /^discovery failed: target page could not be read: (the page took longer than 5000 ms to read|source page nests elements deeper than 512 levels)$/,
+    );
   }, 20_000);
 
   it('send_webmentions on a source page over the budget: an error saying so; a normal page still gives its targets', async () => {
-    await expect(findTargets(outbound, `${base}/huge`)).rejects.toThrow(/^source page could not be read: (the page took longer than 5000 ms to read|source page nests elements deeper than 512 levels)$/);
+    await expect(findTargets(outbound, `${base}/huge`)).rejects.toThrow(
+      /^source page could not be read: (the page took longer than 5000 ms to read|source page nests elements deeper than 512 levels)$/,
+    );
     expect(await findTargets(outbound, `${base}/quick`)).toEqual(['https://elsewhere.example/']);
   }, 20_000);
 });

@@ -46,7 +46,11 @@ describe('sendWebmentions', () => {
     it('sent: keeps the endpoint query string and sends source and target in the body only', async () => {
       const target = server.url('/pages/html-query-string');
       const [result] = await send([target]);
-      expect(result).toMatchObject({ status: 'sent', endpoint: server.url('/webmention/202?version=1&case=html-query-string'), httpStatus: 202 });
+      expect(result).toMatchObject({
+        status: 'sent',
+        endpoint: server.url('/webmention/202?version=1&case=html-query-string'),
+        httpStatus: 202,
+      });
       expect(server.received).toHaveLength(1);
       const [received] = server.received;
       expect(received?.path).toBe('/webmention/202?version=1&case=html-query-string');
@@ -61,7 +65,9 @@ describe('sendWebmentions', () => {
 
     it('sent: POSTs to a relative endpoint resolved against the final target URL after redirects', async () => {
       const target = server.url('/redirect/3?to=/pages/link-header-page-relative');
-      expect(await send([target])).toEqual([{ target, status: 'sent', endpoint: server.url('/pages/endpoint?case=link-header-page-relative'), httpStatus: 202 }]);
+      expect(await send([target])).toEqual([
+        { target, status: 'sent', endpoint: server.url('/pages/endpoint?case=link-header-page-relative'), httpStatus: 202 },
+      ]);
       expect(server.received.map((r) => r.path)).toEqual(['/pages/endpoint?case=link-header-page-relative']);
     });
 
@@ -80,7 +86,13 @@ describe('sendWebmentions', () => {
     it.each([400, 404, 410, 429, 500, 503])('failed with httpStatus when the endpoint answers %i', async (status) => {
       const target = advertising(`/webmention/${status}`);
       expect(await send([target])).toEqual([
-        { target, status: 'failed', endpoint: server.url(`/webmention/${status}`), httpStatus: status, error: `endpoint answered ${status}` },
+        {
+          target,
+          status: 'failed',
+          endpoint: server.url(`/webmention/${status}`),
+          httpStatus: status,
+          error: `endpoint answered ${status}`,
+        },
       ]);
     });
 
@@ -106,7 +118,9 @@ describe('sendWebmentions', () => {
 
     it('sent when the target redirects 5 times', async () => {
       const target = server.url('/redirect/5?to=/pages/html-a-relative');
-      expect(await send([target])).toMatchObject([{ target, status: 'sent', endpoint: server.url('/webmention/202?case=html-a-relative') }]);
+      expect(await send([target])).toMatchObject([
+        { target, status: 'sent', endpoint: server.url('/webmention/202?case=html-a-relative') },
+      ]);
     });
 
     it('failed when the target redirects to a non-http URL', async () => {
@@ -119,11 +133,14 @@ describe('sendWebmentions', () => {
       expect(await send([target])).toEqual([{ target, status: 'failed', error: 'discovery failed: target answered 502' }]);
     });
 
-    it.each(['/pages/html-a-relative', 'ftp://127.0.0.1/x', 'not a url'])('failed without a request when the target is %s', async (target) => {
-      const before = server.requests.length;
-      expect(await send([target])).toEqual([{ target, status: 'failed', error: 'not an absolute http(s) URL' }]);
-      expect(server.requests.length).toBe(before);
-    });
+    it.each(['/pages/html-a-relative', 'ftp://127.0.0.1/x', 'not a url'])(
+      'failed without a request when the target is %s',
+      async (target) => {
+        const before = server.requests.length;
+        expect(await send([target])).toEqual([{ target, status: 'failed', error: 'not an absolute http(s) URL' }]);
+        expect(server.requests.length).toBe(before);
+      },
+    );
   });
 
   describe('without private networks allowed', () => {
@@ -194,7 +211,9 @@ describe('sendWebmentions', () => {
     it('failed for every target when the source is not an http(s) URL, without a request', async () => {
       const before = server.requests.length;
       const target = server.url('/pages/html-a-relative');
-      expect(await send([target], 'mailto:me@example.com')).toEqual([{ target, status: 'failed', error: 'the source is not an absolute http(s) URL' }]);
+      expect(await send([target], 'mailto:me@example.com')).toEqual([
+        { target, status: 'failed', error: 'the source is not an absolute http(s) URL' },
+      ]);
       expect(server.requests.length).toBe(before);
     });
 
@@ -220,9 +239,20 @@ describe('sendWebmentions', () => {
       const events: SendProgress['kind'][] = [];
       const results = await sendWebmentions({ source, outbound, onProgress: (event) => events.push(event.kind) });
       expect(results).toEqual([
-        { target: server.url('/pages/html-link-absolute'), status: 'sent', endpoint: server.url('/webmention/201?case=html-link-absolute'), httpStatus: 201 },
+        {
+          target: server.url('/pages/html-link-absolute'),
+          status: 'sent',
+          endpoint: server.url('/webmention/201?case=html-link-absolute'),
+          httpStatus: 201,
+        },
         { target: server.url('/pages/no-endpoint'), status: 'no-endpoint' },
-        { target: advertising('/webmention/500'), status: 'failed', endpoint: server.url('/webmention/500'), httpStatus: 500, error: 'endpoint answered 500' },
+        {
+          target: advertising('/webmention/500'),
+          status: 'failed',
+          endpoint: server.url('/webmention/500'),
+          httpStatus: 500,
+          error: 'endpoint answered 500',
+        },
       ]);
       expect(events[0]).toBe('reading-source');
       expect(server.received.map((r) => Object.fromEntries(new URLSearchParams(r.body)))).toEqual([
@@ -233,7 +263,9 @@ describe('sendWebmentions', () => {
 
     it('one failed result for the source when it answers 404', async () => {
       const source = server.url('/pages/missing-page');
-      expect(await sendWebmentions({ source, outbound })).toEqual([{ target: source, status: 'failed', error: 'cannot read the source: source answered 404' }]);
+      expect(await sendWebmentions({ source, outbound })).toEqual([
+        { target: source, status: 'failed', error: 'cannot read the source: source answered 404' },
+      ]);
     });
 
     it('no results for a source that is not HTML', async () => {

@@ -24,7 +24,8 @@ describe(`webmention jobs with a source that never answers (INDIEWEB_OUTBOUND_TI
   let drip: FaultyPeer;
   let source: SourceServer;
 
-  const jobOf = (id: string): Promise<JobRecord | null> => createJobsRepository(t.database.db, t.database.dialect).findByRef(VERIFY_JOB, id);
+  const jobOf = (id: string): Promise<JobRecord | null> =>
+    createJobsRepository(t.database.db, t.database.dialect).findByRef(VERIFY_JOB, id);
   /** The job was claimed and has ended: rescheduled (transient failure) or done. */
   const ended = async (id: string) => {
     const job = await jobOf(id);
@@ -57,7 +58,12 @@ describe(`webmention jobs with a source that never answers (INDIEWEB_OUTBOUND_TI
     // two slots are held; the other two verify mentions from a working source
     const others: string[] = [];
     for (let n = 1; n <= 4; n++) others.push(await accepted(t, source.url(`/ok/${n}`), TARGET));
-    expect(await eventually(async () => (await Promise.all(others.map((id) => statusOf(t, id)))).every((status) => status.status === 'verified'), 2000)).toBe(true);
+    expect(
+      await eventually(
+        async () => (await Promise.all(others.map((id) => statusOf(t, id)))).every((status) => status.status === 'verified'),
+        2000,
+      ),
+    ).toBe(true);
     const health = performance.now();
     const healthz = await t.app.inject({ method: 'GET', url: '/healthz' });
     expect(healthz.statusCode).toBe(200);
@@ -71,7 +77,11 @@ describe(`webmention jobs with a source that never answers (INDIEWEB_OUTBOUND_TI
     for (const id of hanging) {
       expect(await statusOf(t, id)).toMatchObject({ status: 'failed', verified_at: null });
       const job = await jobOf(id);
-      expect(job).toMatchObject({ attempts: 1, lockedUntil: null, runAt: new Date(t.clock.now().getTime() + backoffSeconds(1) * 1000).toISOString() });
+      expect(job).toMatchObject({
+        attempts: 1,
+        lockedUntil: null,
+        runAt: new Date(t.clock.now().getTime() + backoffSeconds(1) * 1000).toISOString(),
+      });
       expect(job?.lastError).toMatch(new RegExp(`did not (answer|send its answer) within ${TIMEOUT_S * 1000} ms`));
     }
     // nothing of the fetch is left: both connections are closed by us

@@ -76,18 +76,28 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     const page = await getAdmin(t, jar, SETTINGS);
     expect(page.body).toContain(`value="${hookUrl}"`);
     expect(page.body).toMatch(/<code class="webhook-secret">whsec_[A-Za-z0-9+/]{43}=<\/code>/);
-    expect(page.body).toMatch(/<input type="checkbox" id="webhook-compat" name="webmention_io" value="1" aria-describedby="webhook-compat-hint">/);
+    expect(page.body).toMatch(
+      /<input type="checkbox" id="webhook-compat" name="webmention_io" value="1" aria-describedby="webhook-compat-hint">/,
+    );
   });
 
   it('a verified mention is POSTed as webmention.io does, without the secret in the body, signed in Standard Webhooks headers', async () => {
-    source.set('/reply', `<article class="h-entry"><a class="p-author h-card" href="/ann">Ann</a><a class="u-in-reply-to" href="${POST}">re</a><p class="e-content">Hi</p></article>`);
+    source.set(
+      '/reply',
+      `<article class="h-entry"><a class="p-author h-card" href="/ann">Ann</a><a class="u-in-reply-to" href="${POST}">re</a><p class="e-content">Hi</p></article>`,
+    );
     await accepted(t, source.url('/reply'), POST);
     await drain(t);
     expect(received).toHaveLength(1);
     const delivery = received[0]!;
     const secret = await secretOf();
     const json = verified(secret, delivery);
-    expect(json).toMatchObject({ source: source.url('/reply'), target: POST, private: false, post: { type: 'entry', 'wm-property': 'in-reply-to', 'in-reply-to': POST, author: { name: 'Ann' } } });
+    expect(json).toMatchObject({
+      source: source.url('/reply'),
+      target: POST,
+      private: false,
+      post: { type: 'entry', 'wm-property': 'in-reply-to', 'in-reply-to': POST, author: { name: 'Ann' } },
+    });
     expect(json).not.toHaveProperty('secret');
     expect(delivery.body).not.toContain(secret.slice('whsec_'.length, 20));
     expect(delivery.headers['content-type']).toBe('application/json');
@@ -102,7 +112,9 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     const delivery = received[0]!;
     const secret = await secretOf();
     const moved = String(Number(delivery.headers['webhook-timestamp']) + 60);
-    expect(() => verified(secret, { ...delivery, headers: { ...delivery.headers, 'webhook-timestamp': moved } })).toThrow(/No matching signature found/);
+    expect(() => verified(secret, { ...delivery, headers: { ...delivery.headers, 'webhook-timestamp': moved } })).toThrow(
+      /No matching signature found/,
+    );
     vi.useFakeTimers({ now: Date.now() + 10 * 60_000, toFake: ['Date'] });
     try {
       expect(() => verified(secret, delivery)).toThrow(/Message timestamp too old/);
@@ -150,7 +162,9 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     const attempts = received.slice(before);
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((attempt) => attempt.headers['webhook-id']))).toEqual(new Set([latest!.id]));
-    expect(Number(attempts[1]!.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(Number(attempts[0]!.headers['webhook-timestamp']) + 31);
+    expect(Number(attempts[1]!.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(
+      Number(attempts[0]!.headers['webhook-timestamp']) + 31,
+    );
     const secret = await secretOf();
     for (const attempt of attempts) expect(verified(secret, attempt)).toMatchObject({ source: 'https://example.com/a-post' });
   });
@@ -172,10 +186,15 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     expect(verified(secret, received.at(-1)!)).not.toHaveProperty('secret');
   });
 
-  it('400 for a webhook URL that is not http(s), or http:// to another host; http:// to loopback and https:// are saved; 404 for another account\'s delivery', async () => {
+  it("400 for a webhook URL that is not http(s), or http:// to another host; http:// to loopback and https:// are saved; 404 for another account's delivery", async () => {
     const bad = await submitAdmin(t, jar, SETTINGS, `${SETTINGS}webhook`, { url: 'javascript:alert(1)' });
     expect(bad.statusCode).toBe(400);
-    for (const url of ['http://hooks.example/wm', 'http://192.168.1.10/hook', 'http://127.0.0.1.nip.io/hook', 'http://[::ffff:7f00:1]/hook']) {
+    for (const url of [
+      'http://hooks.example/wm',
+      'http://192.168.1.10/hook',
+      'http://127.0.0.1.nip.io/hook',
+      'http://[::ffff:7f00:1]/hook',
+    ]) {
       const clear = await submitAdmin(t, jar, SETTINGS, `${SETTINGS}webhook`, { url });
       expect([url, clear.statusCode]).toEqual([url, 400]);
       expect(clear.body).toContain('the webhook URL must use https://');
@@ -197,7 +216,11 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     const { createWebmentionAccountsRepository } = await import('../../src/storage/repositories/webmention-accounts.js');
     const repository = createWebmentionAccountsRepository(t.database.db);
     const current = (await repository.get(userId))!;
-    await repository.setWebhook(userId, { url: 'http://hooks.example/wm', keyId: current.webhookKeyId, webmentionIo: true }, new Date().toISOString());
+    await repository.setWebhook(
+      userId,
+      { url: 'http://hooks.example/wm', keyId: current.webhookKeyId, webmentionIo: true },
+      new Date().toISOString(),
+    );
     // the newest delivery in the log
     t.clock.advance(60);
     await accounts.sendTest(userId);

@@ -12,7 +12,6 @@ import { sendStaticAsset, staticAsset, type StaticAsset } from '../../web/static
 import { PASSKEYS_SCRIPT } from './browser-script.js';
 import { PASSKEY_LIBRARY_PATH as LIBRARY_PATH, PASSKEY_SCRIPT_PATH as SCRIPT_PATH, routePath } from './paths.js';
 
-
 /** The absolute URLs of the scripts a passkey form needs, in load order. */
 export function passkeyScripts(baseUrl: string): readonly string[] {
   return [`${baseUrl}${LIBRARY_PATH}`, `${baseUrl}${SCRIPT_PATH}`];

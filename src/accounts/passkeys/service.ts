@@ -24,7 +24,14 @@ import type { Clock } from '../../core/clock.js';
 import type { Signer } from '../../core/signing.js';
 import { addSeconds } from '../../core/clock.js';
 import { randomId } from '../../core/crypto.js';
-import { ConflictError, forClient, InvalidRequestError, NotFoundError, PasskeyRefusedError, type PasskeyRefusal } from '../../core/errors.js';
+import {
+  ConflictError,
+  forClient,
+  InvalidRequestError,
+  NotFoundError,
+  PasskeyRefusedError,
+  type PasskeyRefusal,
+} from '../../core/errors.js';
 import { isUniqueViolation } from '../../storage/errors.js';
 import type { PasskeyRecord, PasskeysRepository } from '../../storage/repositories/passkeys.js';
 import type { UserRecord, UsersRepository } from '../../storage/repositories/users.js';
@@ -45,7 +52,8 @@ export const REFUSAL_MESSAGES: Readonly<Record<PasskeyRefusal, string>> = {
   challenge: 'This passkey request expired or was already used. Try again.',
   origin: 'The passkey answered for another site. Open this server at its own address and try again.',
   unknown_credential: 'This passkey is not registered here (it may have been removed). Sign in another way.',
-  counter: 'This passkey was refused: its signature counter went backwards, so it may have been copied. If it is yours, remove it and register it again.',
+  counter:
+    'This passkey was refused: its signature counter went backwards, so it may have been copied. If it is yours, remove it and register it again.',
   verification: 'The passkey could not be verified. Try again.',
   duplicate: 'This passkey is already registered.',
   inactive: 'Sign-in failed: this account cannot sign in.',
@@ -87,7 +95,14 @@ function parseAnswer<T extends { id: string; response: { clientDataJSON: string 
     refuse('malformed');
   }
   const answer = parsed as Partial<T> | null;
-  if (typeof answer !== 'object' || answer === null || typeof answer.id !== 'string' || typeof answer.response !== 'object' || answer.response === null) refuse('malformed');
+  if (
+    typeof answer !== 'object' ||
+    answer === null ||
+    typeof answer.id !== 'string' ||
+    typeof answer.response !== 'object' ||
+    answer.response === null
+  )
+    refuse('malformed');
   if (typeof (answer.response as { clientDataJSON?: unknown }).clientDataJSON !== 'string') refuse('malformed');
   return answer as T;
 }
@@ -115,7 +130,10 @@ export function createPasskeyService(deps: {
 }) {
   const { passkeys, challenges, users, clock } = deps;
   const rp = relyingPartyOf(deps.baseUrl);
-  const signInChallenges = deps.signer === undefined ? null : createSignInChallenges({ signer: deps.signer, clock, lifetimeSeconds: CHALLENGE_LIFETIME_S, used: challenges });
+  const signInChallenges =
+    deps.signer === undefined
+      ? null
+      : createSignInChallenges({ signer: deps.signer, clock, lifetimeSeconds: CHALLENGE_LIFETIME_S, used: challenges });
   const requireSignInChallenges = () => {
     if (signInChallenges === null) throw new Error('passkey sign-in needs the server secret (signer)');
     return signInChallenges;
@@ -127,12 +145,23 @@ export function createPasskeyService(deps: {
     // expired challenges of abandoned ceremonies go as new ones come, so the table stays as small as the traffic of a few minutes
     await challenges.deleteExpired(at.toISOString());
     const id = randomId(16);
-    await challenges.insert({ id, challenge, purpose, userId, createdAt: at.toISOString(), expiresAt: addSeconds(at, CHALLENGE_LIFETIME_S).toISOString() });
+    await challenges.insert({
+      id,
+      challenge,
+      purpose,
+      userId,
+      createdAt: at.toISOString(),
+      expiresAt: addSeconds(at, CHALLENGE_LIFETIME_S).toISOString(),
+    });
     return id;
   }
 
   /** The stored challenge of an answer, taken for good; the answer must have signed it, at our origin. */
-  async function takeChallenge(answer: CeremonyAnswer, purpose: ChallengePurpose, clientDataJSON: string): Promise<{ challenge: string; userId: string | null }> {
+  async function takeChallenge(
+    answer: CeremonyAnswer,
+    purpose: ChallengePurpose,
+    clientDataJSON: string,
+  ): Promise<{ challenge: string; userId: string | null }> {
     const data = clientDataOf(clientDataJSON);
     const taken = answer.challengeId === '' ? null : await challenges.take(answer.challengeId, purpose, now());
     if (taken === null) refuse('challenge');
@@ -153,7 +182,10 @@ export function createPasskeyService(deps: {
 
     list: (userId: string): Promise<PasskeyRecord[]> => passkeys.listByUser(userId),
 
-    async registrationOptions(user: { readonly id: string; readonly name: string }): Promise<CeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
+    async registrationOptions(user: {
+      readonly id: string;
+      readonly name: string;
+    }): Promise<CeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
       const existing = await passkeys.listByUser(user.id);
       const options = await generateRegistrationOptions({
         rpName: `indiestack (${rp.id})`,
@@ -173,7 +205,8 @@ export function createPasskeyService(deps: {
     /** Verifies a registration answer and stores the passkey under `name` (trimmed; a default when empty). */
     async register(user: { readonly id: string }, answer: CeremonyAnswer & { readonly name: string }): Promise<PasskeyRecord> {
       const name = answer.name.trim();
-      if (name.length > MAX_PASSKEY_NAME_LENGTH) throw new InvalidRequestError(forClient(`The name may have at most ${MAX_PASSKEY_NAME_LENGTH} characters.`));
+      if (name.length > MAX_PASSKEY_NAME_LENGTH)
+        throw new InvalidRequestError(forClient(`The name may have at most ${MAX_PASSKEY_NAME_LENGTH} characters.`));
       const response = parseAnswer<RegistrationResponseJSON>(answer.response);
       const taken = await takeChallenge(answer, 'registration', response.response.clientDataJSON);
       if (taken.userId !== user.id) refuse('challenge');
@@ -217,7 +250,12 @@ export function createPasskeyService(deps: {
     async authenticationOptions(): Promise<CeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
       const issued = requireSignInChallenges().issue();
       // no allowCredentials: the browser offers the passkeys it holds for us, so no user name is typed or revealed
-      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: BROWSER_TIMEOUT_MS, challenge: issued.challenge });
+      const options = await generateAuthenticationOptions({
+        rpID: rp.id,
+        userVerification: 'required',
+        timeout: BROWSER_TIMEOUT_MS,
+        challenge: issued.challenge,
+      });
       return { challengeId: issued.id, options };
     },
 
@@ -241,7 +279,12 @@ export function createPasskeyService(deps: {
           expectedChallenge: taken.challenge,
           expectedOrigin: rp.origin,
           expectedRPID: rp.id,
-          credential: { id: passkey.credentialId, publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')), counter: passkey.counter, transports: [...passkey.transports] },
+          credential: {
+            id: passkey.credentialId,
+            publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
+            counter: passkey.counter,
+            transports: [...passkey.transports],
+          },
           requireUserVerification: true,
         });
       } catch (error) {
@@ -265,7 +308,11 @@ export function createPasskeyService(deps: {
       const own = await passkeys.listByUser(userId);
       if (!own.some((passkey) => passkey.id === passkeyId)) return false;
       if (user.passwordless && own.length <= 1) {
-        throw new ConflictError(forClient('This is the last passkey of an account that signs in with passkeys only: turn password sign-in back on first, or add another passkey.'));
+        throw new ConflictError(
+          forClient(
+            'This is the last passkey of an account that signs in with passkeys only: turn password sign-in back on first, or add another passkey.',
+          ),
+        );
       }
       return passkeys.remove(userId, passkeyId);
     },
@@ -274,7 +321,9 @@ export function createPasskeyService(deps: {
     async setPasswordless(userId: string, passwordless: boolean): Promise<void> {
       await requireUser(userId);
       if (passwordless && (await passkeys.countByUser(userId)) === 0) {
-        throw new ConflictError(forClient('Register a passkey first: without one, an account that refuses its password has no way to sign in.'));
+        throw new ConflictError(
+          forClient('Register a passkey first: without one, an account that refuses its password has no way to sign in.'),
+        );
       }
       await users.setPasswordless(userId, passwordless, now());
     },

@@ -40,7 +40,12 @@ export interface OpenChallenge {
 
 export type SignInChallenges = ReturnType<typeof createSignInChallenges>;
 
-export function createSignInChallenges(deps: { signer: Signer; clock: Clock; lifetimeSeconds: number; used: WebauthnChallengesRepository }) {
+export function createSignInChallenges(deps: {
+  signer: Signer;
+  clock: Clock;
+  lifetimeSeconds: number;
+  used: WebauthnChallengesRepository;
+}) {
   const { signer, clock, lifetimeSeconds, used } = deps;
   /** Checked ids and when each expires (ms), oldest first. */
   const remembered = new Map<string, number>();
@@ -88,7 +93,14 @@ export function createSignInChallenges(deps: { signer: Signer; clock: Clock; lif
       // rows of challenges that expired are of no use to anyone: they go as new sign-ins come
       await used.deleteExpired(now.toISOString());
       try {
-        await used.insert({ id: open.id, challenge: open.challenge, purpose: 'authentication', userId: null, createdAt: now.toISOString(), expiresAt: (open.expiresAt > now ? open.expiresAt : addSeconds(now, 1)).toISOString() });
+        await used.insert({
+          id: open.id,
+          challenge: open.challenge,
+          purpose: 'authentication',
+          userId: null,
+          createdAt: now.toISOString(),
+          expiresAt: (open.expiresAt > now ? open.expiresAt : addSeconds(now, 1)).toISOString(),
+        });
         return true;
       } catch (error) {
         if (isUniqueViolation(error)) return false;

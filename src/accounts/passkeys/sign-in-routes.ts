@@ -39,7 +39,12 @@ export function passkeySignInRoutes(app: FastifyInstance, deps: PasskeySignInDep
   const returnPathOf = (value: unknown): string => (typeof value === 'string' && isSafeReturnPath(value) ? value : HOME_PATH);
 
   function refusedPage(request: FastifyRequest, reply: FastifyReply, status: number, returnTo: string, message: string): FastifyReply {
-    return sendLoginPage(reply, status, { baseUrl, csrfToken: csrf.tokenFor(request, reply, null), returnTo, passkeyMessage: errorAlert(message) });
+    return sendLoginPage(reply, status, {
+      baseUrl,
+      csrfToken: csrf.tokenFor(request, reply, null),
+      returnTo,
+      passkeyMessage: errorAlert(message),
+    });
   }
 
   app.post(routePath(PASSKEY_SIGN_IN_OPTIONS_PATH), async (request, reply) => {
@@ -60,14 +65,22 @@ export function passkeySignInRoutes(app: FastifyInstance, deps: PasskeySignInDep
       challengeId = readParam(body, 'challenge_id') ?? '';
       response = readParam(body, 'response', MAX_CEREMONY_RESPONSE_LENGTH) ?? '';
     } catch (error) {
-      if (isIndieWebError(error) && error.status === 400) return refusedPage(request, reply, 400, returnTo, 'The answer of your passkey could not be read. Try again.');
+      if (isIndieWebError(error) && error.status === 400)
+        return refusedPage(request, reply, 400, returnTo, 'The answer of your passkey could not be read. Try again.');
       throw error;
     }
     if (!csrf.isValid(request, null, readParam(body, CSRF_FIELD))) {
       request.log.info('passkey sign-in rejected: csrf token missing or expired');
       return refusedPage(request, reply, 403, returnTo, 'The form expired. Please sign in again.');
     }
-    if (response === '') return refusedPage(request, reply, 400, returnTo, 'Signing in with a passkey needs JavaScript in this browser. Turn it on, or sign in with your password.');
+    if (response === '')
+      return refusedPage(
+        request,
+        reply,
+        400,
+        returnTo,
+        'Signing in with a passkey needs JavaScript in this browser. Turn it on, or sign in with your password.',
+      );
     try {
       const { user, passkey } = await passkeys.authenticate({ challengeId, response });
       startSession(reply, deps, user);

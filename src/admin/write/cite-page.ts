@@ -35,4 +35,3 @@ export function readCitation(html: string, finalUrl: string): CitedPage {
   const author = extractAuthor({ doc, entry, base: finalUrl, tree });
   return { title: clip(title, 300), author: clip(author?.name ?? null, 200), authorUrl: author?.url ?? null };
 }
-

@@ -18,21 +18,33 @@ const CITE_PAGE_MODULE = new URL('./cite-page.js', import.meta.url);
 export const CITE_MAX_BYTES = 512 * 1024;
 
 export type Citation =
-  | { readonly ok: true; readonly url: string; readonly title: string | null; readonly author: string | null; readonly authorUrl: string | null }
+  | {
+      readonly ok: true;
+      readonly url: string;
+      readonly title: string | null;
+      readonly author: string | null;
+      readonly authorUrl: string | null;
+    }
   | { readonly ok: false; readonly url: string; readonly reason: string };
 
 export async function cite(outbound: Outbound, url: string): Promise<Citation> {
-  if (parseStrictHttpUrl(url.split('#')[0] ?? '') === null) return { ok: false, url, reason: 'This is not an absolute http or https address.' };
+  if (parseStrictHttpUrl(url.split('#')[0] ?? '') === null)
+    return { ok: false, url, reason: 'This is not an absolute http or https address.' };
   try {
     const response = await outbound.fetch(url, { truncate: true });
     if (response.status >= 400) return { ok: false, url, reason: `The page answered ${response.status}.` };
     const type = String(response.headers['content-type'] ?? '').toLowerCase();
     if (!type.includes('html')) return { ok: true, url: response.url, title: null, author: null, authorUrl: null };
     // parsed in the parse pool, off the event loop, within its bounds (issue 28 F4)
-    return { ok: true, url: response.url, ...(await parseOffThread<CitedPage>(CITE_PAGE_MODULE, 'readCitation', [response.body.toString('utf8'), response.url])) };
+    return {
+      ok: true,
+      url: response.url,
+      ...(await parseOffThread<CitedPage>(CITE_PAGE_MODULE, 'readCitation', [response.body.toString('utf8'), response.url])),
+    };
   } catch (error) {
     if (error instanceof OutboundError) return { ok: false, url, reason: `The page could not be fetched: ${error.message}.` };
-    if (error instanceof ParseFailure && error.kind !== 'busy') return { ok: false, url, reason: 'The page could not be read: it is too large or too complex.' };
+    if (error instanceof ParseFailure && error.kind !== 'busy')
+      return { ok: false, url, reason: 'The page could not be read: it is too large or too complex.' };
     return { ok: false, url, reason: 'The page could not be read.' };
   }
 }

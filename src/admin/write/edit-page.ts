@@ -19,7 +19,16 @@ import { MicropubRefusal } from './micropub-client.js';
 import { isPostType, POST_TYPE_FORMS, postTypeOf } from './post-types.js';
 import { MULTIPART_FORM_ROUTE, readSubmission } from './submission.js';
 import { diffUpdate } from './update-diff.js';
-import { checkValues, editableNames, propertiesOf, readValues, valuesOfEntry, withMedia, type Problems, type WriteValues } from './values.js';
+import {
+  checkValues,
+  editableNames,
+  propertiesOf,
+  readValues,
+  valuesOfEntry,
+  withMedia,
+  type Problems,
+  type WriteValues,
+} from './values.js';
 import { citedUrlOf, clientOf, contentPreview, sendWriteForm, type FormState, type WritePagesDeps } from './write-page.js';
 import { POSTS_PATH } from './posts-page.js';
 
@@ -61,7 +70,11 @@ export function editPages(app: FastifyInstance, deps: WritePagesDeps): void {
     });
 
   function sendProblem(request: FastifyRequest, reply: FastifyReply, message: string, status: number): FastifyReply {
-    return sendAdminPage(request, reply, { title: 'Edit', content: html`${errorAlert(message)}<p><a href="${POSTS_PATH}">Back to the posts</a></p>`, status });
+    return sendAdminPage(request, reply, {
+      title: 'Edit',
+      content: html`${errorAlert(message)}<p><a href="${POSTS_PATH}">Back to the posts</a></p>`,
+      status,
+    });
   }
 
   app.get('/posts/edit', async (request, reply) => {
@@ -70,10 +83,19 @@ export function editPages(app: FastifyInstance, deps: WritePagesDeps): void {
     try {
       const entry = await clientOf(deps, request).source(url);
       const type = postTypeOf(entry.type, entry.properties);
-      return await show(request, reply, { url, original: editableOf(entry.properties, editableNames(type)), values: valuesOfEntry(type, entry.properties) });
+      return await show(request, reply, {
+        url,
+        original: editableOf(entry.properties, editableNames(type)),
+        values: valuesOfEntry(type, entry.properties),
+      });
     } catch (error) {
       if (!(error instanceof MicropubRefusal)) throw error;
-      return sendProblem(request, reply, error.status === 400 ? `No post of yours has this URL: ${url}` : error.sentence, error.status >= 400 && error.status < 600 ? error.status : 502);
+      return sendProblem(
+        request,
+        reply,
+        error.status === 400 ? `No post of yours has this URL: ${url}` : error.sentence,
+        error.status >= 400 && error.status < 600 ? error.status : 502,
+      );
     }
   });
 
@@ -84,15 +106,21 @@ export function editPages(app: FastifyInstance, deps: WritePagesDeps): void {
     const url = (readParam(fields, 'url') ?? '').trim();
     const original = parseOriginal(readParam(fields, 'original', 4_000_000) ?? '');
     const type = readParam(fields, 'type');
-    if (url === '' || original === null || !isPostType(type)) return sendProblem(request, reply, 'The form arrived incomplete. Open the post from the Posts page and edit it again.', 400);
+    if (url === '' || original === null || !isPostType(type))
+      return sendProblem(request, reply, 'The form arrived incomplete. Open the post from the Posts page and edit it again.', 400);
 
     let values = readValues(fields, type);
     if (submission.stored !== null) values = withMedia(values, { url: submission.stored.url, alt: values.newAlt });
     const base = { url, original, values };
-    if (submission.fileProblem !== null) return show(request, reply, { ...base, problems: new Map([['media', submission.fileProblem]]), status: 400 });
+    if (submission.fileProblem !== null)
+      return show(request, reply, { ...base, problems: new Map([['media', submission.fileProblem]]), status: 400 });
     if (readParam(fields, 'intent') === 'preview') {
       const cited = citedUrlOf(values);
-      return show(request, reply, { ...base, citation: cited === null ? null : await cite(deps.outbound, cited), preview: contentPreview(values) });
+      return show(request, reply, {
+        ...base,
+        citation: cited === null ? null : await cite(deps.outbound, cited),
+        preview: contentPreview(values),
+      });
     }
     const problems = checkValues(values, { uploading: false });
     if (problems.size > 0) return show(request, reply, { ...base, problems, status: 400 });
@@ -106,9 +134,16 @@ export function editPages(app: FastifyInstance, deps: WritePagesDeps): void {
     } catch (error) {
       if (!(error instanceof MicropubRefusal)) throw error;
       request.log.info({ err: error }, 'edit: the endpoint refused the update');
-      return show(request, reply, { ...base, alert: error.sentence, status: error.status >= 400 && error.status < 600 ? error.status : 502 });
+      return show(request, reply, {
+        ...base,
+        alert: error.sentence,
+        status: error.status >= 400 && error.status < 600 ? error.status : 502,
+      });
     }
-    request.log.info({ userId: sessionOf(request).user.id, changed: Object.keys({ ...operations.replace, ...operations.add }).length }, 'edit: post updated');
+    request.log.info(
+      { userId: sessionOf(request).user.id, changed: Object.keys({ ...operations.replace, ...operations.add }).length },
+      'edit: post updated',
+    );
     return reply.redirect(`${baseUrl}${POSTS_PATH}?done=updated&url=${encodeURIComponent(location)}`, 303);
   });
 }

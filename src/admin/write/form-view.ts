@@ -49,7 +49,10 @@ function errorId(name: string): string {
 function problemOf(problems: Problems, name: string): { message: SafeHtml | ''; attributes: SafeHtml | '' } {
   const message = problems.get(name);
   if (message === undefined) return { message: '', attributes: '' };
-  return { message: html`<span class="error" id="${errorId(name)}">${message}</span>`, attributes: html` aria-invalid="true" aria-describedby="${errorId(name)}"` };
+  return {
+    message: html`<span class="error" id="${errorId(name)}">${message}</span>`,
+    attributes: html` aria-invalid="true" aria-describedby="${errorId(name)}"`,
+  };
 }
 
 function textControl(name: TextField, value: string, view: FormView): SafeHtml {
@@ -62,7 +65,9 @@ function textControl(name: TextField, value: string, view: FormView): SafeHtml {
     return html`${label}<textarea id="${id}" name="${name}" rows="${rows}"${required}${attributes}>${value}</textarea>${message}`;
   }
   if (name === 'rsvp') {
-    const options = RSVP_VALUES.map((answer) => html`<option value="${answer}"${answer === value ? html` selected` : ''}>${answer}</option>`);
+    const options = RSVP_VALUES.map(
+      (answer) => html`<option value="${answer}"${answer === value ? html` selected` : ''}>${answer}</option>`,
+    );
     return html`${label}<select id="${id}" name="rsvp"${required}${attributes}><option value="">Choose…</option>${options}</select>${message}`;
   }
   const type = URL_FIELDS.has(name) ? 'url' : 'text';
@@ -72,7 +77,9 @@ function textControl(name: TextField, value: string, view: FormView): SafeHtml {
 }
 
 function formatControl(format: ContentFormat): SafeHtml {
-  const options = CONTENT_FORMATS.map((choice) => html`<option value="${choice}"${choice === format ? html` selected` : ''}>${FORMAT_LABELS[choice]}</option>`);
+  const options = CONTENT_FORMATS.map(
+    (choice) => html`<option value="${choice}"${choice === format ? html` selected` : ''}>${FORMAT_LABELS[choice]}</option>`,
+  );
   return html`<label for="field-format">Write the text in</label><select id="field-format" name="format">${options}</select>`;
 }
 
@@ -128,7 +135,10 @@ function categoriesSection(view: FormView): SafeHtml {
       (category, index) =>
         html`<label for="category-${index}"><input type="checkbox" id="category-${index}" name="category" value="${category}"${values.categories.includes(category) ? html` checked` : ''}> ${category}</label>`,
     );
-  const datalist = view.suggestions.length === 0 ? '' : html`<datalist id="category-suggestions">${view.suggestions.map((category) => html`<option value="${category}">`)}</datalist>`;
+  const datalist =
+    view.suggestions.length === 0
+      ? ''
+      : html`<datalist id="category-suggestions">${view.suggestions.map((category) => html`<option value="${category}">`)}</datalist>`;
   return html`<fieldset><legend>Categories (optional)</legend>${boxes}
 <label for="category-new">${known.length === 0 ? 'Categories, separated by commas' : 'New categories, separated by commas'}</label>
 <input type="text" id="category-new" name="category-new" value="${values.categoryText}"${view.suggestions.length === 0 ? '' : html` list="category-suggestions"`}>${datalist}</fieldset>`;
@@ -153,9 +163,15 @@ export function writeForm(view: FormView, options: { fresh: boolean }): SafeHtml
     if (CITED_URL_FIELDS.includes(name)) return html`${control}${citationBox(view.citation)}`;
     return control;
   });
-  const preview = view.preview === undefined || view.preview === null ? '' : html`<section aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2><div>${new SafeHtml(view.preview)}</div></section>`;
+  const preview =
+    view.preview === undefined || view.preview === null
+      ? ''
+      : html`<section aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2><div>${new SafeHtml(view.preview)}</div></section>`;
   const enctype = form.media === null ? '' : html` enctype="multipart/form-data"`;
-  const edit = view.edit === undefined ? '' : html`<input type="hidden" name="url" value="${view.edit.url}"><input type="hidden" name="original" value="${view.edit.original}">`;
+  const edit =
+    view.edit === undefined
+      ? ''
+      : html`<input type="hidden" name="url" value="${view.edit.url}"><input type="hidden" name="original" value="${view.edit.original}">`;
   const slug =
     view.edit === undefined
       ? html`<label for="field-mp-slug">Slug: the last part of the post's address (optional)</label><input type="text" id="field-mp-slug" name="mp-slug" value="${values.slug}">`

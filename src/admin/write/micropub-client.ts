@@ -41,9 +41,10 @@ export class MicropubRefusal extends Error {
 
   /** A sentence for the page. */
   get sentence(): string {
-    if (this.status === 401) return 'The Micropub endpoint did not accept the admin\'s token (is your account active?).';
-    if (this.status === 403 && this.error === 'invalid_client') return 'The client policy (INDIEWEB_ALLOWED_CLIENT_IDS or INDIEWEB_CLIENT_ID_VALIDATOR) refuses the admin as a Micropub client: allow its client_id (see docs/admin.md).';
-    if (this.status === 403) return 'The admin\'s token lacks the scope this needs.';
+    if (this.status === 401) return "The Micropub endpoint did not accept the admin's token (is your account active?).";
+    if (this.status === 403 && this.error === 'invalid_client')
+      return 'The client policy (INDIEWEB_ALLOWED_CLIENT_IDS or INDIEWEB_CLIENT_ID_VALIDATOR) refuses the admin as a Micropub client: allow its client_id (see docs/admin.md).';
+    if (this.status === 403) return "The admin's token lacks the scope this needs.";
     if (this.status === 501) return 'Your content handler does not support this.';
     if (this.status === 503) return 'The database is busy. Nothing was lost: try again in a moment.';
     if (this.status >= 500) return 'The content handler failed. Nothing was changed; the server log has the details.';
@@ -110,7 +111,13 @@ export function createMicropubClient(deps: {
   /** One request with a token of `scope` minted for `user`, revoked afterwards whatever happened. */
   async function call(user: HostUser, host: string, scope: string, options: CallOptions): Promise<LightMyRequestResponse> {
     // held in this process's memory only: a page view writes no token row (issue 28 F21)
-    const issued = tokens.issueInProcess({ userId: user.id, clientId, me: user.me[0] ?? `${baseUrl}/`, scope, expiresIn: WRITE_TOKEN_LIFETIME_S });
+    const issued = tokens.issueInProcess({
+      userId: user.id,
+      clientId,
+      me: user.me[0] ?? `${baseUrl}/`,
+      scope,
+      expiresIn: WRITE_TOKEN_LIFETIME_S,
+    });
     try {
       const query = options.query === undefined ? '' : `?${new URLSearchParams(options.query).toString()}`;
       return await app.inject({
@@ -146,7 +153,10 @@ export function createMicropubClient(deps: {
 
       /** POST action=update: the entry's URL afterwards (a handler may move it). */
       async update(url: string, operations: UpdateOperations): Promise<string> {
-        const response = await expect(await send('update', { method: 'POST', json: { action: 'update', url, ...operations } }), [200, 201, 204]);
+        const response = await expect(
+          await send('update', { method: 'POST', json: { action: 'update', url, ...operations } }),
+          [200, 201, 204],
+        );
         return response.statusCode === 201 ? String(response.headers.location ?? url) : url;
       },
 
@@ -162,7 +172,9 @@ export function createMicropubClient(deps: {
 
       /** q=source&url=…: the entry's type and properties. */
       async source(url: string): Promise<SourceItem> {
-        const body = jsonOf(await expect(await send('update', { method: 'GET', query: { q: 'source', url } }), [200])) as Partial<SourceItem> | null;
+        const body = jsonOf(
+          await expect(await send('update', { method: 'GET', query: { q: 'source', url } }), [200]),
+        ) as Partial<SourceItem> | null;
         return { type: Array.isArray(body?.type) ? body.type : ['h-entry'], properties: (body?.properties ?? {}) as MicropubProperties };
       },
 
@@ -171,23 +183,38 @@ export function createMicropubClient(deps: {
         const query: Record<string, string> = { q: 'source', limit: String(page.limit), offset: String(page.offset) };
         if (page.filter !== '') query.filter = page.filter;
         const body = jsonOf(await expect(await send('update', { method: 'GET', query }), [200])) as Partial<SourcePage> | null;
-        const items = Array.isArray(body?.items) ? body.items.filter((item) => typeof item === 'object' && item !== null && typeof item.properties === 'object') : [];
+        const items = Array.isArray(body?.items)
+          ? body.items.filter((item) => typeof item === 'object' && item !== null && typeof item.properties === 'object')
+          : [];
         return { items, paging: body?.paging ?? { limit: page.limit, offset: page.offset } };
       },
 
       /** q=category: the categories the handler suggests (strings only). */
       async categories(): Promise<string[]> {
-        const body = jsonOf(await expect(await send('create', { method: 'GET', query: { q: 'category' } }), [200])) as { categories?: unknown } | null;
-        return Array.isArray(body?.categories) ? body.categories.filter((item): item is string => typeof item === 'string' && item !== '') : [];
+        const body = jsonOf(await expect(await send('create', { method: 'GET', query: { q: 'category' } }), [200])) as {
+          categories?: unknown;
+        } | null;
+        return Array.isArray(body?.categories)
+          ? body.categories.filter((item): item is string => typeof item === 'string' && item !== '')
+          : [];
       },
 
       /** q=syndicate-to: the targets offered (uid and name). */
       async syndicateTo(): Promise<SyndicationChoice[]> {
-        const body = jsonOf(await expect(await send('create', { method: 'GET', query: { q: 'syndicate-to' } }), [200])) as { 'syndicate-to'?: unknown } | null;
+        const body = jsonOf(await expect(await send('create', { method: 'GET', query: { q: 'syndicate-to' } }), [200])) as {
+          'syndicate-to'?: unknown;
+        } | null;
         const targets = Array.isArray(body?.['syndicate-to']) ? body['syndicate-to'] : [];
         return targets
-          .filter((target): target is { uid: string; name?: unknown; checked?: unknown } => typeof target === 'object' && target !== null && typeof (target as { uid?: unknown }).uid === 'string')
-          .map((target) => ({ uid: target.uid, name: typeof target.name === 'string' && target.name !== '' ? target.name : target.uid, checked: target.checked === true }));
+          .filter(
+            (target): target is { uid: string; name?: unknown; checked?: unknown } =>
+              typeof target === 'object' && target !== null && typeof (target as { uid?: unknown }).uid === 'string',
+          )
+          .map((target) => ({
+            uid: target.uid,
+            name: typeof target.name === 'string' && target.name !== '' ? target.name : target.uid,
+            checked: target.checked === true,
+          }));
       },
     };
   };

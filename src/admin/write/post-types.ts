@@ -11,7 +11,21 @@ export const POST_TYPES = ['note', 'article', 'photo', 'audio', 'video', 'reply'
 export type PostType = (typeof POST_TYPES)[number];
 
 /** The text fields of the forms, by Micropub property name. */
-export const TEXT_FIELDS = ['name', 'summary', 'content', 'description', 'in-reply-to', 'bookmark-of', 'like-of', 'repost-of', 'rsvp', 'start', 'end', 'location', 'url'] as const;
+export const TEXT_FIELDS = [
+  'name',
+  'summary',
+  'content',
+  'description',
+  'in-reply-to',
+  'bookmark-of',
+  'like-of',
+  'repost-of',
+  'rsvp',
+  'start',
+  'end',
+  'location',
+  'url',
+] as const;
 export type TextField = (typeof TEXT_FIELDS)[number];
 
 /** The properties that are one cited URL (a reply's, a bookmark's …). */
@@ -41,16 +55,51 @@ export interface PostTypeForm {
 
 export const POST_TYPE_FORMS: Readonly<Record<PostType, PostTypeForm>> = {
   note: { label: 'Note', fields: ['content'], required: ['content'], media: null, categories: true, h: 'h-entry' },
-  article: { label: 'Article', fields: ['name', 'summary', 'content'], required: ['name', 'content'], media: null, categories: true, h: 'h-entry' },
+  article: {
+    label: 'Article',
+    fields: ['name', 'summary', 'content'],
+    required: ['name', 'content'],
+    media: null,
+    categories: true,
+    h: 'h-entry',
+  },
   photo: { label: 'Photo', fields: ['content'], required: [], media: 'photo', categories: true, h: 'h-entry' },
   audio: { label: 'Audio', fields: ['content'], required: [], media: 'audio', categories: true, h: 'h-entry' },
   video: { label: 'Video', fields: ['content'], required: [], media: 'video', categories: true, h: 'h-entry' },
-  reply: { label: 'Reply', fields: ['in-reply-to', 'content'], required: ['in-reply-to', 'content'], media: null, categories: true, h: 'h-entry' },
-  bookmark: { label: 'Bookmark', fields: ['bookmark-of', 'name', 'content'], required: ['bookmark-of'], media: null, categories: true, h: 'h-entry' },
+  reply: {
+    label: 'Reply',
+    fields: ['in-reply-to', 'content'],
+    required: ['in-reply-to', 'content'],
+    media: null,
+    categories: true,
+    h: 'h-entry',
+  },
+  bookmark: {
+    label: 'Bookmark',
+    fields: ['bookmark-of', 'name', 'content'],
+    required: ['bookmark-of'],
+    media: null,
+    categories: true,
+    h: 'h-entry',
+  },
   like: { label: 'Like', fields: ['like-of'], required: ['like-of'], media: null, categories: false, h: 'h-entry' },
   repost: { label: 'Repost', fields: ['repost-of'], required: ['repost-of'], media: null, categories: false, h: 'h-entry' },
-  event: { label: 'Event', fields: ['name', 'summary', 'description', 'start', 'end', 'location', 'url'], required: ['name', 'start'], media: null, categories: true, h: 'h-event' },
-  rsvp: { label: 'RSVP', fields: ['in-reply-to', 'rsvp', 'name', 'content'], required: ['in-reply-to', 'rsvp'], media: null, categories: true, h: 'h-entry' },
+  event: {
+    label: 'Event',
+    fields: ['name', 'summary', 'description', 'start', 'end', 'location', 'url'],
+    required: ['name', 'start'],
+    media: null,
+    categories: true,
+    h: 'h-event',
+  },
+  rsvp: {
+    label: 'RSVP',
+    fields: ['in-reply-to', 'rsvp', 'name', 'content'],
+    required: ['in-reply-to', 'rsvp'],
+    media: null,
+    categories: true,
+    h: 'h-entry',
+  },
 };
 
 export const FIELD_LABELS: Readonly<Record<TextField, string>> = {

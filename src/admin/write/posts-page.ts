@@ -38,7 +38,9 @@ function firstText(properties: MicropubProperties, name: string): string {
 export function headline(item: SourceItem): string {
   const { properties } = item;
   const text = firstText(properties, 'name') || firstText(properties, 'content') || firstText(properties, 'summary');
-  const cited = ['in-reply-to', 'like-of', 'repost-of', 'bookmark-of'].map((name) => firstText(properties, name)).find((value) => value !== '');
+  const cited = ['in-reply-to', 'like-of', 'repost-of', 'bookmark-of']
+    .map((name) => firstText(properties, name))
+    .find((value) => value !== '');
   const words = text.replace(/\s+/g, ' ').trim();
   if (words !== '') return words.length > 120 ? `${words.slice(0, 119)}…` : words;
   return cited ?? '(no text)';
@@ -55,7 +57,8 @@ function postRow(item: SourceItem, csrf: string): SafeHtml {
 }
 
 function pagingLinks(page: SourcePage, offset: number, count: number, filter: string): SafeHtml {
-  const query = (to: number) => `${POSTS_PATH}?${new URLSearchParams({ ...(filter === '' ? {} : { filter }), ...(to === 0 ? {} : { offset: String(to) }) }).toString()}`;
+  const query = (to: number) =>
+    `${POSTS_PATH}?${new URLSearchParams({ ...(filter === '' ? {} : { filter }), ...(to === 0 ? {} : { offset: String(to) }) }).toString()}`;
   const total = page.paging.total;
   const hasNext = total === undefined ? count === POSTS_PER_PAGE : offset + count < total;
   const shown = count === 0 ? 'No posts' : `Posts ${offset + 1}–${offset + count}${total === undefined ? '' : ` of ${total}`}`;
@@ -65,7 +68,8 @@ function pagingLinks(page: SourcePage, offset: number, count: number, filter: st
 /** What was just done, with the post's link, and Restore after a delete. */
 function outcome(done: string | undefined, url: string | null, csrf: string): SafeHtml | '' {
   if (url === null) return '';
-  if (done === 'post-deleted') return html`<p>Deleted <code>${url}</code>. ${buttonForm({ action: `${POSTS_PATH}undelete`, csrf, hidden: { url }, label: 'Restore it' })}</p>`;
+  if (done === 'post-deleted')
+    return html`<p>Deleted <code>${url}</code>. ${buttonForm({ action: `${POSTS_PATH}undelete`, csrf, hidden: { url }, label: 'Restore it' })}</p>`;
   if (done === 'published' || done === 'draft-saved' || done === 'updated' || done === 'unchanged' || done === 'restored') {
     return html`<p>The post: <a href="${url}">${url}</a> · <a href="${POSTS_PATH}edit?url=${encodeURIComponent(url)}">Edit it</a></p>`;
   }
@@ -120,11 +124,15 @@ ${postForm({ action: `${POSTS_PATH}undelete`, csrf, content: html`<label for="re
       } catch (error) {
         if (!(error instanceof MicropubRefusal)) throw error;
         request.log.info({ err: error, action }, 'posts: the endpoint refused');
-        const message = error.status === 400 ? `No ${action === 'delete' ? '' : 'deleted '}post of yours has this URL: ${url}` : error.sentence;
+        const message =
+          error.status === 400 ? `No ${action === 'delete' ? '' : 'deleted '}post of yours has this URL: ${url}` : error.sentence;
         return show(request, reply, { message, status: error.status >= 400 && error.status < 600 ? error.status : 502 });
       }
       request.log.info({ userId: sessionOf(request).user.id, action }, `posts: ${action}`);
-      return reply.redirect(`${baseUrl}${POSTS_PATH}?done=${action === 'delete' ? 'post-deleted' : 'restored'}&url=${encodeURIComponent(after)}`, 303);
+      return reply.redirect(
+        `${baseUrl}${POSTS_PATH}?done=${action === 'delete' ? 'post-deleted' : 'restored'}&url=${encodeURIComponent(after)}`,
+        303,
+      );
     });
   }
 }

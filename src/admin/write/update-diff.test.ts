@@ -17,18 +17,28 @@ describe('diffUpdate', () => {
   });
 
   it('removes and adds single categories when nothing else is deleted', () => {
-    expect(diffUpdate({ category: ['a', 'b', 'c'] }, { category: ['a', 'c', 'd'] }, names)).toEqual({ add: { category: ['d'] }, delete: { category: ['b'] } });
+    expect(diffUpdate({ category: ['a', 'b', 'c'] }, { category: ['a', 'c', 'd'] }, names)).toEqual({
+      add: { category: ['d'] },
+      delete: { category: ['b'] },
+    });
   });
 
   it('replaces the whole category set when a property is deleted too (delete is a list or a map, never both)', () => {
-    expect(diffUpdate({ category: ['a', 'b'], name: ['T'] }, { category: ['a', 'c'] }, names)).toEqual({ replace: { category: ['a', 'c'] }, delete: ['name'] });
+    expect(diffUpdate({ category: ['a', 'b'], name: ['T'] }, { category: ['a', 'c'] }, names)).toEqual({
+      replace: { category: ['a', 'c'] },
+      delete: ['name'],
+    });
   });
 
   it('replaces photos whose alt text changed, compared as values', () => {
-    expect(diffUpdate({ photo: [{ value: 'https://x/a.png', alt: 'a' }] }, { photo: [{ alt: 'b', value: 'https://x/a.png' }] }, names)).toEqual({
+    expect(
+      diffUpdate({ photo: [{ value: 'https://x/a.png', alt: 'a' }] }, { photo: [{ alt: 'b', value: 'https://x/a.png' }] }, names),
+    ).toEqual({
       replace: { photo: [{ alt: 'b', value: 'https://x/a.png' }] },
     });
-    expect(diffUpdate({ photo: [{ value: 'https://x/a.png', alt: 'a' }] }, { photo: [{ alt: 'a', value: 'https://x/a.png' }] }, names)).toBeNull();
+    expect(
+      diffUpdate({ photo: [{ value: 'https://x/a.png', alt: 'a' }] }, { photo: [{ alt: 'a', value: 'https://x/a.png' }] }, names),
+    ).toBeNull();
   });
 
   it('never touches a property the form does not edit', () => {

@@ -52,7 +52,8 @@ const KIND_WORDS: Readonly<Record<MediaKind, string>> = { photo: 'an image', aud
 
 /** What a refused file is told, from the pipeline's error. */
 function fileProblemOf(error: unknown): string {
-  if (isIndieWebError(error) && error.status === 413) return `The file is larger than this server accepts (${error.description ?? 'too large'}). Nothing else was lost: choose a smaller file.`;
+  if (isIndieWebError(error) && error.status === 413)
+    return `The file is larger than this server accepts (${error.description ?? 'too large'}). Nothing else was lost: choose a smaller file.`;
   if (isIndieWebError(error) && error.status === 415) return 'This server does not accept files of this type.';
   if (isIndieWebError(error) && error.description !== undefined) return `The file was refused: ${error.description}.`;
   return 'The file could not be stored. Try again.';
@@ -63,7 +64,12 @@ function fileProblemOf(error: unknown): string {
  * checks the form's CSRF token. Any stored file is the caller's to use (or
  * discard when the request fails later).
  */
-export async function readMultipartForm(request: FastifyRequest, user: HostUser, csrfValid: (token: unknown) => boolean, deps: UploadDeps): Promise<ReadForm> {
+export async function readMultipartForm(
+  request: FastifyRequest,
+  user: HostUser,
+  csrfValid: (token: unknown) => boolean,
+  deps: UploadDeps,
+): Promise<ReadForm> {
   const fields = Object.create(null) as Record<string, string | string[]>;
   const budget = new UploadBudget(deps.limits);
   let stored: MediaRecord | null = null;

@@ -46,7 +46,9 @@ export type SubmittedFields = Readonly<Record<string, string | string[] | undefi
 function all(fields: SubmittedFields, name: string): string[] {
   const value = fields[name];
   if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string').map((item) => item.slice(0, MAX_TEXT_LENGTH));
+  return (Array.isArray(value) ? value : [value])
+    .filter((item): item is string => typeof item === 'string')
+    .map((item) => item.slice(0, MAX_TEXT_LENGTH));
 }
 
 function one(fields: SubmittedFields, name: string): string {
@@ -93,14 +95,18 @@ export function checkValues(values: WriteValues, options: { uploading: boolean }
   for (const name of form.fields) {
     const value = (values.text[name] ?? '').trim();
     if (value === '') {
-      if (form.required.includes(name)) problems.set(name, URL_FIELDS.has(name) ? 'Give the address (URL) of the page.' : 'This cannot be empty.');
+      if (form.required.includes(name))
+        problems.set(name, URL_FIELDS.has(name) ? 'Give the address (URL) of the page.' : 'This cannot be empty.');
       continue;
     }
-    if (URL_FIELDS.has(name) && parseStrictHttpUrl(value.split('#')[0] ?? '') === null) problems.set(name, 'Give an absolute http or https address, like https://example.com/post.');
+    if (URL_FIELDS.has(name) && parseStrictHttpUrl(value.split('#')[0] ?? '') === null)
+      problems.set(name, 'Give an absolute http or https address, like https://example.com/post.');
     if (name === 'rsvp' && !(RSVP_VALUES as readonly string[]).includes(value)) problems.set(name, 'Choose yes, no, maybe or interested.');
-    if ((name === 'start' || name === 'end') && Number.isNaN(Date.parse(value))) problems.set(name, 'Give a date and time, like 2026-05-01T19:00.');
+    if ((name === 'start' || name === 'end') && Number.isNaN(Date.parse(value)))
+      problems.set(name, 'Give a date and time, like 2026-05-01T19:00.');
   }
-  if (form.media !== null && values.media.length === 0 && !options.uploading) problems.set('media', `Choose a${form.media === 'audio' ? 'n audio' : form.media === 'video' ? ' video' : ' photo'} file to upload.`);
+  if (form.media !== null && values.media.length === 0 && !options.uploading)
+    problems.set('media', `Choose a${form.media === 'audio' ? 'n audio' : form.media === 'video' ? ' video' : ' photo'} file to upload.`);
   for (const item of values.media) {
     if (parseStrictHttpUrl(item.url) === null) problems.set('media', 'A file address is not an http or https URL.');
   }
@@ -119,7 +125,10 @@ function mediaValue(kind: MediaKind, item: MediaItem): unknown {
  * come from another client, and sanitizing it again must not count as an
  * edit).
  */
-export function propertiesOf(values: WriteValues, options: { forEdit: boolean; keepContent?: readonly unknown[] }): { type: string[]; properties: MicropubProperties } {
+export function propertiesOf(
+  values: WriteValues,
+  options: { forEdit: boolean; keepContent?: readonly unknown[] },
+): { type: string[]; properties: MicropubProperties } {
   const form = POST_TYPE_FORMS[values.type];
   const properties: MicropubProperties = {};
   for (const name of form.fields) {
@@ -129,7 +138,10 @@ export function propertiesOf(values: WriteValues, options: { forEdit: boolean; k
     if (name === 'content') {
       const kept = options.keepContent;
       const shown = kept?.[0] === undefined ? null : contentText(kept[0]);
-      properties.content = kept !== undefined && shown !== null && shown.text === value && shown.format === values.format ? [...kept] : [contentValue(value, values.format)];
+      properties.content =
+        kept !== undefined && shown !== null && shown.text === value && shown.format === values.format
+          ? [...kept]
+          : [contentValue(value, values.format)];
     } else properties[name] = [value];
   }
   if (form.media !== null && values.media.length > 0) properties[form.media] = values.media.map((item) => mediaValue(form.media!, item));
@@ -150,7 +162,8 @@ export function editableNames(type: PostType): string[] {
 
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string') return (value as { value: string }).value;
+  if (typeof value === 'object' && value !== null && typeof (value as { value?: unknown }).value === 'string')
+    return (value as { value: string }).value;
   return '';
 }
 
@@ -172,7 +185,10 @@ export function valuesOfEntry(type: PostType, properties: MicropubProperties): W
       ? []
       : (properties[form.media] ?? []).map((value) => ({
           url: textOf(value),
-          alt: typeof value === 'object' && value !== null && typeof (value as { alt?: unknown }).alt === 'string' ? (value as { alt: string }).alt : '',
+          alt:
+            typeof value === 'object' && value !== null && typeof (value as { alt?: unknown }).alt === 'string'
+              ? (value as { alt: string }).alt
+              : '',
         }));
   return {
     type,
@@ -191,7 +207,18 @@ export function valuesOfEntry(type: PostType, properties: MicropubProperties): W
 
 /** Empty values of a type (a new post). */
 export function emptyValues(type: PostType): WriteValues {
-  return { type, text: {}, format: type === 'article' ? 'markdown' : 'text', categories: [], categoryText: '', slug: '', draft: false, syndicateTo: [], media: [], newAlt: '' };
+  return {
+    type,
+    text: {},
+    format: type === 'article' ? 'markdown' : 'text',
+    categories: [],
+    categoryText: '',
+    slug: '',
+    draft: false,
+    syndicateTo: [],
+    media: [],
+    newAlt: '',
+  };
 }
 
 /** The values with a media item added (a file just stored). */

@@ -42,7 +42,11 @@ export function clientOf(deps: Pick<WritePagesDeps, 'micropub'>, request: Fastif
 }
 
 /** Category suggestions and syndication targets; a refusal (client policy, handler) is the page's alert, the form still shows. */
-export async function formChoices(deps: Pick<WritePagesDeps, 'micropub'>, request: FastifyRequest, syndication: boolean): Promise<{ suggestions: string[]; targets: SyndicationChoice[]; alert?: string }> {
+export async function formChoices(
+  deps: Pick<WritePagesDeps, 'micropub'>,
+  request: FastifyRequest,
+  syndication: boolean,
+): Promise<{ suggestions: string[]; targets: SyndicationChoice[]; alert?: string }> {
   const client = clientOf(deps, request);
   try {
     return { suggestions: await client.categories(), targets: syndication ? await client.syndicateTo() : [] };
@@ -73,7 +77,9 @@ export function contentPreview(values: WriteValues): string | null {
 
 function typeLinks(current: PostType) {
   const links = POST_TYPES.map((type) =>
-    type === current ? html`<strong aria-current="page">${POST_TYPE_FORMS[type].label}</strong>` : html`<a href="${WRITE_PATH}?type=${type}">${POST_TYPE_FORMS[type].label}</a>`,
+    type === current
+      ? html`<strong aria-current="page">${POST_TYPE_FORMS[type].label}</strong>`
+      : html`<a href="${WRITE_PATH}?type=${type}">${POST_TYPE_FORMS[type].label}</a>`,
   );
   return html`<nav aria-label="Kind of post"><p>${links.map((link, index) => (index === 0 ? link : html` · ${link}`))}</p></nav>`;
 }
@@ -104,7 +110,13 @@ export interface FormPage {
 }
 
 /** The Write or Edit page with its form, the category suggestions and syndication targets asked of Micropub. */
-export async function sendWriteForm(deps: WritePagesDeps, request: FastifyRequest, reply: FastifyReply, state: FormState, page: FormPage): Promise<FastifyReply> {
+export async function sendWriteForm(
+  deps: WritePagesDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: FormState,
+  page: FormPage,
+): Promise<FastifyReply> {
   const { csrf } = sessionOf(request);
   const choices = await formChoices(deps, request, page.syndication);
   const form = writeForm(
@@ -162,10 +174,15 @@ export function writePages(app: FastifyInstance, deps: WritePagesDeps): void {
     if (submission.stored !== null) values = withMedia(values, { url: submission.stored.url, alt: values.newAlt });
     const intent = readParam(submission.fields, 'intent') ?? 'publish';
 
-    if (submission.fileProblem !== null) return show(request, reply, { values, problems: new Map([['media', submission.fileProblem]]), status: 400 });
+    if (submission.fileProblem !== null)
+      return show(request, reply, { values, problems: new Map([['media', submission.fileProblem]]), status: 400 });
     if (intent === 'preview') {
       const url = citedUrlOf(values);
-      return show(request, reply, { values, citation: url === null ? null : await cite(deps.outbound, url), preview: contentPreview(values) });
+      return show(request, reply, {
+        values,
+        citation: url === null ? null : await cite(deps.outbound, url),
+        preview: contentPreview(values),
+      });
     }
 
     const problems = checkValues(values, { uploading: false });
@@ -176,7 +193,11 @@ export function writePages(app: FastifyInstance, deps: WritePagesDeps): void {
     } catch (error) {
       if (!(error instanceof MicropubRefusal)) throw error;
       request.log.info({ err: error }, 'write: the endpoint refused the post');
-      return show(request, reply, { values, alert: error.sentence, status: error.status >= 400 && error.status < 600 ? error.status : 502 });
+      return show(request, reply, {
+        values,
+        alert: error.sentence,
+        status: error.status >= 400 && error.status < 600 ? error.status : 502,
+      });
     }
     request.log.info({ userId: sessionOf(request).user.id, type: values.type }, 'write: post created');
     const done = values.draft ? 'draft-saved' : 'published';

@@ -37,7 +37,8 @@ function siteUrl(): Parser<string> {
   return {
     parse: (raw) => {
       const url = parseStrictHttpUrl(raw.replaceAll('{user}', 'user'));
-      if (url === null || url.search !== '' || /[{}]/.test(raw.replaceAll('{user}', ''))) return reject(`"${raw}" is not an absolute http(s) URL without query or fragment ({user} allowed)`);
+      if (url === null || url.search !== '' || /[{}]/.test(raw.replaceAll('{user}', '')))
+        return reject(`"${raw}" is not an absolute http(s) URL without query or fragment ({user} allowed)`);
       return accept(trimEndOf(raw, '/'));
     },
   };
@@ -112,7 +113,8 @@ export const FILES_SETTINGS: readonly Setting[] = [
     key: 'files.defaultTemplates.url',
     parser: text(),
     default: DEFAULT_FILES_URL_TEMPLATE,
-    description: 'Files handler: public URL of a post; starts with `{site}` and uses the same date and slug variables as the path template.',
+    description:
+      'Files handler: public URL of a post; starts with `{site}` and uses the same date and slug variables as the path template.',
   }),
   defineSetting({
     name: 'INDIEWEB_FILES_TEMPLATES',

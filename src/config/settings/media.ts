@@ -5,7 +5,13 @@
  * @module
  */
 import path from 'node:path';
-import { DEFAULT_MEDIA_ALLOWED_TYPES, DEFAULT_MEDIA_MAX_UPLOAD_BYTES, DEFAULT_MEDIA_MAX_UPLOAD_COUNT, DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES, DEFAULT_S3_TIMEOUT_S } from '../config.js';
+import {
+  DEFAULT_MEDIA_ALLOWED_TYPES,
+  DEFAULT_MEDIA_MAX_UPLOAD_BYTES,
+  DEFAULT_MEDIA_MAX_UPLOAD_COUNT,
+  DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES,
+  DEFAULT_S3_TIMEOUT_S,
+} from '../config.js';
 import { boolean, directory, httpUrl, integer, limit, list, noneOr, oneOf, text } from '../parsers.js';
 import { defineSetting, type Resolved, type Setting } from '../setting.js';
 
@@ -34,7 +40,12 @@ export const MEDIA_LIMIT_SETTINGS: readonly Setting[] = [
   defineSetting({
     name: 'INDIEWEB_MEDIA_ALLOWED_TYPES',
     key: 'media.allowedTypes',
-    parser: noneOr(list({ lowercase: true, check: (type) => (/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type) ? null : `"${type}" is not a MIME type`) })),
+    parser: noneOr(
+      list({
+        lowercase: true,
+        check: (type) => (/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(type) ? null : `"${type}" is not a MIME type`),
+      }),
+    ),
     default: DEFAULT_MEDIA_ALLOWED_TYPES,
     shownDefault: 'common image, audio and video types',
     description: 'Allowed MIME types, comma- or whitespace-separated, or `none` to switch the allow-list off.',
@@ -44,7 +55,8 @@ export const MEDIA_LIMIT_SETTINGS: readonly Setting[] = [
     key: 'media.keepMetadata',
     parser: boolean(),
     default: false,
-    description: 'Store uploaded photos as sent, with their EXIF (GPS position, camera serial numbers), XMP and IPTC; by default these are removed and the photo turned upright.',
+    description:
+      'Store uploaded photos as sent, with their EXIF (GPS position, camera serial numbers), XMP and IPTC; by default these are removed and the photo turned upright.',
   }),
 ];
 

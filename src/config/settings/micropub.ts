@@ -19,7 +19,7 @@ export const MICROPUB_SETTINGS: readonly Setting[] = [
     default: null,
     shownDefault: 'memory',
     description:
-      'Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart); `database` keeps entries in indiestack\'s own database (SQLite or PostgreSQL, shared by every instance) at `BASE_URL/{user}/{yyyy}/{MM}/{slug}/`; `files` writes Markdown files for a static site (INDIEWEB_FILES_*).',
+      "Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart); `database` keeps entries in indiestack's own database (SQLite or PostgreSQL, shared by every instance) at `BASE_URL/{user}/{yyyy}/{MM}/{slug}/`; `files` writes Markdown files for a static site (INDIEWEB_FILES_*).",
   }),
   defineSetting({
     name: 'INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES',
@@ -55,7 +55,9 @@ export const MICROPUB_SETTINGS: readonly Setting[] = [
   defineSetting({
     name: 'INDIEWEB_ALLOWED_CLIENT_IDS',
     key: 'allowedClientIds',
-    parser: list({ check: (id) => (parseStrictHttpUrl(id) === null ? `"${id}" is not an http(s) URL without fragment or userinfo` : null) }),
+    parser: list({
+      check: (id) => (parseStrictHttpUrl(id) === null ? `"${id}" is not an http(s) URL without fragment or userinfo` : null),
+    }),
     default: null,
     shownDefault: '(unset)',
     description: 'Exact client_id URLs allowed, comma- or whitespace-separated; unset means no list.',

@@ -4,7 +4,16 @@
  * @module
  */
 import path from 'node:path';
-import { DEFAULT_DATABASE_TIMEOUT_S, DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SERVER_LIMITS, LOG_LEVELS, SQLITE_FILE_NAME, type DatabaseLocation } from '../config.js';
+import {
+  DEFAULT_DATABASE_TIMEOUT_S,
+  DEFAULT_DATA_DIR,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_SERVER_LIMITS,
+  LOG_LEVELS,
+  SQLITE_FILE_NAME,
+  type DatabaseLocation,
+} from '../config.js';
 import { baseUrl, boolean, databaseUrl, directory, integer, matching, oneOf, secret } from '../parsers.js';
 import { defineSetting, type Setting } from '../setting.js';
 
@@ -52,7 +61,8 @@ export const SERVER_SETTINGS: readonly Setting[] = [
     key: 'server.requestTimeout',
     parser: integer({ min: 1, max: 86_400 }),
     default: DEFAULT_SERVER_LIMITS.requestTimeout,
-    description: 'Seconds a client has to send a whole request, body included (uploads too); slower ones get 408 and are disconnected (standalone server).',
+    description:
+      'Seconds a client has to send a whole request, body included (uploads too); slower ones get 408 and are disconnected (standalone server).',
   }),
   defineSetting({
     name: 'INDIEWEB_KEEP_ALIVE_TIMEOUT',

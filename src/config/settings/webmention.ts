@@ -55,7 +55,8 @@ export const WEBMENTION_SETTINGS: readonly Setting[] = [
     key: 'webmentionLimits.perSourceHostPerMinute',
     parser: limit({ min: 1 }),
     default: DEFAULT_WEBMENTION_LIMITS.perSourceHostPerMinute,
-    description: 'Webmention submissions per minute naming one source host, counted per instance; more get 429 and `Retry-After`. Off (`none`) by default.',
+    description:
+      'Webmention submissions per minute naming one source host, counted per instance; more get 429 and `Retry-After`. Off (`none`) by default.',
   }),
   defineSetting({
     name: 'INDIEWEB_WEBMENTION_MODERATION',
@@ -78,7 +79,8 @@ export const WEBMENTION_SETTINGS: readonly Setting[] = [
     key: 'webmentionSendDelay',
     parser: integerOrNone({ min: 0, max: 604_800 }),
     default: null,
-    description: 'Seconds after publishing when webmentions waiting for the deploy signal are sent anyway (a site that builds on a schedule); `none` waits for the signal.',
+    description:
+      'Seconds after publishing when webmentions waiting for the deploy signal are sent anyway (a site that builds on a schedule); `none` waits for the signal.',
   }),
   defineSetting({
     name: 'INDIEWEB_JOB_LEASE_SECONDS',

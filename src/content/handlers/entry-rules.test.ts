@@ -9,7 +9,10 @@ describe('applyUpdate', () => {
   });
 
   it('removes a property replaced with an empty list and adds to a missing one', () => {
-    expect(applyUpdate({ content: ['a'], summary: ['s'] }, { replace: { summary: [] }, add: { category: ['c'] } })).toEqual({ content: ['a'], category: ['c'] });
+    expect(applyUpdate({ content: ['a'], summary: ['s'] }, { replace: { summary: [] }, add: { category: ['c'] } })).toEqual({
+      content: ['a'],
+      category: ['c'],
+    });
   });
 
   it('deletes whole properties by name, the missing ones included', () => {
@@ -17,8 +20,13 @@ describe('applyUpdate', () => {
   });
 
   it('deletes single values compared as key-sorted JSON and drops a property left empty', () => {
-    const current: MicropubProperties = { photo: [{ value: 'https://example.com/a.jpg', alt: 'A' }, 'https://example.com/b.jpg'], category: ['only'] };
-    const result = applyUpdate(current, { delete: { photo: [{ alt: 'A', value: 'https://example.com/a.jpg' }], category: ['only'], missing: ['x'] } });
+    const current: MicropubProperties = {
+      photo: [{ value: 'https://example.com/a.jpg', alt: 'A' }, 'https://example.com/b.jpg'],
+      category: ['only'],
+    };
+    const result = applyUpdate(current, {
+      delete: { photo: [{ alt: 'A', value: 'https://example.com/a.jpg' }], category: ['only'], missing: ['x'] },
+    });
     expect(result).toEqual({ photo: ['https://example.com/b.jpg'] });
   });
 

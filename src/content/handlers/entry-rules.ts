@@ -20,19 +20,33 @@ export const BUILT_IN_POST_TYPES: readonly PostType[] = Object.freeze([
   { type: 'bookmark', name: 'Bookmark', properties: ['bookmark-of', 'name', 'content'] },
   { type: 'like', name: 'Like', properties: ['like-of'] },
   { type: 'repost', name: 'Repost', properties: ['repost-of'] },
-  { type: 'event', name: 'Event', properties: ['name', 'summary', 'description', 'start', 'end', 'location', 'category', 'url', 'published'] },
+  {
+    type: 'event',
+    name: 'Event',
+    properties: ['name', 'summary', 'description', 'start', 'end', 'location', 'category', 'url', 'published'],
+  },
   { type: 'rsvp', name: 'RSVP', properties: ['rsvp', 'in-reply-to', 'name', 'content'] },
 ]);
 
 /** The query names the built-in handlers support and advertise. */
-export const BUILT_IN_QUERIES: readonly string[] = Object.freeze(['config', 'source', 'syndicate-to', 'category', 'channel', 'media-endpoint', 'post-types']);
+export const BUILT_IN_QUERIES: readonly string[] = Object.freeze([
+  'config',
+  'source',
+  'syndicate-to',
+  'category',
+  'channel',
+  'media-endpoint',
+  'post-types',
+]);
 
 /** What `q=config` of the built-in handlers answers: empty syndication targets, categories and channels; frozen and shared, so nothing is copied per request. */
 export const BUILT_IN_CONFIG: MicropubConfig = Object.freeze({
   'syndicate-to': Object.freeze([]),
   categories: Object.freeze([]),
   channels: Object.freeze([]),
-  'post-types': Object.freeze(BUILT_IN_POST_TYPES.map((postType) => Object.freeze({ ...postType, properties: Object.freeze([...postType.properties]) }))),
+  'post-types': Object.freeze(
+    BUILT_IN_POST_TYPES.map((postType) => Object.freeze({ ...postType, properties: Object.freeze([...postType.properties]) })),
+  ),
   q: BUILT_IN_QUERIES,
 });
 
@@ -43,7 +57,9 @@ export const BUILT_IN_CONFIG: MicropubConfig = Object.freeze({
  */
 export function categoriesOf(entries: Iterable<{ readonly properties: MicropubProperties }>): string[] {
   const found = new Set<string>();
-  for (const entry of entries) for (const category of entry.properties.category ?? []) if (typeof category === 'string' && category.trim() !== '') found.add(category.trim());
+  for (const entry of entries)
+    for (const category of entry.properties.category ?? [])
+      if (typeof category === 'string' && category.trim() !== '') found.add(category.trim());
   return [...found].sort((a, b) => a.localeCompare(b));
 }
 
@@ -77,7 +93,11 @@ export function cloneJson<T>(value: T): T {
  * ```
  * @see SPEC.md "Micropub endpoint" (update)
  */
-export function applyUpdate(current: MicropubProperties, operations: UpdateOperations, copy: <T>(value: T) => T = cloneJson): MicropubProperties {
+export function applyUpdate(
+  current: MicropubProperties,
+  operations: UpdateOperations,
+  copy: <T>(value: T) => T = cloneJson,
+): MicropubProperties {
   const properties = new Map<string, unknown[]>(Object.entries(current));
   for (const [name, values] of Object.entries(operations.replace ?? {})) {
     if (values.length === 0) properties.delete(name);

@@ -8,7 +8,15 @@ import { randomBytes } from 'node:crypto';
 import type { HostUser } from '../../contracts/accounts.js';
 import { HandlerValueError } from '../../contracts/handler-errors.js';
 import type { MicropubHandler } from '../../contracts/micropub-handler.js';
-import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, UpdateOperations } from '../../contracts/micropub-types.js';
+import type {
+  MicropubConfig,
+  MicropubEntry,
+  MicropubProperties,
+  NewEntry,
+  Page,
+  PageRequest,
+  UpdateOperations,
+} from '../../contracts/micropub-types.js';
 import { matchesFilter } from '../../core/list-params.js';
 import { applyUpdate, BUILT_IN_CONFIG, cloneJson } from './entry-rules.js';
 
@@ -96,7 +104,11 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
     return entry.deleted === (state === 'deleted') ? entry : null;
   }
 
-  const toEntry = (entry: StoredEntry): MicropubEntry => ({ url: entry.url, type: cloneJson(entry.type), properties: cloneJson(entry.properties) });
+  const toEntry = (entry: StoredEntry): MicropubEntry => ({
+    url: entry.url,
+    type: cloneJson(entry.type),
+    properties: cloneJson(entry.properties),
+  });
 
   function newUrl(properties: MicropubProperties): string {
     const wanted = properties['mp-slug']?.find((slug): slug is string => typeof slug === 'string' && slug !== '');
@@ -109,7 +121,14 @@ export function createMemoryHandler(options: MemoryHandlerOptions): MicropubHand
   return {
     async createEntry(entry: NewEntry, user: HostUser): Promise<MicropubEntry> {
       const url = newUrl(entry.properties);
-      const stored: StoredEntry = { owner: user.id, url, type: [...entry.type], properties: cloneJson(entry.properties), created: now().toISOString(), deleted: false };
+      const stored: StoredEntry = {
+        owner: user.id,
+        url,
+        type: [...entry.type],
+        properties: cloneJson(entry.properties),
+        created: now().toISOString(),
+        deleted: false,
+      };
       entries.set(url, stored);
       byOwner.set(user.id, appendTo(byOwner.get(user.id), stored));
       adjustLive(user.id, 1);

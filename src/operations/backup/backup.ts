@@ -43,7 +43,9 @@ export async function createBackup(options: BackupOptions): Promise<BackupSummar
   const dir = path.resolve(options.dir);
   if (!(await isEmptyOrAbsent(dir))) throw new BackupError(`${dir} is not empty: give a new directory for each backup`);
   if (config.database.kind === 'sqlite' && (config.database.filename === ':memory:' || !existsSync(config.database.filename))) {
-    throw new BackupError(`no database at ${config.database.filename}: run backup where \`indiestack serve\` runs, or give --data-dir or INDIEWEB_DATABASE_URL`);
+    throw new BackupError(
+      `no database at ${config.database.filename}: run backup where \`indiestack serve\` runs, or give --data-dir or INDIEWEB_DATABASE_URL`,
+    );
   }
   const createdDir = !existsSync(dir);
   // password hashes and token hashes are in it: readable by this user alone
@@ -82,10 +84,15 @@ export async function createBackup(options: BackupOptions): Promise<BackupSummar
         if (entry.kind === 'directory') {
           await mkdir(path.join(dir, relative), { recursive: true });
           directories.push(relative);
-        } else if (entry.kind === 'other') warn(`left out ${path.join(source, entry.relative)}: not a regular file (symbolic links are not followed)`);
+        } else if (entry.kind === 'other')
+          warn(`left out ${path.join(source, entry.relative)}: not a regular file (symbolic links are not followed)`);
         else if (!isPartialUpload(entry.relative)) {
           try {
-            files.push({ path: relative, ...(await copyHashed(path.join(source, entry.relative), path.join(dir, relative), entry.mode)), mode: entry.mode });
+            files.push({
+              path: relative,
+              ...(await copyHashed(path.join(source, entry.relative), path.join(dir, relative), entry.mode)),
+              mode: entry.mode,
+            });
             count += 1;
           } catch (error) {
             // deleted between listing and copying (a media delete while the server runs): it is gone from the data too
@@ -93,7 +100,10 @@ export async function createBackup(options: BackupOptions): Promise<BackupSummar
           }
         }
       }
-      if (hooks > 0) warn(`left out ${hooks} git hook file${hooks === 1 ? '' : 's'} in ${source}: hooks are not backed up (a restore would refuse them)`);
+      if (hooks > 0)
+        warn(
+          `left out ${hooks} git hook file${hooks === 1 ? '' : 's'} in ${source}: hooks are not backed up (a restore would refuse them)`,
+        );
       return count;
     };
 

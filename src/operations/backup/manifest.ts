@@ -88,31 +88,43 @@ export function parseManifest(text: string): Manifest {
   const version = value['version'];
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) throw invalid('no format version');
   if (version > BACKUP_FORMAT_VERSION) {
-    throw new BackupError(`the backup has format version ${version}, newer than this indiestack understands (${BACKUP_FORMAT_VERSION}): restore it with the version that wrote it (${String(value['indiestack'])}) or newer`);
+    throw new BackupError(
+      `the backup has format version ${version}, newer than this indiestack understands (${BACKUP_FORMAT_VERSION}): restore it with the version that wrote it (${String(value['indiestack'])}) or newer`,
+    );
   }
   const database = value['database'];
   if (!isRecord(database) || (database['dialect'] !== 'sqlite' && database['dialect'] !== 'postgres')) throw invalid('no database dialect');
   const migrations = database['migrations'];
   if (!Array.isArray(migrations) || !migrations.every((name) => typeof name === 'string')) throw invalid('no list of migrations');
   const databaseFile = database['file'];
-  if (database['dialect'] === 'sqlite' ? databaseFile !== PARTS.database : databaseFile !== null) throw invalid('the database file does not match its dialect');
+  if (database['dialect'] === 'sqlite' ? databaseFile !== PARTS.database : databaseFile !== null)
+    throw invalid('the database file does not match its dialect');
   const directories = value['directories'];
-  if (!Array.isArray(directories) || !directories.every((entry) => typeof entry === 'string' && isSafeBackupPath(entry))) throw invalid('a directory path is not a plain path inside the backup');
+  if (!Array.isArray(directories) || !directories.every((entry) => typeof entry === 'string' && isSafeBackupPath(entry)))
+    throw invalid('a directory path is not a plain path inside the backup');
   const hookDirectory = (directories as string[]).find(isGitHookPath);
-  if (hookDirectory !== undefined) throw new BackupError(`the backup holds a git hook (${hookDirectory}): hooks are never restored, since git would run them; take it out of the backup and ${MANIFEST_FILE} to restore the rest`);
+  if (hookDirectory !== undefined)
+    throw new BackupError(
+      `the backup holds a git hook (${hookDirectory}): hooks are never restored, since git would run them; take it out of the backup and ${MANIFEST_FILE} to restore the rest`,
+    );
   const files = value['files'];
   if (!Array.isArray(files)) throw invalid('no list of files');
   const seen = new Set<string>();
   for (const file of files) {
-    if (!isRecord(file) || typeof file['path'] !== 'string' || !isSafeBackupPath(file['path'])) throw invalid('a file path is not a plain path inside the backup');
+    if (!isRecord(file) || typeof file['path'] !== 'string' || !isSafeBackupPath(file['path']))
+      throw invalid('a file path is not a plain path inside the backup');
     if (isGitHookPath(file['path'])) {
-      throw new BackupError(`the backup holds a git hook (${file['path']}): hooks are never restored, since git would run them; take it out of the backup and ${MANIFEST_FILE} to restore the rest`);
+      throw new BackupError(
+        `the backup holds a git hook (${file['path']}): hooks are never restored, since git would run them; take it out of the backup and ${MANIFEST_FILE} to restore the rest`,
+      );
     }
     if (seen.has(file['path'])) throw invalid(`${file['path']} is listed twice`);
     seen.add(file['path']);
-    if (typeof file['bytes'] !== 'number' || !Number.isSafeInteger(file['bytes']) || file['bytes'] < 0) throw invalid(`${file['path']} has no size`);
+    if (typeof file['bytes'] !== 'number' || !Number.isSafeInteger(file['bytes']) || file['bytes'] < 0)
+      throw invalid(`${file['path']} has no size`);
     if (typeof file['sha256'] !== 'string' || !/^[0-9a-f]{64}$/.test(file['sha256'])) throw invalid(`${file['path']} has no SHA-256`);
-    if (typeof file['mode'] !== 'number' || !Number.isInteger(file['mode']) || file['mode'] < 0 || file['mode'] > 0o777) throw invalid(`${file['path']} has no mode`);
+    if (typeof file['mode'] !== 'number' || !Number.isInteger(file['mode']) || file['mode'] < 0 || file['mode'] > 0o777)
+      throw invalid(`${file['path']} has no mode`);
   }
   if (databaseFile !== null && !seen.has(PARTS.database)) throw invalid(`${PARTS.database} is not listed`);
   return {

@@ -35,14 +35,17 @@ export async function verifyBackup(dir: string): Promise<Manifest> {
   try {
     text = await readFile(path.join(root, MANIFEST_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BackupError(`${root} holds no ${MANIFEST_FILE}: not a backup, or one that did not finish`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new BackupError(`${root} holds no ${MANIFEST_FILE}: not a backup, or one that did not finish`);
     throw new BackupError(`cannot read ${path.join(root, MANIFEST_FILE)}: ${(error as Error).message}`);
   }
   const manifest = parseManifest(text);
   const known = new Set(Object.keys(MIGRATIONS));
   const newer = manifest.database.migrations.filter((name) => !known.has(name));
   if (newer.length > 0) {
-    throw new BackupError(`the backup's database has a newer schema than this indiestack knows (migration ${newer.join(', ')}); restore it with indiestack ${manifest.indiestack} or newer`);
+    throw new BackupError(
+      `the backup's database has a newer schema than this indiestack knows (migration ${newer.join(', ')}); restore it with indiestack ${manifest.indiestack} or newer`,
+    );
   }
   for (const file of manifest.files) {
     // regular files only: a link, pipe or device is refused before a byte is read through it
@@ -55,7 +58,8 @@ export async function verifyBackup(dir: string): Promise<Manifest> {
     } finally {
       await handle.close();
     }
-    if (found.bytes !== file.bytes || found.sha256 !== file.sha256) throw new BackupError(`${file.path} does not match its checksum in ${MANIFEST_FILE}: the backup is damaged`);
+    if (found.bytes !== file.bytes || found.sha256 !== file.sha256)
+      throw new BackupError(`${file.path} does not match its checksum in ${MANIFEST_FILE}: the backup is damaged`);
   }
   if (manifest.database.file !== null) {
     const problem = sqliteIntegrityProblem(path.join(root, manifest.database.file));
@@ -78,10 +82,14 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreSum
   const manifest = await verifyBackup(root);
 
   if (manifest.database.file !== null && config.database.kind !== 'sqlite') {
-    throw new BackupError('the backup holds a SQLite database but INDIEWEB_DATABASE_URL names PostgreSQL: restore into a SQLite data directory (docs/operations.md)');
+    throw new BackupError(
+      'the backup holds a SQLite database but INDIEWEB_DATABASE_URL names PostgreSQL: restore into a SQLite data directory (docs/operations.md)',
+    );
   }
   if (manifest.media && config.media.storage.kind !== 'local') {
-    throw new BackupError('the backup holds local media but INDIEWEB_MEDIA_STORAGE is s3: restore with local storage, then copy the files into the bucket');
+    throw new BackupError(
+      'the backup holds local media but INDIEWEB_MEDIA_STORAGE is s3: restore with local storage, then copy the files into the bucket',
+    );
   }
   const databaseFile = manifest.database.file === null || config.database.kind !== 'sqlite' ? null : config.database.filename;
   if (databaseFile === ':memory:') throw new BackupError('INDIEWEB_DATABASE_URL is :memory:: give a database file to restore into');
@@ -89,9 +97,11 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreSum
   // refuse before writing anything: a restore never mixes a backup with data that is already there
   const targets = targetsOf(config, manifest);
   for (const { dir } of targets) {
-    if (!(await isEmptyOrAbsent(dir))) throw new BackupError(`${dir} is not empty: restore only into an empty data directory (give a new one with --data-dir)`);
+    if (!(await isEmptyOrAbsent(dir)))
+      throw new BackupError(`${dir} is not empty: restore only into an empty data directory (give a new one with --data-dir)`);
   }
-  if (databaseFile !== null && existsSync(databaseFile)) throw new BackupError(`${databaseFile} exists: restore only where there is no database yet`);
+  if (databaseFile !== null && existsSync(databaseFile))
+    throw new BackupError(`${databaseFile} exists: restore only where there is no database yet`);
 
   const created = targets.map(({ dir }) => ({ dir, existed: existsSync(dir) }));
   try {

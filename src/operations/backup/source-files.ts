@@ -23,7 +23,9 @@ function kindOf(info: Stats): string {
 }
 
 const notRegular = (relative: string, info: Stats) =>
-  new BackupError(`${relative} in the backup is ${kindOf(info)}, not a regular file: a restore reads regular files only, and never follows links`);
+  new BackupError(
+    `${relative} in the backup is ${kindOf(info)}, not a regular file: a restore reads regular files only, and never follows links`,
+  );
 
 // O_NOFOLLOW fails on a link instead of following it; O_NONBLOCK keeps opening a named pipe from waiting for a writer
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);

@@ -12,7 +12,10 @@ const answer = (link: string | string[] | undefined, url = 'https://alice.exampl
 
 describe('linksFromHeaders', () => {
   it('finds a rel among several space-separated values, in any case, across header lines and comma-separated link-values', () => {
-    const response = answer(['<https://a.example/1>; rel="other MICROPUB"', '<https://a.example/2>; rel=webmention, <https://a.example/3>; rel="micropub"']);
+    const response = answer([
+      '<https://a.example/1>; rel="other MICROPUB"',
+      '<https://a.example/2>; rel=webmention, <https://a.example/3>; rel="micropub"',
+    ]);
     expect(linksFromHeaders(response, 'micropub')).toEqual(['https://a.example/1', 'https://a.example/3']);
     expect(linksFromHeaders(response, 'webmention')).toEqual(['https://a.example/2']);
   });
@@ -23,7 +26,9 @@ describe('linksFromHeaders', () => {
   });
 
   it('skips a malformed link-value without losing the others; nothing at all without a header', () => {
-    expect(linksFromHeaders(answer('nonsense; rel=micropub, <https://a.example/ok>; rel=micropub'), 'micropub')).toEqual(['https://a.example/ok']);
+    expect(linksFromHeaders(answer('nonsense; rel=micropub, <https://a.example/ok>; rel=micropub'), 'micropub')).toEqual([
+      'https://a.example/ok',
+    ]);
     expect(linksFromHeaders(answer('garbage;;;,,, "<>'), 'micropub')).toEqual([]);
     expect(linksFromHeaders(answer(undefined), 'micropub')).toEqual([]);
   });

@@ -24,7 +24,11 @@ export { linksFromHeaders };
  * (`htmlRels` is microformats-parser's `rels`, already absolute; null when
  * the page is not HTML).
  */
-export function advertisedLinks(response: OutboundResponse, htmlRels: Readonly<Record<string, readonly string[]>> | null, rel: string): AdvertisedLink[] {
+export function advertisedLinks(
+  response: OutboundResponse,
+  htmlRels: Readonly<Record<string, readonly string[]>> | null,
+  rel: string,
+): AdvertisedLink[] {
   const fromHeader = linksFromHeaders(response, rel).map((url): AdvertisedLink => ({ url, from: 'Link header' }));
   const fromHtml = (htmlRels?.[rel] ?? []).map((url): AdvertisedLink => ({ url, from: 'HTML' }));
   return [...fromHeader, ...fromHtml];

@@ -16,9 +16,17 @@ import { fail, pass, warn, type CheckResult } from './check.js';
 const why = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
 
 export function checkSecret(config: Pick<Config, 'database' | 'secret'>): CheckResult {
-  if (config.database.kind !== 'postgres') return pass('secret', config.secret === null ? 'generated once into the data directory (one instance on SQLite)' : 'INDIEWEB_SECRET is set');
+  if (config.database.kind !== 'postgres')
+    return pass(
+      'secret',
+      config.secret === null ? 'generated once into the data directory (one instance on SQLite)' : 'INDIEWEB_SECRET is set',
+    );
   if (config.secret === null) {
-    return fail('secret', 'PostgreSQL means several instances, but INDIEWEB_SECRET is unset: each instance generates its own, and sign-ins break between them', 'set INDIEWEB_SECRET (openssl rand -base64 48) to the same value on every instance');
+    return fail(
+      'secret',
+      'PostgreSQL means several instances, but INDIEWEB_SECRET is unset: each instance generates its own, and sign-ins break between them',
+      'set INDIEWEB_SECRET (openssl rand -base64 48) to the same value on every instance',
+    );
   }
   return pass('secret', 'INDIEWEB_SECRET is set for the PostgreSQL deployment');
 }
@@ -62,16 +70,26 @@ export async function checkMediaStorage(storage: MediaStorage, outbound: Outboun
     if (isLocal(storage)) {
       // served by indiestack only for uploads it has a row for: the file itself is read
       const back = await readFile(storage.pathOf(key));
-      result = back.equals(probe) ? pass(name, 'a probe file was written, read back and deleted in the media directory') : fail(name, 'a probe file reads back different bytes', 'check the disk under INDIEWEB_MEDIA_DIR');
+      result = back.equals(probe)
+        ? pass(name, 'a probe file was written, read back and deleted in the media directory')
+        : fail(name, 'a probe file reads back different bytes', 'check the disk under INDIEWEB_MEDIA_DIR');
     } else {
       const response = await outbound.fetch(url);
       result =
         response.status === 200 && response.body.equals(probe)
           ? pass(name, `a probe was stored, read back at ${new URL(url).origin} and deleted`)
-          : warn(name, `a probe was stored but ${url} answers ${response.status}`, 'check that media are served at their public URL (INDIEWEB_S3_PUBLIC_BASE_URL)');
+          : warn(
+              name,
+              `a probe was stored but ${url} answers ${response.status}`,
+              'check that media are served at their public URL (INDIEWEB_S3_PUBLIC_BASE_URL)',
+            );
     }
   } catch (error) {
-    result = warn(name, `a probe was stored but cannot be read back at its URL (${why(error)})`, 'check that media are served at their public URL; a server on this machine needs INDIEWEB_ALLOW_PRIVATE_NETWORKS for the doctor to fetch it');
+    result = warn(
+      name,
+      `a probe was stored but cannot be read back at its URL (${why(error)})`,
+      'check that media are served at their public URL; a server on this machine needs INDIEWEB_ALLOW_PRIVATE_NETWORKS for the doctor to fetch it',
+    );
   }
   try {
     await storage.delete(key);
@@ -85,7 +103,12 @@ export async function checkJobQueue(jobs: Pick<JobsRepository, 'queueStats'>, no
   try {
     const { depth, oldestCreatedAt } = await jobs.queueStats();
     const age = oldestCreatedAt === null ? 0 : Math.round((now.getTime() - Date.parse(oldestCreatedAt)) / 1000);
-    if (age > 3600) return warn('job-queue', `${depth} jobs queued, the oldest for ${Math.round(age / 60)} min`, 'make sure a server runs with its worker (webmentions are verified by it)');
+    if (age > 3600)
+      return warn(
+        'job-queue',
+        `${depth} jobs queued, the oldest for ${Math.round(age / 60)} min`,
+        'make sure a server runs with its worker (webmentions are verified by it)',
+      );
     return pass('job-queue', `${depth} jobs queued${depth > 0 ? `, the oldest for ${age} s` : ''}`);
   } catch (error) {
     return fail('job-queue', `cannot read the job queue (${why(error)})`, 'check the database');

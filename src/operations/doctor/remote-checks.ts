@@ -52,7 +52,11 @@ export async function checkBaseUrl(context: RemoteContext): Promise<CheckResult>
   try {
     response = await fetchPage(context, url, { accept: 'application/json' });
   } catch (error) {
-    return fail(name, `${context.baseUrl} cannot be reached from here (${why(error)})`, 'give --base-url (INDIEWEB_BASE_URL) the public address of this server, and check DNS, the proxy and the firewall');
+    return fail(
+      name,
+      `${context.baseUrl} cannot be reached from here (${why(error)})`,
+      'give --base-url (INDIEWEB_BASE_URL) the public address of this server, and check DNS, the proxy and the firewall',
+    );
   }
   let issuer: unknown = null;
   try {
@@ -68,8 +72,17 @@ export async function checkBaseUrl(context: RemoteContext): Promise<CheckResult>
     );
   }
   if (base.protocol !== 'https:') {
-    if (isLoopbackHost(base.host)) return warn(name, `${context.baseUrl} answers, over http on this machine only`, 'fine for trying out; on the internet serve https and set INDIEWEB_BASE_URL to the https address');
-    return fail(name, `${context.baseUrl} answers, but over http: sign-in cookies are not Secure and clients expect https`, 'put a TLS proxy in front and set INDIEWEB_BASE_URL to the https:// address');
+    if (isLoopbackHost(base.host))
+      return warn(
+        name,
+        `${context.baseUrl} answers, over http on this machine only`,
+        'fine for trying out; on the internet serve https and set INDIEWEB_BASE_URL to the https address',
+      );
+    return fail(
+      name,
+      `${context.baseUrl} answers, but over http: sign-in cookies are not Secure and clients expect https`,
+      'put a TLS proxy in front and set INDIEWEB_BASE_URL to the https:// address',
+    );
   }
   return pass(name, `${context.baseUrl} answers over https with this server's metadata`);
 }
@@ -91,13 +104,29 @@ export async function checkAuthorizationHeader(context: RemoteContext): Promise<
     // not the self-test
   }
   if (response.status !== 200 || echo === null || typeof echo.bearer !== 'boolean') {
-    return fail(name, `${url} answers ${response.status}, not the self-test: the base URL does not lead to this version of indiestack`, 'point INDIEWEB_BASE_URL at this server');
+    return fail(
+      name,
+      `${url} answers ${response.status}, not the self-test: the base URL does not lead to this version of indiestack`,
+      'point INDIEWEB_BASE_URL at this server',
+    );
   }
-  if (echo.bearer) return pass(name, `an Authorization header sent to ${context.baseUrl} arrives${echo.via === 'x-forwarded-authorization' ? ' (as X-Forwarded-Authorization, trusted)' : ''}`);
+  if (echo.bearer)
+    return pass(
+      name,
+      `an Authorization header sent to ${context.baseUrl} arrives${echo.via === 'x-forwarded-authorization' ? ' (as X-Forwarded-Authorization, trusted)' : ''}`,
+    );
   if (echo.forwardedIgnored) {
-    return fail(name, 'the proxy forwards the token as X-Forwarded-Authorization, which is ignored while INDIEWEB_TRUST_PROXY is off: every Micropub request would get 401', 'set INDIEWEB_TRUST_PROXY=true (only behind a proxy that sets that header itself)');
+    return fail(
+      name,
+      'the proxy forwards the token as X-Forwarded-Authorization, which is ignored while INDIEWEB_TRUST_PROXY is off: every Micropub request would get 401',
+      'set INDIEWEB_TRUST_PROXY=true (only behind a proxy that sets that header itself)',
+    );
   }
-  return fail(name, `an Authorization header sent to ${context.baseUrl} does not reach the server: every Micropub and media request would get 401`, PROXY_FIX);
+  return fail(
+    name,
+    `an Authorization header sent to ${context.baseUrl} does not reach the server: every Micropub and media request would get 401`,
+    PROXY_FIX,
+  );
 }
 
 /** Where the account's link tags can be had, as the fixes name it. */
@@ -136,8 +165,18 @@ function expectedLinks(baseUrl: string, found: Readonly<Record<string, readonly 
   const hasLegacy = (found['authorization_endpoint'] ?? []).length > 0;
   const hasMetadata = (found['indieauth-metadata'] ?? []).length > 0;
   return [
-    { rel: 'indieauth-metadata', urls: [`${baseUrl}/.well-known/oauth-authorization-server`, `${baseUrl}/indieweb/metadata`], required: !hasLegacy, missing: 'current IndieAuth clients find the server through it' },
-    { rel: 'authorization_endpoint', urls: [`${baseUrl}/indieweb/auth/`], required: !hasMetadata, missing: 'older IndieAuth clients look for it' },
+    {
+      rel: 'indieauth-metadata',
+      urls: [`${baseUrl}/.well-known/oauth-authorization-server`, `${baseUrl}/indieweb/metadata`],
+      required: !hasLegacy,
+      missing: 'current IndieAuth clients find the server through it',
+    },
+    {
+      rel: 'authorization_endpoint',
+      urls: [`${baseUrl}/indieweb/auth/`],
+      required: !hasMetadata,
+      missing: 'older IndieAuth clients look for it',
+    },
     { rel: 'token_endpoint', urls: [`${baseUrl}/indieweb/token/`], required: false, missing: 'older IndieAuth clients look for it' },
     { rel: 'micropub', urls: [`${baseUrl}/indieweb/micropub/`], required: false, missing: 'Micropub clients cannot find where to publish' },
     { rel: 'webmention', urls: [`${baseUrl}/indieweb/webmention/`], required: false, missing: 'other sites cannot send you webmentions' },
@@ -166,7 +205,11 @@ function checkLink(link: ExpectedLink, found: readonly AdvertisedLink[], me: str
       );
     }
     const where = first.from === 'Link header' ? ' in the Link header your web server sends' : '';
-    return fail(name, `${me} links rel="${link.rel}" to ${first.url}${first.from === 'Link header' ? ' (Link header)' : ''}, not this server (an old endpoint?)`, `replace it${where} with ${link.urls[0]} (${linksHint.short})`);
+    return fail(
+      name,
+      `${me} links rel="${link.rel}" to ${first.url}${first.from === 'Link header' ? ' (Link header)' : ''}, not this server (an old endpoint?)`,
+      `replace it${where} with ${link.urls[0]} (${linksHint.short})`,
+    );
   }
   return pass(name, `points at this server${first.from === 'Link header' ? ' (Link header)' : ''}`);
 }
@@ -177,9 +220,18 @@ export async function checkProfile(context: RemoteContext, me: string, linksHint
   try {
     response = await fetchPage(context, me, { accept: 'text/html' });
   } catch (error) {
-    return [fail(`profile ${me}`, `cannot fetch it (${why(error)}): clients signing in with it cannot either`, 'publish the page at that address, or add the address you do publish to the account')];
+    return [
+      fail(
+        `profile ${me}`,
+        `cannot fetch it (${why(error)}): clients signing in with it cannot either`,
+        'publish the page at that address, or add the address you do publish to the account',
+      ),
+    ];
   }
-  if (response.status !== 200) return [fail(`profile ${me}`, `answers ${response.status}: clients signing in with it cannot read it`, 'publish the page at that address')];
+  if (response.status !== 200)
+    return [
+      fail(`profile ${me}`, `answers ${response.status}: clients signing in with it cannot read it`, 'publish the page at that address'),
+    ];
   const checks: CheckResult[] = [];
 
   const spelling = `me-spelling ${me}`;
@@ -192,7 +244,13 @@ export async function checkProfile(context: RemoteContext, me: string, linksHint
       ),
     );
   } else if (new URL(me).protocol !== 'https:') {
-    checks.push(warn(spelling, `${me} is http: clients increasingly expect https profile URLs`, 'serve your homepage over https and use the https address as the profile URL'));
+    checks.push(
+      warn(
+        spelling,
+        `${me} is http: clients increasingly expect https profile URLs`,
+        'serve your homepage over https and use the https address as the profile URL',
+      ),
+    );
   } else checks.push(pass(spelling, `${me} is the address clients end up at`));
 
   const type = response.headers['content-type'];
@@ -203,22 +261,47 @@ export async function checkProfile(context: RemoteContext, me: string, linksHint
       parsed = await parseOffThread<HomePage>(HOME_PAGE_MODULE, 'readHomePage', [response.body.toString('utf8'), response.url]);
     } catch (error) {
       if (!(error instanceof ParseFailure)) throw error;
-      checks.push(fail(`profile-links ${me}`, `the page cannot be read: ${error.message}`, 'serve a smaller, simpler homepage: clients give up on it too'));
+      checks.push(
+        fail(
+          `profile-links ${me}`,
+          `the page cannot be read: ${error.message}`,
+          'serve a smaller, simpler homepage: clients give up on it too',
+        ),
+      );
       return checks;
     }
   }
   const found = Object.fromEntries(REL_NAMES.map((rel) => [rel, advertisedLinks(response, parsed?.rels ?? null, rel)]));
   if (parsed === null && Object.values(found).every((links) => links.length === 0)) {
-    checks.push(fail(`profile-links ${me}`, `answers ${type}, not HTML, and sends no Link header: no links can be found`, 'serve the homepage as text/html'));
+    checks.push(
+      fail(
+        `profile-links ${me}`,
+        `answers ${type}, not HTML, and sends no Link header: no links can be found`,
+        'serve the homepage as text/html',
+      ),
+    );
     return checks;
   }
   for (const link of expectedLinks(context.baseUrl, found)) checks.push(checkLink(link, found[link.rel] ?? [], me, linksHint));
   if (parsed === null) {
-    checks.push(warn(`h-card ${me}`, `${me} answers ${type}, not HTML: apps find no h-card, so no name or photo for you`, 'serve an HTML homepage with an h-card'));
+    checks.push(
+      warn(
+        `h-card ${me}`,
+        `${me} answers ${type}, not HTML: apps find no h-card, so no name or photo for you`,
+        'serve an HTML homepage with an h-card',
+      ),
+    );
     return checks;
   }
   const card = parsed.card;
-  if (card === null) checks.push(warn(`h-card ${me}`, `${me} has no h-card: apps show no name or photo for you`, 'add an h-card to the page (`indiestack profile show NAME`; renderHCard renders one)'));
+  if (card === null)
+    checks.push(
+      warn(
+        `h-card ${me}`,
+        `${me} has no h-card: apps show no name or photo for you`,
+        'add an h-card to the page (`indiestack profile show NAME`; renderHCard renders one)',
+      ),
+    );
   else {
     const name = card.name;
     checks.push(pass(`h-card ${me}`, `h-card found${name !== null ? ` (name: ${name.slice(0, 60)})` : ''}`));
@@ -230,7 +313,8 @@ export async function checkProfile(context: RemoteContext, me: string, linksHint
 export function checkClock(context: RemoteContext): CheckResult {
   const name = 'clock';
   const now = context.now();
-  if (now.getUTCFullYear() < 2025) return fail(name, `this machine's clock says ${now.toISOString()}`, 'set the clock (NTP: systemd-timesyncd, chrony)');
+  if (now.getUTCFullYear() < 2025)
+    return fail(name, `this machine's clock says ${now.toISOString()}`, 'set the clock (NTP: systemd-timesyncd, chrony)');
   let worst: { skew: number; from: string } | null = null;
   for (const date of context.dates) {
     const remote = Date.parse(date.header);
@@ -238,10 +322,16 @@ export function checkClock(context: RemoteContext): CheckResult {
     const skew = (date.at.getTime() - remote) / 1000;
     if (worst === null || Math.abs(skew) > Math.abs(worst.skew)) worst = { skew, from: date.from };
   }
-  if (worst === null) return warn(name, 'no answer carried a Date header to compare the clock with', 'check that the machine syncs its clock (NTP)');
+  if (worst === null)
+    return warn(name, 'no answer carried a Date header to compare the clock with', 'check that the machine syncs its clock (NTP)');
   const seconds = Math.round(Math.abs(worst.skew));
   // Date headers have whole seconds: a couple of seconds is noise
-  if (seconds > 300) return fail(name, `this clock and ${worst.from}'s differ by ${seconds} s: codes and tokens expire at the wrong time`, 'sync the clocks (NTP: systemd-timesyncd, chrony)');
+  if (seconds > 300)
+    return fail(
+      name,
+      `this clock and ${worst.from}'s differ by ${seconds} s: codes and tokens expire at the wrong time`,
+      'sync the clocks (NTP: systemd-timesyncd, chrony)',
+    );
   if (seconds > 30) return warn(name, `this clock and ${worst.from}'s differ by ${seconds} s`, 'sync the clocks (NTP)');
   return pass(name, `within ${Math.max(seconds, 1)} s of ${worst.from}`);
 }

@@ -40,7 +40,11 @@ export interface DoctorService {
 
 export function createDoctorService(deps: DoctorServiceDeps): DoctorService {
   const { config } = deps;
-  const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000, onOutcome: deps.meter.outboundFetch });
+  const outbound = createOutbound({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    timeoutMs: config.outboundTimeout * 1000,
+    onOutcome: deps.meter.outboundFetch,
+  });
   // in this process only: each instance of a scaled-out deployment guards its own runs
   const running = new Set<string>();
 

@@ -31,7 +31,11 @@ export function addMetricsRoute(app: FastifyInstance, options: MetricsRouteOptio
     const presented = presentedToken(request);
     if (presented === null || !constantTimeEqual(presented, token)) {
       request.log.info('metrics: scrape refused');
-      return sendText(reply.header('www-authenticate', 'Bearer realm="metrics"'), 401, 'authentication required: send Authorization: Bearer with INDIEWEB_METRICS_TOKEN\n');
+      return sendText(
+        reply.header('www-authenticate', 'Bearer realm="metrics"'),
+        401,
+        'authentication required: send Authorization: Bearer with INDIEWEB_METRICS_TOKEN\n',
+      );
     }
     const text = await metrics.render();
     return reply.code(200).header('content-type', metrics.contentType).header('cache-control', 'no-store').send(text);
@@ -47,7 +51,11 @@ const countedBy = new WeakMap<Metrics, WeakSet<FastifyRequest>>();
  * standalone root and the plugin's scopes): each request is counted once,
  * whichever of them sees it first. `skip` leaves out requests by route pattern.
  */
-export function addRequestMetrics(app: FastifyInstance, metrics: Metrics, options: { skip?: (route: string | undefined) => boolean } = {}): void {
+export function addRequestMetrics(
+  app: FastifyInstance,
+  metrics: Metrics,
+  options: { skip?: (route: string | undefined) => boolean } = {},
+): void {
   const skip = options.skip ?? (() => false);
   let counted = countedBy.get(metrics);
   if (counted === undefined) {

@@ -40,7 +40,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const requests = new Counter({ name: 'indiestack_http_requests_total', help: 'Requests answered, by route pattern and status.', labelNames: ['method', 'route', 'status'], registers });
+  const requests = new Counter({
+    name: 'indiestack_http_requests_total',
+    help: 'Requests answered, by route pattern and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers,
+  });
   const latency = new Histogram({
     name: 'indiestack_http_request_duration_seconds',
     help: 'Time from a request arriving to its answer being sent, by route pattern.',
@@ -48,15 +53,29 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const tokensIssued = new Counter({ name: 'indiestack_tokens_issued_total', help: 'Access tokens issued by the token endpoint, by grant type.', labelNames: ['grant_type'], registers });
+  const tokensIssued = new Counter({
+    name: 'indiestack_tokens_issued_total',
+    help: 'Access tokens issued by the token endpoint, by grant type.',
+    labelNames: ['grant_type'],
+    registers,
+  });
   const tokensRefused = new Counter({
     name: 'indiestack_tokens_refused_total',
     help: 'Tokens and codes turned away: at the token endpoint (by error code) or by the bearer guard of Micropub and media (by reason).',
     labelNames: ['where', 'reason'],
     registers,
   });
-  const micropub = new Counter({ name: 'indiestack_micropub_operations_total', help: 'Micropub creates and actions that succeeded.', labelNames: ['operation'], registers });
-  const uploads = new Counter({ name: 'indiestack_media_uploads_total', help: 'Files stored (media endpoint and Micropub multipart creates).', registers });
+  const micropub = new Counter({
+    name: 'indiestack_micropub_operations_total',
+    help: 'Micropub creates and actions that succeeded.',
+    labelNames: ['operation'],
+    registers,
+  });
+  const uploads = new Counter({
+    name: 'indiestack_media_uploads_total',
+    help: 'Files stored (media endpoint and Micropub multipart creates).',
+    registers,
+  });
   const uploadBytes = new Counter({ name: 'indiestack_media_upload_bytes_total', help: 'Bytes of the files stored.', registers });
   const received = new Counter({ name: 'indiestack_webmentions_received_total', help: 'Webmentions accepted for processing.', registers });
   const processed = new Counter({
@@ -65,7 +84,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     labelNames: ['outcome'],
     registers,
   });
-  const outbound = new Counter({ name: 'indiestack_outbound_fetches_total', help: 'Fetches the server made (webmention sources, client pages), by outcome.', labelNames: ['outcome'], registers });
+  const outbound = new Counter({
+    name: 'indiestack_outbound_fetches_total',
+    help: 'Fetches the server made (webmention sources, client pages), by outcome.',
+    labelNames: ['outcome'],
+    registers,
+  });
 
   new Gauge({
     name: 'indiestack_webmentions',

@@ -65,7 +65,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('indieweb_webhook_delivery_user').on('indieweb_webhook_delivery').columns(['user_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('indieweb_webhook_delivery_user')
+    .on('indieweb_webhook_delivery')
+    .columns(['user_id', 'created_at'])
+    .execute();
 
   // webmentions sent on publish: one row per (source, target)
   await db.schema
@@ -85,7 +89,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('indieweb_webmention_outgoing_pair', ['source', 'target'])
     .execute();
-  await db.schema.createIndex('indieweb_webmention_outgoing_user').on('indieweb_webmention_outgoing').columns(['user_id', 'updated_at']).execute();
+  await db.schema
+    .createIndex('indieweb_webmention_outgoing_user')
+    .on('indieweb_webmention_outgoing')
+    .columns(['user_id', 'updated_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -95,5 +103,6 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('indieweb_webmention_account').execute();
   await db.schema.dropTable('indieweb_counter').execute();
   await db.schema.dropIndex('indieweb_webmention_wm_id').execute();
-  for (const column of ['origin', 'rsvp', 'approval', 'wm_id']) await db.schema.alterTable('indieweb_webmention').dropColumn(column).execute();
+  for (const column of ['origin', 'rsvp', 'approval', 'wm_id'])
+    await db.schema.alterTable('indieweb_webmention').dropColumn(column).execute();
 }

@@ -3,7 +3,10 @@ import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // an account may refuse password sign-in and accept only its passkeys
-  await db.schema.alterTable('indieweb_user').addColumn('passwordless', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('indieweb_user')
+    .addColumn('passwordless', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema
     .createTable('indieweb_passkey')
     .addColumn('id', 'text', (c) => c.primaryKey())

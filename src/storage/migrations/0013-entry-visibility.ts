@@ -32,7 +32,10 @@ function columnsOf(propertiesJson: string): { post_status: string; visibility: s
 export async function up(db: Kysely<any>): Promise<void> {
   // who may see an entry, as a column the listings filter on in SQL (issue 28, class 4): public, unlisted or private;
   // written from the properties on every write, like post_status (which is read again here with the trimmed, lower-cased rule)
-  await db.schema.alterTable('indieweb_entry').addColumn('visibility', 'text', (c) => c.notNull().defaultTo('public')).execute();
+  await db.schema
+    .alterTable('indieweb_entry')
+    .addColumn('visibility', 'text', (c) => c.notNull().defaultTo('public'))
+    .execute();
   let after = '';
   for (;;) {
     const rows: { id: string; properties: string; post_status: string }[] = await db
@@ -44,13 +47,18 @@ export async function up(db: Kysely<any>): Promise<void> {
       .execute();
     for (const row of rows) {
       const columns = columnsOf(row.properties);
-      if (columns.visibility !== 'public' || columns.post_status !== row.post_status) await db.updateTable('indieweb_entry').set(columns).where('id', '=', row.id).execute();
+      if (columns.visibility !== 'public' || columns.post_status !== row.post_status)
+        await db.updateTable('indieweb_entry').set(columns).where('id', '=', row.id).execute();
     }
     if (rows.length < BATCH) break;
     after = rows[rows.length - 1]!.id;
   }
   // the pages' listings: a user's listed entries by published date, one range of this index
-  await db.schema.createIndex('indieweb_entry_user_listed').on('indieweb_entry').columns(['user_id', 'post_status', 'visibility', 'published', 'id']).execute();
+  await db.schema
+    .createIndex('indieweb_entry_user_listed')
+    .on('indieweb_entry')
+    .columns(['user_id', 'post_status', 'visibility', 'published', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -18,7 +18,11 @@ function stable(value: unknown): string {
 function searchText(row: { url: string; type: string; properties: string; published: string }): string | null {
   try {
     const properties = JSON.parse(row.properties) as Record<string, unknown>;
-    const listed = { ...properties, ...(properties.url === undefined ? { url: [row.url] } : {}), ...(properties.published === undefined ? { published: [row.published] } : {}) };
+    const listed = {
+      ...properties,
+      ...(properties.url === undefined ? { url: [row.url] } : {}),
+      ...(properties.published === undefined ? { published: [row.published] } : {}),
+    };
     const item = { type: JSON.parse(row.type) as unknown, properties: listed };
     return stable(item).toLowerCase();
   } catch {
@@ -41,13 +45,22 @@ export async function up(db: Kysely<any>): Promise<void> {
       .orderBy('id')
       .limit(BATCH)
       .execute();
-    for (const row of rows) await db.updateTable('indieweb_entry').set({ search_text: searchText(row) }).where('id', '=', row.id).execute();
+    for (const row of rows)
+      await db
+        .updateTable('indieweb_entry')
+        .set({ search_text: searchText(row) })
+        .where('id', '=', row.id)
+        .execute();
     if (rows.length < BATCH) break;
     after = rows[rows.length - 1]!.id;
   }
   // q=source's list and count: a user's live entries newest created first, both a range of this index alone
   // (the old (user, created) index made the count read every row for deleted_at: ~40 ms at 20,000 entries)
-  await db.schema.createIndex('indieweb_entry_user_live').on('indieweb_entry').columns(['user_id', 'deleted_at', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('indieweb_entry_user_live')
+    .on('indieweb_entry')
+    .columns(['user_id', 'deleted_at', 'created_at', 'id'])
+    .execute();
   await db.schema.dropIndex('indieweb_entry_user_created').execute();
   // (user, published) serves no query since 0013's (user, status, visibility, published) index; every insert paid for it
   await db.schema.dropIndex('indieweb_entry_user_published').execute();

@@ -88,7 +88,21 @@ const MAX_UPDATE_ATTEMPTS = 50;
 export type EntriesRepository = ReturnType<typeof createEntriesRepository>;
 
 /** Every column an {@link EntryRow} is made of (not the slug series, not the search text). */
-const ENTRY_COLUMNS = ['id', 'user_id', 'url', 'path', 'type', 'properties', 'post_status', 'visibility', 'published', 'created_at', 'updated_at', 'deleted_at', 'version'] as const;
+const ENTRY_COLUMNS = [
+  'id',
+  'user_id',
+  'url',
+  'path',
+  'type',
+  'properties',
+  'post_status',
+  'visibility',
+  'published',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'version',
+] as const;
 
 /** JSON with object keys sorted at every level (as `core/list-params.ts` `stableStringify`). */
 function stableJson(value: unknown): string {
@@ -107,7 +121,11 @@ function stableJson(value: unknown): string {
  * list is one SQL query instead of reading every entry.
  */
 export function searchTextOf(url: string, type: readonly string[], properties: MicropubProperties, published: string): string {
-  const listed = { ...properties, ...(properties.url === undefined ? { url: [url] } : {}), ...(properties.published === undefined ? { published: [published] } : {}) };
+  const listed = {
+    ...properties,
+    ...(properties.url === undefined ? { url: [url] } : {}),
+    ...(properties.published === undefined ? { published: [published] } : {}),
+  };
   return stableJson({ type, properties: listed }).toLowerCase();
 }
 
@@ -151,9 +169,21 @@ export function createEntriesRepository(db: Kysely<Database>) {
    * bumping the version. False when another writer got there first (or the
    * entry was deleted meanwhile): read it again and retry.
    */
-  async function updateIfVersion(id: string, version: number, changes: EntryChanges, current?: Pick<EntryRow, 'url' | 'type'>): Promise<boolean> {
+  async function updateIfVersion(
+    id: string,
+    version: number,
+    changes: EntryChanges,
+    current?: Pick<EntryRow, 'url' | 'type'>,
+  ): Promise<boolean> {
     // the url and type never change; without them (a caller that has not read the entry) they are read here
-    const known = current ?? (await db.selectFrom('indieweb_entry').select(['url', 'type']).where('id', '=', id).executeTakeFirst().then((row) => (row === undefined ? undefined : { url: row.url, type: JSON.parse(row.type) as string[] })));
+    const known =
+      current ??
+      (await db
+        .selectFrom('indieweb_entry')
+        .select(['url', 'type'])
+        .where('id', '=', id)
+        .executeTakeFirst()
+        .then((row) => (row === undefined ? undefined : { url: row.url, type: JSON.parse(row.type) as string[] })));
     if (known === undefined) return false;
     const result = await db
       .updateTable('indieweb_entry')
@@ -207,7 +237,12 @@ export function createEntriesRepository(db: Kysely<Database>) {
 
     /** The entry at this absolute URL if `userId` owns it (deleted included); another user's is null, like an unknown URL. */
     async findOwnedByUrl(userId: string, url: string): Promise<EntryRow | null> {
-      const row = await db.selectFrom('indieweb_entry').select(ENTRY_COLUMNS).where('url', '=', url).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('indieweb_entry')
+        .select(ENTRY_COLUMNS)
+        .where('url', '=', url)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return row === undefined ? null : toEntry(row);
     },
 
@@ -224,7 +259,11 @@ export function createEntriesRepository(db: Kysely<Database>) {
     /** Which of these paths are taken (any user, deleted entries included): what a new entry's path must avoid. One lookup in the unique index per path. */
     async takenPaths(paths: readonly string[]): Promise<string[]> {
       if (paths.length === 0) return [];
-      const rows = await db.selectFrom('indieweb_entry').select('path').where('path', 'in', [...paths]).execute();
+      const rows = await db
+        .selectFrom('indieweb_entry')
+        .select('path')
+        .where('path', 'in', [...paths])
+        .execute();
       return rows.map((row) => row.path);
     },
 
@@ -244,7 +283,12 @@ export function createEntriesRepository(db: Kysely<Database>) {
      */
     async modify(id: string, compute: (current: EntryRow) => EntryChanges | Promise<EntryChanges>): Promise<EntryRow | null> {
       for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-        const row = await db.selectFrom('indieweb_entry').select(ENTRY_COLUMNS).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+        const row = await db
+          .selectFrom('indieweb_entry')
+          .select(ENTRY_COLUMNS)
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
         if (row === undefined) return null;
         const current = toEntry(row);
         const changes = await compute(current);
@@ -281,14 +325,18 @@ export function createEntriesRepository(db: Kysely<Database>) {
     async listByUser(userId: string, page: { offset: number; limit: number | null }): Promise<EntryRow[]> {
       let query = live().select(ENTRY_COLUMNS).where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc');
       if (page.limit !== null) query = query.limit(page.limit);
-      if (page.offset > 0) query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
+      if (page.offset > 0)
+        query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
       const rows = await query.execute();
       return rows.map(toEntry);
     },
 
     /** How many live entries (drafts included) the user has. */
     async countByUser(userId: string): Promise<number> {
-      const row = await live().select((eb) => eb.fn.countAll<string | number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+      const row = await live()
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
 
@@ -297,11 +345,19 @@ export function createEntriesRepository(db: Kysely<Database>) {
      * see {@link searchTextOf}), newest created first, and how many there are:
      * one range of the (user, created) index, the match done in SQL.
      */
-    async listByUserMatching(userId: string, filter: string, page: { offset: number; limit: number | null }): Promise<{ rows: EntryRow[]; total: number }> {
-      const matching = () => live().where('user_id', '=', userId).where(sql<boolean>`search_text like ${likePattern(filter)} escape '\\'`);
+    async listByUserMatching(
+      userId: string,
+      filter: string,
+      page: { offset: number; limit: number | null },
+    ): Promise<{ rows: EntryRow[]; total: number }> {
+      const matching = () =>
+        live()
+          .where('user_id', '=', userId)
+          .where(sql<boolean>`search_text like ${likePattern(filter)} escape '\\'`);
       let query = matching().select(ENTRY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc');
       if (page.limit !== null) query = query.limit(page.limit);
-      if (page.offset > 0) query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
+      if (page.offset > 0)
+        query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
       const [rows, count] = await Promise.all([
         page.limit === 0 ? Promise.resolve([]) : query.execute(),
         matching()
@@ -316,7 +372,9 @@ export function createEntriesRepository(db: Kysely<Database>) {
       let query = listed(userId).select(ENTRY_COLUMNS);
       const before = page.before;
       if (before !== undefined) {
-        query = query.where((eb) => eb.or([eb('published', '<', before.published), eb.and([eb('published', '=', before.published), eb('id', '<', before.id)])]));
+        query = query.where((eb) =>
+          eb.or([eb('published', '<', before.published), eb.and([eb('published', '=', before.published), eb('id', '<', before.id)])]),
+        );
       }
       const rows = await query.orderBy('published', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
       return rows.map(toEntry);
@@ -327,7 +385,9 @@ export function createEntriesRepository(db: Kysely<Database>) {
       const { after } = page;
       const rows = await listed(userId)
         .select(ENTRY_COLUMNS)
-        .where((eb) => eb.or([eb('published', '>', after.published), eb.and([eb('published', '=', after.published), eb('id', '>', after.id)])]))
+        .where((eb) =>
+          eb.or([eb('published', '>', after.published), eb.and([eb('published', '=', after.published), eb('id', '>', after.id)])]),
+        )
         .orderBy('published', 'asc')
         .orderBy('id', 'asc')
         .limit(page.limit)

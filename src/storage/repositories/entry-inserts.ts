@@ -34,7 +34,12 @@ export function createEntryInserts(db: Kysely<Database>): (values: EntryValues) 
   let scheduled = false;
 
   const insertOne = async (executor: Kysely<Database>, values: EntryValues): Promise<boolean> =>
-    (await executor.insertInto('indieweb_entry').values(values).onConflict((conflict) => conflict.doNothing()).returning('id').executeTakeFirst()) !== undefined;
+    (await executor
+      .insertInto('indieweb_entry')
+      .values(values)
+      .onConflict((conflict) => conflict.doNothing())
+      .returning('id')
+      .executeTakeFirst()) !== undefined;
 
   async function flush(): Promise<void> {
     const batch = queue.splice(0, MAX_BATCH);
@@ -55,7 +60,11 @@ export function createEntryInserts(db: Kysely<Database>): (values: EntryValues) 
       for (const item of batch) item.reject(error);
       return;
     }
-    batch.forEach((item, index) => (inserted[index] ? item.resolve() : item.reject(new UniqueViolationError(`entry path ${String(item.values.path)} or its URL is taken`))));
+    batch.forEach((item, index) =>
+      inserted[index]
+        ? item.resolve()
+        : item.reject(new UniqueViolationError(`entry path ${String(item.values.path)} or its URL is taken`)),
+    );
   }
 
   return (values) =>

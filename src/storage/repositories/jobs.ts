@@ -69,11 +69,18 @@ export function createJobsRepository(db: Kysely<Database>, dialect: DialectName)
 
     /** Not now: try again at `runAt`. */
     async reschedule(job: JobRecord, runAt: string, error: string): Promise<void> {
-      await db.updateTable('indieweb_job').set({ run_at: runAt, locked_until: null, last_error: error.slice(0, 1000) }).where('id', '=', job.id).execute();
+      await db
+        .updateTable('indieweb_job')
+        .set({ run_at: runAt, locked_until: null, last_error: error.slice(0, 1000) })
+        .where('id', '=', job.id)
+        .execute();
     },
 
     async count(): Promise<number> {
-      const row = await db.selectFrom('indieweb_job').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
+      const row = await db
+        .selectFrom('indieweb_job')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
 

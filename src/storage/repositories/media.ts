@@ -59,7 +59,13 @@ export function createMediaRepository(db: Kysely<Database>) {
 
     /** Newest first. */
     async listByUser(userId: string): Promise<MediaRecord[]> {
-      const rows = await db.selectFrom('indieweb_media').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      const rows = await db
+        .selectFrom('indieweb_media')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
       return rows.map(toMedia);
     },
 

@@ -71,12 +71,22 @@ export function createPasskeysRepository(db: Kysely<Database>) {
 
     /** The user's passkeys, oldest first. */
     async listByUser(userId: string): Promise<PasskeyRecord[]> {
-      const rows = await db.selectFrom('indieweb_passkey').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+      const rows = await db
+        .selectFrom('indieweb_passkey')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       return rows.map(toPasskey);
     },
 
     async countByUser(userId: string): Promise<number> {
-      const row = await db.selectFrom('indieweb_passkey').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('indieweb_passkey')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
 

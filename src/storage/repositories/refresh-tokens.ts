@@ -59,7 +59,13 @@ export function createRefreshTokensRepository(db: Kysely<Database>) {
 
     /** Marks the token used, once (rotation): of two parallel uses exactly one sees true. */
     async use(id: string, now: string): Promise<boolean> {
-      const result = await db.updateTable('indieweb_refresh_token').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null).where('revoked_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('indieweb_refresh_token')
+        .set({ used_at: now })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
@@ -78,7 +84,12 @@ export function createRefreshTokensRepository(db: Kysely<Database>) {
 
     /** Revokes every refresh token of a grant; returns how many were not revoked yet. */
     async revokeGrant(grantId: string, now: string): Promise<number> {
-      const result = await db.updateTable('indieweb_refresh_token').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('indieweb_refresh_token')
+        .set({ revoked_at: now })
+        .where('grant_id', '=', grantId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
   };

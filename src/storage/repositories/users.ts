@@ -27,7 +27,10 @@ function toUser(row: UserRow, urls: readonly ProfileUrlRow[]): UserRecord {
   return {
     id: row.id,
     name: row.name,
-    me: urls.filter((url) => url.user_id === row.id).sort((a, b) => a.position - b.position).map((url) => url.url),
+    me: urls
+      .filter((url) => url.user_id === row.id)
+      .sort((a, b) => a.position - b.position)
+      .map((url) => url.url),
     isActive: Number(row.active) === 1,
     sessionEpoch: Number(row.session_epoch),
     passwordless: Number(row.passwordless) === 1,
@@ -42,7 +45,11 @@ export function createUsersRepository(db: Kysely<Database>) {
     const urls = await db
       .selectFrom('indieweb_user_profile_url')
       .selectAll()
-      .where('user_id', 'in', rows.map((row) => row.id))
+      .where(
+        'user_id',
+        'in',
+        rows.map((row) => row.id),
+      )
       .execute();
     return rows.map((row) => toUser(row, urls));
   }
@@ -86,7 +93,9 @@ export function createUsersRepository(db: Kysely<Database>) {
         .execute();
       const first = rows[0];
       if (first === undefined) return null;
-      const urls = rows.filter((row) => row.url !== null).map((row) => ({ url_key: row.url_key!, user_id: first.id, url: row.url!, position: Number(row.position) }));
+      const urls = rows
+        .filter((row) => row.url !== null)
+        .map((row) => ({ url_key: row.url_key!, user_id: first.id, url: row.url!, position: Number(row.position) }));
       return toUser(first, urls);
     },
 
@@ -113,7 +122,11 @@ export function createUsersRepository(db: Kysely<Database>) {
 
     async findTakenProfileUrlKeys(keys: readonly string[]): Promise<string[]> {
       if (keys.length === 0) return [];
-      const rows = await db.selectFrom('indieweb_user_profile_url').select('url_key').where('url_key', 'in', [...keys]).execute();
+      const rows = await db
+        .selectFrom('indieweb_user_profile_url')
+        .select('url_key')
+        .where('url_key', 'in', [...keys])
+        .execute();
       return rows.map((row) => row.url_key);
     },
 

@@ -41,10 +41,29 @@ function toDelivery(row: WebhookDeliveryRow): WebhookDelivery {
 
 export function createWebhookDeliveriesRepository(db: Kysely<Database>) {
   return {
-    async create(input: { id: string; userId: string; webmentionId: string | null; event: string; url: string; body: string; now: string }): Promise<void> {
+    async create(input: {
+      id: string;
+      userId: string;
+      webmentionId: string | null;
+      event: string;
+      url: string;
+      body: string;
+      now: string;
+    }): Promise<void> {
       await db
         .insertInto('indieweb_webhook_delivery')
-        .values({ id: input.id, user_id: input.userId, webmention_id: input.webmentionId, event: input.event, url: input.url, body: input.body, status: 'pending', attempts: 0, created_at: input.now, updated_at: input.now })
+        .values({
+          id: input.id,
+          user_id: input.userId,
+          webmention_id: input.webmentionId,
+          event: input.event,
+          url: input.url,
+          body: input.body,
+          status: 'pending',
+          attempts: 0,
+          created_at: input.now,
+          updated_at: input.now,
+        })
         .execute();
     },
 
@@ -54,10 +73,19 @@ export function createWebhookDeliveriesRepository(db: Kysely<Database>) {
     },
 
     /** One attempt's outcome. */
-    async record(id: string, outcome: { status: DeliveryStatus; httpStatus: number | null; error: string | null; now: string }): Promise<void> {
+    async record(
+      id: string,
+      outcome: { status: DeliveryStatus; httpStatus: number | null; error: string | null; now: string },
+    ): Promise<void> {
       await db
         .updateTable('indieweb_webhook_delivery')
-        .set((eb) => ({ status: outcome.status, http_status: outcome.httpStatus, last_error: outcome.error, updated_at: outcome.now, attempts: eb('attempts', '+', 1) as never }))
+        .set((eb) => ({
+          status: outcome.status,
+          http_status: outcome.httpStatus,
+          last_error: outcome.error,
+          updated_at: outcome.now,
+          attempts: eb('attempts', '+', 1) as never,
+        }))
         .where('id', '=', id)
         .execute();
     },
@@ -69,7 +97,14 @@ export function createWebhookDeliveriesRepository(db: Kysely<Database>) {
 
     /** An account's deliveries, newest first. */
     async listOf(userId: string, limit = 50): Promise<WebhookDelivery[]> {
-      const rows = await db.selectFrom('indieweb_webhook_delivery').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      const rows = await db
+        .selectFrom('indieweb_webhook_delivery')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
       return rows.map(toDelivery);
     },
   };

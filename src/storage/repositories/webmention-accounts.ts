@@ -33,7 +33,16 @@ export function createWebmentionAccountsRepository(db: Kysely<Database>) {
   async function upsert(userId: string, values: Partial<Omit<WebmentionAccountRow, 'user_id' | 'updated_at'>>, now: string): Promise<void> {
     await db
       .insertInto('indieweb_webmention_account')
-      .values({ user_id: userId, read_token_hash: null, read_key_id: null, read_token_created_at: null, webhook_url: null, webhook_key_id: null, ...values, updated_at: now })
+      .values({
+        user_id: userId,
+        read_token_hash: null,
+        read_key_id: null,
+        read_token_created_at: null,
+        webhook_url: null,
+        webhook_key_id: null,
+        ...values,
+        updated_at: now,
+      })
       .onConflict((oc) => oc.column('user_id').doUpdateSet({ ...values, updated_at: now }))
       .execute();
   }
@@ -45,7 +54,11 @@ export function createWebmentionAccountsRepository(db: Kysely<Database>) {
 
     /** The account whose read token hashes to this; null when none. */
     async findByReadTokenHash(hash: string): Promise<string | null> {
-      const row = await db.selectFrom('indieweb_webmention_account').select('user_id').where('read_token_hash', '=', hash).executeTakeFirst();
+      const row = await db
+        .selectFrom('indieweb_webmention_account')
+        .select('user_id')
+        .where('read_token_hash', '=', hash)
+        .executeTakeFirst();
       return row?.user_id ?? null;
     },
 

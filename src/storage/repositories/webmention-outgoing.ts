@@ -50,9 +50,27 @@ function toOutgoing(row: WebmentionOutgoingRow): OutgoingMention {
 export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
   return {
     /** The pair to be sent (again): a new row, or the existing one reset (its outcome cleared); returns its id. */
-    async upsert(input: { id: string; userId: string; source: string; target: string; linked: boolean; awaitingDeploy: boolean; now: string }): Promise<string> {
+    async upsert(input: {
+      id: string;
+      userId: string;
+      source: string;
+      target: string;
+      linked: boolean;
+      awaitingDeploy: boolean;
+      now: string;
+    }): Promise<string> {
       const status: OutgoingStatus = input.awaitingDeploy ? 'waiting' : 'queued';
-      const reset = { user_id: input.userId, status, endpoint: null, http_status: null, error: null, attempts: 0, awaiting_deploy: input.awaitingDeploy ? 1 : 0, linked: input.linked ? 1 : 0, updated_at: input.now };
+      const reset = {
+        user_id: input.userId,
+        status,
+        endpoint: null,
+        http_status: null,
+        error: null,
+        attempts: 0,
+        awaiting_deploy: input.awaitingDeploy ? 1 : 0,
+        linked: input.linked ? 1 : 0,
+        updated_at: input.now,
+      };
       const row = await db
         .insertInto('indieweb_webmention_outgoing')
         .values({ id: input.id, source: input.source, target: input.target, created_at: input.now, ...reset })
@@ -70,7 +88,13 @@ export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
     /** Every row of these sources (the spellings of one entry's URL). */
     async listBySources(sources: readonly string[]): Promise<OutgoingMention[]> {
       if (sources.length === 0) return [];
-      const rows = await db.selectFrom('indieweb_webmention_outgoing').selectAll().where('source', 'in', [...sources]).orderBy('created_at').orderBy('id').execute();
+      const rows = await db
+        .selectFrom('indieweb_webmention_outgoing')
+        .selectAll()
+        .where('source', 'in', [...sources])
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       return rows.map(toOutgoing);
     },
 
@@ -78,7 +102,13 @@ export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
     async listByUser(userId: string, page: { limit: number; offset: number }): Promise<{ items: OutgoingMention[]; total: number }> {
       const query = db.selectFrom('indieweb_webmention_outgoing').where('user_id', '=', userId);
       const count = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
-      const rows = await query.selectAll().orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+      const rows = await query
+        .selectAll()
+        .orderBy('updated_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
       return { items: rows.map(toOutgoing), total: Number(count?.n ?? 0) };
     },
 
@@ -96,13 +126,26 @@ export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
 
     /** An attempt (the job's `attempts`-th) is starting: no longer waiting. */
     async markAttempt(id: string, attempts: number, now: string): Promise<void> {
-      await db.updateTable('indieweb_webmention_outgoing').set({ attempts, awaiting_deploy: 0, updated_at: now }).where('id', '=', id).execute();
-    },
-
-    async recordOutcome(id: string, outcome: { status: OutgoingStatus; endpoint: string | null; httpStatus: number | null; error: string | null; now: string }): Promise<void> {
       await db
         .updateTable('indieweb_webmention_outgoing')
-        .set({ status: outcome.status, endpoint: outcome.endpoint, http_status: outcome.httpStatus, error: outcome.error?.slice(0, 1000) ?? null, updated_at: outcome.now })
+        .set({ attempts, awaiting_deploy: 0, updated_at: now })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async recordOutcome(
+      id: string,
+      outcome: { status: OutgoingStatus; endpoint: string | null; httpStatus: number | null; error: string | null; now: string },
+    ): Promise<void> {
+      await db
+        .updateTable('indieweb_webmention_outgoing')
+        .set({
+          status: outcome.status,
+          endpoint: outcome.endpoint,
+          http_status: outcome.httpStatus,
+          error: outcome.error?.slice(0, 1000) ?? null,
+          updated_at: outcome.now,
+        })
         .where('id', '=', id)
         .execute();
     },

@@ -132,7 +132,12 @@ function toWebmention(row: WebmentionRow): WebmentionRecord {
 
 /** The next `wm-id`: the counter row stays locked until the transaction ends, so two inserts never take the same one. */
 async function nextWmId(db: Kysely<Database>): Promise<number> {
-  const row = await db.updateTable('indieweb_counter').set({ value: sql<number>`value + 1` }).where('name', '=', 'webmention').returning('value').executeTakeFirstOrThrow();
+  const row = await db
+    .updateTable('indieweb_counter')
+    .set({ value: sql<number>`value + 1` })
+    .where('name', '=', 'webmention')
+    .returning('value')
+    .executeTakeFirstOrThrow();
   return Number(row.value);
 }
 
@@ -182,7 +187,9 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
           wm_id: wmId,
           approval: input.approval ?? 'approved',
         })
-        .onConflict((oc) => oc.columns(['source', 'target']).doUpdateSet({ updated_at: input.now, owner_id: input.ownerId, target_host: input.targetHost }))
+        .onConflict((oc) =>
+          oc.columns(['source', 'target']).doUpdateSet({ updated_at: input.now, owner_id: input.ownerId, target_host: input.targetHost }),
+        )
         .returningAll()
         .executeTakeFirstOrThrow();
       return { record: toWebmention(inserted), created: inserted.id === input.id };
@@ -202,7 +209,8 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId);
       if (filter.visible === true) {
         // the rule above covers approval
-      } else if (filter.approval === 'approved') query = query.where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]));
+      } else if (filter.approval === 'approved')
+        query = query.where((eb) => eb.or([eb('approval', 'is', null), eb('approval', '=', 'approved')]));
       else if (filter.approval !== undefined) query = query.where('approval', '=', filter.approval);
       const count = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
       let page = query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc');
@@ -234,7 +242,16 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
         .where((eb) =>
           eb.or([
             eb('status', '=', 'pending'),
-            eb.and([eb('status', '!=', 'spam'), eb.exists(eb.selectFrom('indieweb_job').select('indieweb_job.id').where('indieweb_job.kind', '=', checkJob).whereRef('indieweb_job.ref', '=', 'indieweb_webmention.id'))]),
+            eb.and([
+              eb('status', '!=', 'spam'),
+              eb.exists(
+                eb
+                  .selectFrom('indieweb_job')
+                  .select('indieweb_job.id')
+                  .where('indieweb_job.kind', '=', checkJob)
+                  .whereRef('indieweb_job.ref', '=', 'indieweb_webmention.id'),
+              ),
+            ]),
           ]),
         )
         .executeTakeFirst();
@@ -243,7 +260,14 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
 
     /** Mentions received before owners were recorded (no target host yet), oldest first. */
     async listUnassigned(limit: number): Promise<WebmentionRecord[]> {
-      const rows = await db.selectFrom('indieweb_webmention').selectAll().where('target_host', 'is', null).orderBy('created_at').orderBy('id').limit(limit).execute();
+      const rows = await db
+        .selectFrom('indieweb_webmention')
+        .selectAll()
+        .where('target_host', 'is', null)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
       return rows.map(toWebmention);
     },
 
@@ -286,7 +310,8 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
     /** Verified and approved mentions for the public API, in the asked order. */
     async searchPublic(query: PublicMentionQuery): Promise<WebmentionRecord[]> {
       let select = db.selectFrom('indieweb_webmention').selectAll().where(publicMentionCondition);
-      if (query.targetKeys !== undefined) select = select.where('target_key', 'in', query.targetKeys.length === 0 ? [''] : [...query.targetKeys]);
+      if (query.targetKeys !== undefined)
+        select = select.where('target_key', 'in', query.targetKeys.length === 0 ? [''] : [...query.targetKeys]);
       if (query.ownerId !== undefined) select = select.where('owner_id', '=', query.ownerId);
       if (query.targetHost !== undefined) select = select.where('target_host', '=', query.targetHost);
       if (query.types !== undefined) select = select.where('type', 'in', query.types.length === 0 ? [''] : [...query.types]);
@@ -296,7 +321,11 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       if (query.sortBy === 'rsvp') {
         // down: yes first; up: no first (webmention.io's order), then by date received
         const rank = sql<number>`case rsvp when 'yes' then 0 when 'maybe' then 1 when 'interested' then 2 when 'no' then 3 else 4 end`;
-        select = query.ascending ? select.orderBy(sql<number>`case rsvp when 'no' then 0 when 'interested' then 1 when 'maybe' then 2 when 'yes' then 3 else 4 end`) : select.orderBy(rank);
+        select = query.ascending
+          ? select.orderBy(
+              sql<number>`case rsvp when 'no' then 0 when 'interested' then 1 when 'maybe' then 2 when 'yes' then 3 else 4 end`,
+            )
+          : select.orderBy(rank);
         select = select.orderBy('created_at', direction);
       } else if (query.sortBy === 'published') {
         select = select.orderBy(sql<string>`coalesce(published, created_at)`, direction);
@@ -346,7 +375,15 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
         .where('owner_id', ownerId === null ? 'is' : '=', ownerId)
         .where(publicMentionCondition)
         // the host, with or without www., any scheme and port
-        .where((eb) => eb.or(['http', 'https'].flatMap((scheme) => [sourceHostPattern.exact, sourceHostPattern.www].flatMap((host) => ['/%', ':%'].map((end) => eb('source', 'like', `${scheme}://${host}${end}`))))))
+        .where((eb) =>
+          eb.or(
+            ['http', 'https'].flatMap((scheme) =>
+              [sourceHostPattern.exact, sourceHostPattern.www].flatMap((host) =>
+                ['/%', ':%'].map((end) => eb('source', 'like', `${scheme}://${host}${end}`)),
+              ),
+            ),
+          ),
+        )
         .limit(1)
         .executeTakeFirst();
       return row !== undefined;
@@ -354,7 +391,12 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
 
     /** Stores a mention received elsewhere, verified and approved, with its own received date; false when the pair is already here. */
     async insertImported(input: Capped<ImportedMention>): Promise<boolean> {
-      const existing = await db.selectFrom('indieweb_webmention').select('id').where('source', '=', input.source).where('target', '=', input.target).executeTakeFirst();
+      const existing = await db
+        .selectFrom('indieweb_webmention')
+        .select('id')
+        .where('source', '=', input.source)
+        .where('target', '=', input.target)
+        .executeTakeFirst();
       if (existing !== undefined) return false;
       const wmId = await nextWmId(db);
       await db

@@ -26,7 +26,9 @@ export function errorId(id: string, index = 0): string {
 
 /** One error message of the control `id`; give the control {@link invalidAttributes}. */
 export function fieldError(message: string, id?: string, index = 0): SafeHtml {
-  return id === undefined ? html`<span class="error" role="alert">${message}</span>` : html`<span class="error" id="${errorId(id, index)}" role="alert">${message}</span>`;
+  return id === undefined
+    ? html`<span class="error" role="alert">${message}</span>`
+    : html`<span class="error" id="${errorId(id, index)}" role="alert">${message}</span>`;
 }
 
 /** ` aria-invalid="true" aria-describedby="…"` for a control with `errors` errors (and a hint), or nothing. */

@@ -15,9 +15,15 @@ export interface NavLink {
  * The site bar: the name, the links (the one of the page shown marked with
  * `aria-current`), and what ends it (the sign-out form).
  */
-export function navigation(options: { readonly links?: readonly NavLink[]; readonly current?: string | undefined; readonly end?: SafeHtml }): SafeHtml {
+export function navigation(options: {
+  readonly links?: readonly NavLink[];
+  readonly current?: string | undefined;
+  readonly end?: SafeHtml;
+}): SafeHtml {
   const links = (options.links ?? []).map((link) =>
-    link.href === options.current ? html`<a href="${link.href}" aria-current="page">${link.label}</a>` : html`<a href="${link.href}">${link.label}</a>`,
+    link.href === options.current
+      ? html`<a href="${link.href}" aria-current="page">${link.label}</a>`
+      : html`<a href="${link.href}">${link.label}</a>`,
   );
   return html`<header class="site-bar"><nav aria-label="indiestack"><strong>indiestack</strong>${links}${options.end ?? ''}</nav></header>`;
 }
@@ -39,7 +45,9 @@ export interface LayoutOptions {
 }
 
 export function layout(options: LayoutOptions): SafeHtml {
-  const classes = [options.width === undefined || options.width === 'wide' ? '' : options.width, options.className ?? ''].filter((name) => name !== '').join(' ');
+  const classes = [options.width === undefined || options.width === 'wide' ? '' : options.width, options.className ?? '']
+    .filter((name) => name !== '')
+    .join(' ');
   const main = html`<main id="main"${classes === '' ? '' : html` class="${classes}"`}>${options.heading === undefined ? '' : html`<h1>${options.heading}</h1>`}${options.message ?? ''}${options.content}</main>`;
   return options.nav === undefined ? main : html`${options.nav}\n${main}`;
 }

@@ -37,7 +37,12 @@ export function toJf2(stored: WebmentionRecord): Record<string, unknown> {
   const content = contentOf(record);
   return {
     type: 'entry',
-    author: { type: 'card', name: record.author.name ?? '', photo: httpUrl(record.author.photo, Infinity) ?? '', url: httpUrl(record.author.url, Infinity) ?? '' },
+    author: {
+      type: 'card',
+      name: record.author.name ?? '',
+      photo: httpUrl(record.author.photo, Infinity) ?? '',
+      url: httpUrl(record.author.url, Infinity) ?? '',
+    },
     url: record.source,
     published: record.published,
     'wm-received': receivedStamp(record.createdAt),
@@ -47,7 +52,9 @@ export function toJf2(stored: WebmentionRecord): Record<string, unknown> {
     'wm-protocol': 'webmention',
     ...(content === undefined ? {} : { content }),
     // an RSVP names its value and replies to the target; every other kind names the target under its property
-    ...(property === 'rsvp' ? { 'in-reply-to': record.target, ...(record.rsvp === null ? {} : { rsvp: record.rsvp }) } : { [property]: record.target }),
+    ...(property === 'rsvp'
+      ? { 'in-reply-to': record.target, ...(record.rsvp === null ? {} : { rsvp: record.rsvp }) }
+      : { [property]: record.target }),
     'wm-property': property,
     'wm-private': false,
   };

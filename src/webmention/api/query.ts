@@ -71,8 +71,13 @@ function integer(name: string, raw: string | undefined, min: number, max = Numbe
 
 /** The instant a `since` names, as milliseconds; a `+hh:mm` offset sent unencoded arrives as a space and is read as `+`. */
 export function parseSince(raw: string): number {
-  const value = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1').replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
-  const ms = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/i.test(value) ? Date.parse(value) : Number.NaN;
+  const value = raw
+    .trim()
+    .replace(/ (\d{2}:?\d{2})$/, '+$1')
+    .replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  const ms = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/i.test(value)
+    ? Date.parse(value)
+    : Number.NaN;
   if (Number.isNaN(ms)) throw invalid('since must be a date and time such as 2026-06-01T10:00:00Z');
   return ms;
 }
@@ -121,14 +126,16 @@ export function parseApiQuery(query: unknown): ApiQuery {
   const since = single(query, 'since');
   const jsonp = single(query, 'jsonp');
   // the callback name is written into JavaScript: a plain identifier path only
-  if (jsonp !== undefined && !/^[A-Za-z_$][\w$]{0,63}(?:\.[A-Za-z_$][\w$]{0,63}){0,3}$/.test(jsonp)) throw invalid('jsonp must be a JavaScript function name');
+  if (jsonp !== undefined && !/^[A-Za-z_$][\w$]{0,63}(?:\.[A-Za-z_$][\w$]{0,63}){0,3}$/.test(jsonp))
+    throw invalid('jsonp must be a JavaScript function name');
   return {
     targetKeys: targets.length === 0 ? undefined : targetKeysOf(targets),
     domain: domainOf(single(query, 'domain')),
     token: tokenParam(query),
     perPage: Math.min(perPage, MAX_PER_PAGE),
     page: integer('page', single(query, 'page'), 0, 1_000_000) ?? 0,
-    receivedFrom: since === undefined || since === '' ? undefined : new Date(Math.floor(parseSince(since) / 1000) * 1000 + 1000).toISOString(),
+    receivedFrom:
+      since === undefined || since === '' ? undefined : new Date(Math.floor(parseSince(since) / 1000) * 1000 + 1000).toISOString(),
     sinceId: integer('since_id', single(query, 'since_id'), 0),
     sortBy: sortBy as ApiSortKey,
     ascending: sortDir === 'up',

@@ -36,7 +36,9 @@ export function createReadTokens(deps: { accounts: WebmentionAccountsRepository;
       const settings = await accounts.get(userId);
       if (settings?.readKeyId == null || settings.readTokenHash === null) return { state: 'none' };
       const token = derive(userId, settings.readKeyId);
-      return sha256Base64Url(token) === settings.readTokenHash ? { state: 'ok', token, createdAt: settings.readTokenCreatedAt } : { state: 'stale' };
+      return sha256Base64Url(token) === settings.readTokenHash
+        ? { state: 'ok', token, createdAt: settings.readTokenCreatedAt }
+        : { state: 'stale' };
     },
 
     rotate,

@@ -21,7 +21,8 @@ export const MENTIONS_API_ERRORS: ErrorTable = {
   codes: {
     authentication_error: { answer: jsonError('forbidden', { described: true }) },
   },
-  otherwise: (reply, { error, status }) => sendJson(reply, status, { error: status === 400 ? 'invalid_input' : 'not_found', error_description: clientReason(error, status) }),
+  otherwise: (reply, { error, status }) =>
+    sendJson(reply, status, { error: status === 400 ? 'invalid_input' : 'not_found', error_description: clientReason(error, status) }),
   unavailable: jsonError('temporarily_unavailable'),
   headers: API_HEADERS,
 };
@@ -29,7 +30,11 @@ export const MENTIONS_API_ERRORS: ErrorTable = {
 function answer(reply: FastifyReply, query: ApiQuery, body: unknown): FastifyReply {
   reply.headers(API_HEADERS);
   if (query.jsonp === undefined) return sendJson(reply, 200, body);
-  return reply.code(200).header('content-type', 'text/javascript; charset=utf-8').header('x-content-type-options', 'nosniff').send(`${query.jsonp}(${JSON.stringify(body)})`);
+  return reply
+    .code(200)
+    .header('content-type', 'text/javascript; charset=utf-8')
+    .header('x-content-type-options', 'nosniff')
+    .send(`${query.jsonp}(${JSON.stringify(body)})`);
 }
 
 export async function mentionsApiRoutes(app: FastifyInstance, deps: { api: MentionsApi }): Promise<void> {
@@ -50,7 +55,8 @@ export async function mentionsApiRoutes(app: FastifyInstance, deps: { api: Menti
   };
 
   app.get('/webmention/api/mentions.jf2', jf2);
-  for (const path of ['/webmention/api/mentions.json', '/webmention/api/mentions', '/webmention/api/links.json', '/webmention/api/links']) app.get(path, links);
+  for (const path of ['/webmention/api/mentions.json', '/webmention/api/mentions', '/webmention/api/links.json', '/webmention/api/links'])
+    app.get(path, links);
   app.get('/webmention/api/count.json', count);
   app.get('/webmention/api/count', count);
 }

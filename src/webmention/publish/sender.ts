@@ -85,7 +85,14 @@ export function createPublishSender(deps: {
     },
     async giveUp(record: JobRecord, reason: string) {
       const row = await outgoing.findById(record.ref);
-      if (row !== null) await outgoing.recordOutcome(row.id, { status: 'failed', endpoint: row.endpoint, httpStatus: row.httpStatus, error: `gave up: ${reason}`, now: now() });
+      if (row !== null)
+        await outgoing.recordOutcome(row.id, {
+          status: 'failed',
+          endpoint: row.endpoint,
+          httpStatus: row.httpStatus,
+          error: `gave up: ${reason}`,
+          now: now(),
+        });
     },
   };
 

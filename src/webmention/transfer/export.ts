@@ -16,7 +16,13 @@ const PAGE = 500;
 export async function exportMentions(webmentions: WebmentionsRepository, ownerId: string | null): Promise<ReturnType<typeof toJf2Feed>> {
   const children: ReturnType<typeof toJf2>[] = [];
   for (let offset = 0; ; offset += PAGE) {
-    const page = await webmentions.searchPublic({ ...(ownerId === null ? {} : { ownerId }), sortBy: 'created', ascending: true, limit: PAGE, offset });
+    const page = await webmentions.searchPublic({
+      ...(ownerId === null ? {} : { ownerId }),
+      sortBy: 'created',
+      ascending: true,
+      limit: PAGE,
+      offset,
+    });
     children.push(...page.map(toJf2));
     if (page.length < PAGE) break;
   }

@@ -43,23 +43,25 @@ export async function importMentions(deps: {
     let count = 0;
     for (const mention of kept) {
       // the one door: every stored field capped (cap-mention.ts)
-      const stored = await webmentions.insertImported(capMention({
-        id: randomId(18),
-        source: mention.source,
-        target: mention.target,
-        targetKey: canonicalUrl(mention.target) ?? mention.target,
-        targetHost: bareHost(new URL(mention.target).hostname),
-        ownerId: owners.get(mention.target) ?? null,
-        type: mention.type,
-        rsvp: mention.rsvp,
-        author: mention.author,
-        contentText: mention.contentText,
-        contentHtml: mention.contentHtml,
-        published: mention.published,
-        receivedAt: mention.receivedAt,
-        origin: mention.originalId === null ? deps.originName : `${deps.originName}:${mention.originalId}`,
-        now,
-      }));
+      const stored = await webmentions.insertImported(
+        capMention({
+          id: randomId(18),
+          source: mention.source,
+          target: mention.target,
+          targetKey: canonicalUrl(mention.target) ?? mention.target,
+          targetHost: bareHost(new URL(mention.target).hostname),
+          ownerId: owners.get(mention.target) ?? null,
+          type: mention.type,
+          rsvp: mention.rsvp,
+          author: mention.author,
+          contentText: mention.contentText,
+          contentHtml: mention.contentHtml,
+          published: mention.published,
+          receivedAt: mention.receivedAt,
+          origin: mention.originalId === null ? deps.originName : `${deps.originName}:${mention.originalId}`,
+          now,
+        }),
+      );
       if (stored) count += 1;
     }
     return count;

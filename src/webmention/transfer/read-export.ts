@@ -148,7 +148,10 @@ function readJf2Entry(entry: unknown, index: number): ExportedMention {
     const { html, text, value } = entry.content;
     // sites made before 2018 also have `content-type` and `value`
     const plain = entry.content['content-type'] === 'text/plain';
-    body = content(optionalText(html, 100_000) ?? (plain ? null : optionalText(value, 100_000)), optionalText(text, 100_000) ?? (plain ? optionalText(value, 100_000) : null));
+    body = content(
+      optionalText(html, 100_000) ?? (plain ? null : optionalText(value, 100_000)),
+      optionalText(text, 100_000) ?? (plain ? optionalText(value, 100_000) : null),
+    );
   }
   return {
     source,
@@ -175,7 +178,8 @@ function readLink(link: unknown, index: number): ExportedMention {
   const activity = link.activity ?? {};
   if (!isObject(activity)) fail(where, 'activity is not an object');
   const activityType = activity.type ?? 'link';
-  if (typeof activityType !== 'string' || !Object.hasOwn(TYPE_OF_ACTIVITY, activityType)) fail(where, `activity.type is not one of ${Object.keys(TYPE_OF_ACTIVITY).join(', ')}`);
+  if (typeof activityType !== 'string' || !Object.hasOwn(TYPE_OF_ACTIVITY, activityType))
+    fail(where, `activity.type is not one of ${Object.keys(TYPE_OF_ACTIVITY).join(', ')}`);
   const type = TYPE_OF_ACTIVITY[activityType]!;
   // `data.content` is the HTML when the source had some, else its text
   const raw = optionalText(data.content, 100_000);
@@ -213,5 +217,7 @@ export function readExport(text: string): ExportFile {
   if (isObject(json) && Array.isArray(json.links)) {
     return { format: 'links', mentions: json.links.map(readLink) };
   }
-  throw new ExportFormatError('not a webmention.io export: expected {"type": "feed", "children": […]} (mentions.jf2) or {"links": […]} (mentions.json)');
+  throw new ExportFormatError(
+    'not a webmention.io export: expected {"type": "feed", "children": […]} (mentions.jf2) or {"links": […]} (mentions.json)',
+  );
 }

@@ -22,7 +22,8 @@ describe.each(DIALECTS)('webmention.io-compatible API (%s)', (dialect) => {
   let bobToken: string;
   const ids: Record<string, string> = {};
 
-  const get = (path: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: `/indieweb/webmention/api/${path}`, headers });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: `/indieweb/webmention/api/${path}`, headers });
   const jf2 = async (query: string): Promise<Json> => {
     const response = await get(`mentions.jf2?${query}`);
     expect(response.statusCode, response.body).toBe(200);
@@ -53,10 +54,22 @@ describe.each(DIALECTS)('webmention.io-compatible API (%s)', (dialect) => {
 <div class="e-content"><p>Well <em>said</em>.<script>alert(1)</script><img src=x onerror="alert(2)"></p></div>
 </article>`,
     );
-    await mention('like', `<article class="h-entry"><a class="p-author h-card" href="javascript:alert(1)">Lee</a><a class="u-like-of" href="${POST}">liked</a></article>`);
-    await mention('rsvp-yes', `<article class="h-entry"><a class="u-in-reply-to" href="${POST}">event</a><data class="p-rsvp" value="yes">yes</data></article>`);
-    await mention('rsvp-no', `<article class="h-entry"><a class="u-in-reply-to" href="${POST}">event</a><data class="p-rsvp" value="no">no</data></article>`);
-    await mention('repost', `<article class="h-entry"><a class="u-repost-of" href="${POST}">repost</a><time class="dt-published" datetime="2020-01-01T00:00:00Z">old</time></article>`);
+    await mention(
+      'like',
+      `<article class="h-entry"><a class="p-author h-card" href="javascript:alert(1)">Lee</a><a class="u-like-of" href="${POST}">liked</a></article>`,
+    );
+    await mention(
+      'rsvp-yes',
+      `<article class="h-entry"><a class="u-in-reply-to" href="${POST}">event</a><data class="p-rsvp" value="yes">yes</data></article>`,
+    );
+    await mention(
+      'rsvp-no',
+      `<article class="h-entry"><a class="u-in-reply-to" href="${POST}">event</a><data class="p-rsvp" value="no">no</data></article>`,
+    );
+    await mention(
+      'repost',
+      `<article class="h-entry"><a class="u-repost-of" href="${POST}">repost</a><time class="dt-published" datetime="2020-01-01T00:00:00Z">old</time></article>`,
+    );
     await mention('bookmark', `<article class="h-entry"><a class="u-bookmark-of" href="${POST}">bm</a></article>`);
     await mention('plain', linkingPage(POST));
     await mention('other', linkingPage(OTHER_POST), OTHER_POST);
@@ -115,11 +128,17 @@ describe.each(DIALECTS)('webmention.io-compatible API (%s)', (dialect) => {
 
   it('wm-property and repeated wm-property[] filter by kind', async () => {
     expect(sources(await jf2(`target=${encodeURIComponent(POST)}&wm-property=in-reply-to`))).toEqual(['/reply']);
-    expect(sources(await jf2(`target=${encodeURIComponent(POST)}&wm-property[]=like-of&wm-property[]=rsvp`))).toEqual(['/rsvp-no', '/rsvp-yes', '/like']);
+    expect(sources(await jf2(`target=${encodeURIComponent(POST)}&wm-property[]=like-of&wm-property[]=rsvp`))).toEqual([
+      '/rsvp-no',
+      '/rsvp-yes',
+      '/like',
+    ]);
   });
 
   it('repeated target[] reads several pages at once; a target variant (www., no slash) matches too', async () => {
-    expect(sources(await jf2(`target[]=${encodeURIComponent(POST)}&target[]=${encodeURIComponent(OTHER_POST)}&wm-property=mention-of`))).toEqual(['/other', '/plain']);
+    expect(
+      sources(await jf2(`target[]=${encodeURIComponent(POST)}&target[]=${encodeURIComponent(OTHER_POST)}&wm-property=mention-of`)),
+    ).toEqual(['/other', '/plain']);
     expect(sources(await jf2(`target=${encodeURIComponent('https://www.alice.example/2026/other')}`))).toEqual(['/other']);
   });
 
@@ -133,7 +152,15 @@ describe.each(DIALECTS)('webmention.io-compatible API (%s)', (dialect) => {
 
   it('sort-dir=up is oldest first; sort-by=published falls back to the date received; sort-by=rsvp puts yes first', async () => {
     const target = `target=${encodeURIComponent(POST)}`;
-    expect(sources(await jf2(`${target}&sort-dir=up`))).toEqual(['/reply', '/like', '/rsvp-yes', '/rsvp-no', '/repost', '/bookmark', '/plain']);
+    expect(sources(await jf2(`${target}&sort-dir=up`))).toEqual([
+      '/reply',
+      '/like',
+      '/rsvp-yes',
+      '/rsvp-no',
+      '/repost',
+      '/bookmark',
+      '/plain',
+    ]);
     expect(sources(await jf2(`${target}&sort-by=published&sort-dir=up`)).slice(0, 2)).toEqual(['/repost', '/reply']);
     expect(sources(await jf2(`${target}&sort-by=rsvp&wm-property=rsvp`))).toEqual(['/rsvp-yes', '/rsvp-no']);
     expect(sources(await jf2(`${target}&sort-by=rsvp&sort-dir=up&wm-property=rsvp`))).toEqual(['/rsvp-no', '/rsvp-yes']);
@@ -143,14 +170,26 @@ describe.each(DIALECTS)('webmention.io-compatible API (%s)', (dialect) => {
   it('since is strictly after (to the second of wm-received); since_id is a greater wm-id', async () => {
     const all = (await jf2(`target=${encodeURIComponent(POST)}&sort-dir=up`)).children as Json[];
     const like = all[1]!;
-    expect(sources(await jf2(`target=${encodeURIComponent(POST)}&since=${like['wm-received']}&sort-dir=up`))).toEqual(['/rsvp-yes', '/rsvp-no', '/repost', '/bookmark', '/plain']);
+    expect(sources(await jf2(`target=${encodeURIComponent(POST)}&since=${like['wm-received']}&sort-dir=up`))).toEqual([
+      '/rsvp-yes',
+      '/rsvp-no',
+      '/repost',
+      '/bookmark',
+      '/plain',
+    ]);
     // an offset written unencoded (the + arrives as a space) still reads
     const offset = new Date(Date.parse(like['wm-received'])).toISOString().replace('.000Z', '+00:00').replace('+', ' ');
     expect(sources(await jf2(`target=${encodeURIComponent(POST)}&since=${offset}&sort-dir=up`))).toHaveLength(5);
-    expect(sources(await jf2(`target=${encodeURIComponent(POST)}&since_id=${like['wm-id']}&sort-dir=up`))).toEqual(['/rsvp-yes', '/rsvp-no', '/repost', '/bookmark', '/plain']);
+    expect(sources(await jf2(`target=${encodeURIComponent(POST)}&since_id=${like['wm-id']}&sort-dir=up`))).toEqual([
+      '/rsvp-yes',
+      '/rsvp-no',
+      '/repost',
+      '/bookmark',
+      '/plain',
+    ]);
   });
 
-  it('token without target: the account\'s own mentions of every page; domain narrows; another account\'s token sees only its own', async () => {
+  it("token without target: the account's own mentions of every page; domain narrows; another account's token sees only its own", async () => {
     const mine = await jf2(`token=${aliceToken}`);
     expect(sources(mine)).toEqual(['/other', '/plain', '/bookmark', '/repost', '/rsvp-no', '/rsvp-yes', '/like', '/reply']);
     expect(sources(await jf2(`token=${aliceToken}&domain=alice.example`))).toHaveLength(8);
@@ -179,21 +218,36 @@ describe.each(DIALECTS)('webmention.io-compatible API (%s)', (dialect) => {
       private: false,
       target: POST,
       activity: { type: 'reply' },
-      data: { author: { name: 'Ann', url: source.url('/ann'), photo: source.url('/ann.png') }, url: source.url('/reply'), published: '2026-02-03T04:05:06Z', published_ts: Date.parse('2026-02-03T04:05:06Z') / 1000 },
+      data: {
+        author: { name: 'Ann', url: source.url('/ann'), photo: source.url('/ann.png') },
+        url: source.url('/reply'),
+        published: '2026-02-03T04:05:06Z',
+        published_ts: Date.parse('2026-02-03T04:05:06Z') / 1000,
+      },
     });
     expect(Number.isInteger(links[0]!.id)).toBe(true);
     expect(typeof links[0]!.verified_date).toBe('string');
-    const rsvp = (await get(`mentions.json?target=${encodeURIComponent(POST)}&wm-property=rsvp&sort-by=rsvp`)).json<{ links: Json[] }>().links;
-    expect(rsvp.map((link) => [link.activity.type, link.data.rsvp])).toEqual([['rsvp', 'yes'], ['rsvp', 'no']]);
+    const rsvp = (await get(`mentions.json?target=${encodeURIComponent(POST)}&wm-property=rsvp&sort-by=rsvp`)).json<{ links: Json[] }>()
+      .links;
+    expect(rsvp.map((link) => [link.activity.type, link.data.rsvp])).toEqual([
+      ['rsvp', 'yes'],
+      ['rsvp', 'no'],
+    ]);
     // the same under the other names webmention.io answers to
-    for (const alias of ['mentions', 'links', 'links.json']) expect((await get(`${alias}?target=${encodeURIComponent(POST)}`)).json<{ links: Json[] }>().links).toHaveLength(7);
+    for (const alias of ['mentions', 'links', 'links.json'])
+      expect((await get(`${alias}?target=${encodeURIComponent(POST)}`)).json<{ links: Json[] }>().links).toHaveLength(7);
   });
 
   it('count.json: the total and the count of each type, RSVPs by value', async () => {
     const response = await get(`count.json?target=${encodeURIComponent(POST)}`);
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ count: 7, type: { reply: 1, like: 1, 'rsvp-yes': 1, 'rsvp-no': 1, repost: 1, bookmark: 1, mention: 1 } });
-    expect((await get(`count.json?target[]=${encodeURIComponent(POST)}&target[]=${encodeURIComponent(OTHER_POST)}`)).json()).toMatchObject({ count: 8 });
+    expect(response.json()).toEqual({
+      count: 7,
+      type: { reply: 1, like: 1, 'rsvp-yes': 1, 'rsvp-no': 1, repost: 1, bookmark: 1, mention: 1 },
+    });
+    expect((await get(`count.json?target[]=${encodeURIComponent(POST)}&target[]=${encodeURIComponent(OTHER_POST)}`)).json()).toMatchObject({
+      count: 8,
+    });
     expect((await get('count.json?target=https%3A%2F%2Falice.example%2Fnothing')).json()).toEqual({ count: 0, type: {} });
     const missing = await get('count.json');
     expect(missing.statusCode).toBe(400);

@@ -49,7 +49,10 @@ describe('@chrisburnell/eleventy-cache-webmentions reads indiestack as it reads 
     source = await startSourceServer();
     const { user } = await addUser(t, 'alice');
     token = await t.app.indieweb.webmentionTokens.rotate(user.id);
-    source.set('/reply', `<article class="h-entry"><a class="p-author h-card" href="/ann">Ann</a><a class="u-in-reply-to" href="${POST}">re</a><div class="e-content">Nice <b>post</b></div></article>`);
+    source.set(
+      '/reply',
+      `<article class="h-entry"><a class="p-author h-card" href="/ann">Ann</a><a class="u-in-reply-to" href="${POST}">re</a><div class="e-content">Nice <b>post</b></div></article>`,
+    );
     source.set('/like', `<article class="h-entry"><a class="u-like-of" href="${POST}">like</a></article>`);
     source.set('/mention', linkingPage(POST));
     for (const name of ['reply', 'like', 'mention']) {
@@ -89,7 +92,10 @@ describe('@chrisburnell/eleventy-cache-webmentions reads indiestack as it reads 
     await accepted(t, source.url('/late'), POST);
     await drain(t);
     // same cache file, a new options object so the plug-in's in-memory cache is not used
-    const again = await plugin.getWebmentions({ ...first, refresh: false, duration: '0s', key: 'children', feed: `${first.feed}&_=1` }, POST);
+    const again = await plugin.getWebmentions(
+      { ...first, refresh: false, duration: '0s', key: 'children', feed: `${first.feed}&_=1` },
+      POST,
+    );
     expect(again.map(plugin.getSource)).toContain(source.url('/late'));
     expect(again).toHaveLength(4);
   });

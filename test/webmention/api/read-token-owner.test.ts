@@ -29,7 +29,15 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       drop = fresh.drop;
       env = { INDIEWEB_DATABASE_URL: fresh.url, INDIEWEB_SECRET: 'r'.repeat(40), INDIEWEB_LOG_LEVEL: 'info' };
-      expect((await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], { cwd, env, input: 'a long password\n' })).code).toBe(0);
+      expect(
+        (
+          await runCli(['user', 'add', 'alice', '--me', 'https://alice.example/', '--password-stdin'], {
+            cwd,
+            env,
+            input: 'a long password\n',
+          })
+        ).code,
+      ).toBe(0);
       const made = await runCli(['webmention', 'token', '--user', 'alice'], { cwd, env });
       expect(made.code, made.stderr).toBe(0);
       token = lastLine(made.stdout);
@@ -50,7 +58,10 @@ for (const dialect of DIALECTS) {
       for (const query of [`token[]=${token}`, `token%5B%5D=${token}`, `token[0]=${token}`, `token=${token}&token=${token}`]) {
         const answer = await fetch(`${base}${API}?${query}`);
         expect(answer.status, query).toBe(400);
-        expect(await answer.json()).toEqual({ error: 'invalid_input', error_description: 'token must be given once, as a plain token= parameter (not token[] or repeated)' });
+        expect(await answer.json()).toEqual({
+          error: 'invalid_input',
+          error_description: 'token must be given once, as a plain token= parameter (not token[] or repeated)',
+        });
       }
       // other spellings of the name the parser does not read are still kept out of the log
       await fetch(`${base}${API}?TOKEN=${token}&tok%65n=${token}&%20token=${token}&access_token[x]=${token}`);

@@ -20,7 +20,8 @@ describe('webmention API read token', () => {
   let cwd: string;
   const cli = (args: string[], env: Record<string, string> = {}) =>
     runCli(['webmention', 'token', ...args], { cwd, env: { INDIEWEB_DATABASE_URL: t.database.url, INDIEWEB_SECRET: TEST_SECRET, ...env } });
-  const status = async (token: string) => (await t.app.inject({ method: 'GET', url: `/indieweb/webmention/api/mentions.jf2?token=${token}` })).statusCode;
+  const status = async (token: string) =>
+    (await t.app.inject({ method: 'GET', url: `/indieweb/webmention/api/mentions.jf2?token=${token}` })).statusCode;
   const shownToken = async () => {
     const page = await getAdmin(t, jar, SETTINGS);
     expect(page.statusCode).toBe(200);

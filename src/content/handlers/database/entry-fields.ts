@@ -27,7 +27,16 @@ export function publishedOf(properties: MicropubProperties): string | null {
   const [, yyyy, MM, dd, HH = '00', mm = '00', ss = '00', fraction = '', zone = 'Z'] = match;
   // Date.parse rolls 2026-02-30 over to March: a date that does not exist is no date
   const daysInMonth = new Date(Date.UTC(Number(yyyy), Number(MM), 0)).getUTCDate();
-  if (Number(MM) < 1 || Number(MM) > 12 || Number(dd) < 1 || Number(dd) > daysInMonth || Number(HH) > 23 || Number(mm) > 59 || Number(ss) > 59) return null;
+  if (
+    Number(MM) < 1 ||
+    Number(MM) > 12 ||
+    Number(dd) < 1 ||
+    Number(dd) > daysInMonth ||
+    Number(HH) > 23 ||
+    Number(mm) > 59 ||
+    Number(ss) > 59
+  )
+    return null;
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
   const text = `${yyyy}-${MM}-${dd}T${HH}:${mm}:${ss}${fraction.slice(0, 4)}${offset}`;
   const time = Date.parse(text);
@@ -49,7 +58,8 @@ export function slugSource(properties: MicropubProperties): string[] {
   for (const name of ['mp-slug', 'name', 'content', 'summary']) {
     const text = properties[name]?.map(textOf).find((value) => value !== undefined && value.trim() !== '');
     // a slug from content keeps its first few words
-    if (text !== undefined) candidates.push(name === 'content' || name === 'summary' ? text.trim().split(/\s+/).slice(0, 8).join(' ') : text);
+    if (text !== undefined)
+      candidates.push(name === 'content' || name === 'summary' ? text.trim().split(/\s+/).slice(0, 8).join(' ') : text);
   }
   return candidates;
 }

@@ -9,7 +9,9 @@ describe('entry slugs', () => {
   it('come from mp-slug, else the name, else the first words of the content, else the kind of post', () => {
     expect(baseSlug(['h-entry'], { 'mp-slug': ['My Slug'], name: ['A name'] })).toBe('my-slug');
     expect(baseSlug(['h-entry'], { name: ['Hello, World!'], content: ['body'] })).toBe('hello-world');
-    expect(baseSlug(['h-entry'], { content: [{ html: '<p>x</p>', value: 'One two three four five six seven eight nine ten' }] })).toBe('one-two-three-four-five-six-seven-eight');
+    expect(baseSlug(['h-entry'], { content: [{ html: '<p>x</p>', value: 'One two three four five six seven eight nine ten' }] })).toBe(
+      'one-two-three-four-five-six-seven-eight',
+    );
     expect(baseSlug(['h-entry'], { 'like-of': ['https://example.com/'] })).toBe('like');
     expect(baseSlug(['h-event'], { start: ['2026-01-01'] })).toBe('event');
     expect(baseSlug(['h-entry'], { content: ['   '] })).toBe('note');
@@ -40,7 +42,10 @@ describe('entry URLs', () => {
     const month = urls.monthPath(user('alice'), '2026-11-30T23:30:00.000Z');
     expect(month).toBe('/alice/2026/11/');
     expect(urls.entry(month, 'hello')).toEqual({ url: 'https://id.example/alice/2026/11/hello/', path: '/alice/2026/11/hello/' });
-    expect(urls.entry(month, 'grüße')).toEqual({ url: 'https://id.example/alice/2026/11/gr%C3%BC%C3%9Fe/', path: '/alice/2026/11/gr%C3%BC%C3%9Fe/' });
+    expect(urls.entry(month, 'grüße')).toEqual({
+      url: 'https://id.example/alice/2026/11/gr%C3%BC%C3%9Fe/',
+      path: '/alice/2026/11/gr%C3%BC%C3%9Fe/',
+    });
   });
 
   it('keep a base URL’s own path', () => {
@@ -73,7 +78,8 @@ describe('entry fields', () => {
     expect(publishedOf({ published: ['2026-04-01T10:00:00-0500'] })).toBe('2026-04-01T15:00:00.000Z');
     expect(publishedOf({ published: ['2026-04-01'] })).toBe('2026-04-01T00:00:00.000Z');
     expect(publishedOf({ published: ['2026-04-01 10:00'] })).toBe('2026-04-01T10:00:00.000Z');
-    for (const bad of ['yesterday', '2026-02-30', '2026-13-01', '2026-04-01T25:00:00Z', '', 'Tue, 1 Apr 2026']) expect(publishedOf({ published: [bad] })).toBeNull();
+    for (const bad of ['yesterday', '2026-02-30', '2026-13-01', '2026-04-01T25:00:00Z', '', 'Tue, 1 Apr 2026'])
+      expect(publishedOf({ published: [bad] })).toBeNull();
     expect(publishedOf({ published: [{ value: '2026-04-01' }] })).toBeNull();
     expect(publishedOf({})).toBeNull();
   });

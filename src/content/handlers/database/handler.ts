@@ -17,7 +17,15 @@ import { randomBytes } from 'node:crypto';
 import type { HostUser } from '../../../contracts/accounts.js';
 import { HandlerValueError } from '../../../contracts/handler-errors.js';
 import type { MicropubHandler } from '../../../contracts/micropub-handler.js';
-import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, UpdateOperations } from '../../../contracts/micropub-types.js';
+import type {
+  MicropubConfig,
+  MicropubEntry,
+  MicropubProperties,
+  NewEntry,
+  Page,
+  PageRequest,
+  UpdateOperations,
+} from '../../../contracts/micropub-types.js';
 import { systemClock, type Clock } from '../../../core/clock.js';
 import { isDatabaseUnavailable } from '../../../core/database-faults.js';
 import { matchesFilter } from '../../../core/list-params.js';
@@ -87,7 +95,10 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
   /** The first of `slug`, `slug-2`, `slug-3`… in the month that no entry has (any user, deleted ones included), and its number. */
   async function probeFree(month: string, base: string): Promise<{ url: string; path: string; number: number }> {
     for (let first = 1; ; first += SLUG_BATCH) {
-      const candidates = Array.from({ length: SLUG_BATCH }, (_, index) => ({ ...urls.entry(month, numberedSlug(base, first + index)), number: first + index }));
+      const candidates = Array.from({ length: SLUG_BATCH }, (_, index) => ({
+        ...urls.entry(month, numberedSlug(base, first + index)),
+        number: first + index,
+      }));
       const taken = new Set(await entries.takenPaths(candidates.map((candidate) => candidate.path)));
       const free = candidates.find((candidate) => !taken.has(candidate.path));
       if (free !== undefined) return free;
@@ -113,7 +124,9 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
       if (attempt < MAX_INSERT_ATTEMPTS - 1) {
         // the first try takes the number after this process's last one in the series without a read; otherwise the
         // number is taken synchronously after the read, so concurrent creates of one slug each get their own
-        const number = (attempt === 0 ? slugNumbers.takeKnown(slugSeries) : undefined) ?? slugNumbers.take(slugSeries, await entries.lastSlugNumber(slugSeries), tried + 1);
+        const number =
+          (attempt === 0 ? slugNumbers.takeKnown(slugSeries) : undefined) ??
+          slugNumbers.take(slugSeries, await entries.lastSlugNumber(slugSeries), tried + 1);
         next = { ...urls.entry(month, numberedSlug(base, number)), number };
         tried = number;
       } else next = await probeFree(month, base);
@@ -169,7 +182,8 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
 
     async undeleteEntry(url: string, user: HostUser): Promise<MicropubEntry> {
       const row = await find(url, user, 'deleted');
-      if (row === null || !(await entries.markUndeleted(row.id, clock.now().toISOString()))) throw new HandlerValueError('no such deleted entry');
+      if (row === null || !(await entries.markUndeleted(row.id, clock.now().toISOString())))
+        throw new HandlerValueError('no such deleted entry');
       return toEntry(row);
     },
 
@@ -187,7 +201,10 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
     async listEntries(user: HostUser, page: PageRequest): Promise<Page<MicropubEntry>> {
       const item = (row: EntryRow): MicropubEntry => ({ url: row.url, ...cloneJson(withUrl(row)) });
       if (page.filter === null) {
-        const [rows, total] = await Promise.all([entries.listByUser(user.id, { offset: page.offset, limit: page.limit }), entries.countByUser(user.id)]);
+        const [rows, total] = await Promise.all([
+          entries.listByUser(user.id, { offset: page.offset, limit: page.limit }),
+          entries.countByUser(user.id),
+        ]);
         return { items: rows.map(item), total };
       }
       // the filter matches the JSON of each item as listed: stored with the entry (searchTextOf), matched in SQL

@@ -34,16 +34,46 @@ const MANAGED_KEYS = new Set(['title', 'date', 'tags', 'slug', 'post-type', 'h',
  * kept in the `mf2` map instead, and a value found in a file is preserved on
  * update but not turned into a property.
  */
-const SITE_KEYS = new Set(
-  [
-    // Micropub names whose value cannot take the SSG-friendly key (`published: false` hides a Jekyll post)
-    ...['content', 'name', 'published', 'category'],
-    // Hugo
-    ...['aliases', 'build', 'cascade', 'draft', 'expirydate', 'headless', 'iscjklanguage', 'keywords', 'lastmod', 'layout', 'linktitle', 'markup', 'menus', 'menu', 'outputs', 'params', 'publishdate', 'resources', 'sitemap', 'translationkey', 'type', 'url', 'weight'],
-    // Jekyll and Eleventy
-    ...['categories', 'permalink', 'pagination', 'eleventyexcludefromcollections', 'eleventycomputed', 'eleventyimport', 'eleventynavigation'],
+const SITE_KEYS = new Set([
+  // Micropub names whose value cannot take the SSG-friendly key (`published: false` hides a Jekyll post)
+  ...['content', 'name', 'published', 'category'],
+  // Hugo
+  ...[
+    'aliases',
+    'build',
+    'cascade',
+    'draft',
+    'expirydate',
+    'headless',
+    'iscjklanguage',
+    'keywords',
+    'lastmod',
+    'layout',
+    'linktitle',
+    'markup',
+    'menus',
+    'menu',
+    'outputs',
+    'params',
+    'publishdate',
+    'resources',
+    'sitemap',
+    'translationkey',
+    'type',
+    'url',
+    'weight',
   ],
-);
+  // Jekyll and Eleventy
+  ...[
+    'categories',
+    'permalink',
+    'pagination',
+    'eleventyexcludefromcollections',
+    'eleventycomputed',
+    'eleventyimport',
+    'eleventynavigation',
+  ],
+]);
 const isSiteKey = (key: string) => SITE_KEYS.has(key.toLowerCase());
 
 /** Property names a file can hold: the microformats vocabulary plus `mp-*` commands. */
@@ -56,7 +86,8 @@ export class FrontMatterError extends Error {
   }
 }
 
-const isStringList = (values: readonly unknown[] | undefined): values is string[] => values !== undefined && values.length > 0 && values.every((value) => typeof value === 'string');
+const isStringList = (values: readonly unknown[] | undefined): values is string[] =>
+  values !== undefined && values.length > 0 && values.every((value) => typeof value === 'string');
 /** A one-value property is written as the value itself; arrays inside values are never unwrapped. */
 const scalarize = (values: readonly unknown[]): unknown => (values.length === 1 && !Array.isArray(values[0]) ? values[0] : values);
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
@@ -88,7 +119,8 @@ function bodyOf(content: readonly unknown[] | undefined): { body: string; keys: 
   if (typeof value === 'string') return value === '' ? null : { body: value, keys: {} };
   if (!isPlainObject(value)) return null;
   const { html, value: text, ...rest } = value;
-  if (typeof html !== 'string' || html === '' || Object.keys(rest).length > 0 || (text !== undefined && typeof text !== 'string')) return null;
+  if (typeof html !== 'string' || html === '' || Object.keys(rest).length > 0 || (text !== undefined && typeof text !== 'string'))
+    return null;
   return { body: html, keys: text === undefined ? { 'content-format': 'html' } : { 'content-format': 'html', 'content-text': text } };
 }
 
@@ -97,7 +129,8 @@ export function renderPost(post: Omit<PostDocument, 'format'>, format: FilesFron
   const { properties } = post;
   const front: Record<string, unknown> = {};
   const mf2: Record<string, unknown> = {};
-  const set = (target: Record<string, unknown>, key: string, value: unknown) => Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  const set = (target: Record<string, unknown>, key: string, value: unknown) =>
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 
   if (isStringList(properties.name)) front.title = scalarize(properties.name);
   if (properties.published?.length === 1 && typeof properties.published[0] === 'string') front.date = properties.published[0];
@@ -108,7 +141,12 @@ export function renderPost(post: Omit<PostDocument, 'format'>, format: FilesFron
 
   const body = bodyOf(properties.content);
   for (const [name, values] of Object.entries(properties)) {
-    if ((name === 'name' && front.title !== undefined) || (name === 'published' && front.date !== undefined) || (name === 'category' && front.tags !== undefined)) continue;
+    if (
+      (name === 'name' && front.title !== undefined) ||
+      (name === 'published' && front.date !== undefined) ||
+      (name === 'category' && front.tags !== undefined)
+    )
+      continue;
     if (name === 'content' && body !== null) continue;
     if (MANAGED_KEYS.has(name) || isSiteKey(name) || Object.hasOwn(post.siteKeys, name)) set(mf2, name, values);
     else set(front, name, scalarize(values));
@@ -131,7 +169,8 @@ function toPlain(value: unknown): unknown {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (Array.isArray(value)) return value.map(toPlain);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, toPlain(inner)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, toPlain(inner)]));
   return value;
 }
 
@@ -175,7 +214,8 @@ export function parsePost(raw: string): PostDocument {
 
   const properties: Record<string, unknown[]> = {};
   const siteKeys: Record<string, unknown> = {};
-  const set = (target: Record<string, unknown>, key: string, value: unknown) => Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  const set = (target: Record<string, unknown>, key: string, value: unknown) =>
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   for (const [key, value] of Object.entries(front)) {
     if (key === 'title') properties.name = listOf(value);
     else if (key === 'date') properties.published = [String(value)];
@@ -188,7 +228,8 @@ export function parsePost(raw: string): PostDocument {
     for (const [key, value] of Object.entries(front.mf2)) set(properties, key, listOf(value));
   }
   if (body !== '') {
-    if (front['content-format'] === 'html') properties.content = [typeof front['content-text'] === 'string' ? { html: body, value: front['content-text'] } : { html: body }];
+    if (front['content-format'] === 'html')
+      properties.content = [typeof front['content-text'] === 'string' ? { html: body, value: front['content-text'] } : { html: body }];
     else properties.content = [body];
   }
 

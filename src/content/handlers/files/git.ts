@@ -70,7 +70,10 @@ interface GitResult {
 
 /** A one-line commit subject: no control characters, at most 72 characters. */
 export function commitSubject(text: string): string {
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return clean.length > 72 ? `${clean.slice(0, 71)}…` : clean;
 }
 
@@ -84,7 +87,13 @@ function labelOf(properties: MicropubProperties, slug: string): string {
   // the label needs 50 characters: only the start of the content is looked at, and tags are dropped with an
   // expression that cannot backtrack (`[^<>]`), so `<<<<…` costs one pass instead of quadratic time
   const contentText =
-    typeof content === 'string' ? content : typeof fields.value === 'string' ? fields.value : typeof fields.html === 'string' ? fields.html.slice(0, LABEL_SOURCE_CHARS).replace(/<[^<>]*>/g, ' ') : '';
+    typeof content === 'string'
+      ? content
+      : typeof fields.value === 'string'
+        ? fields.value
+        : typeof fields.html === 'string'
+          ? fields.html.slice(0, LABEL_SOURCE_CHARS).replace(/<[^<>]*>/g, ' ')
+          : '';
   const label =
     firstString(properties.name) ??
     firstString([contentText]) ??
@@ -127,7 +136,12 @@ export function createGitPublisher(options: GitPublisherOptions): GitPublisher {
 
   const firstLine = (result: GitResult) =>
     // security: a remote URL may carry credentials; they never reach a log
-    (result.stderr.trim().split('\n').find((line) => line.trim() !== '') ?? `git exited with ${result.code}`).replace(/\/\/[^/@\s]+@/g, '//***@');
+    (
+      result.stderr
+        .trim()
+        .split('\n')
+        .find((line) => line.trim() !== '') ?? `git exited with ${result.code}`
+    ).replace(/\/\/[^/@\s]+@/g, '//***@');
 
   async function repositoryOf(siteDir: string): Promise<RepositoryState | null> {
     if (!existsSync(siteDir)) return null;
@@ -146,7 +160,8 @@ export function createGitPublisher(options: GitPublisherOptions): GitPublisher {
       const committer = await git(root, ['var', 'GIT_COMMITTER_IDENT']);
       const author = await git(root, ['var', 'GIT_AUTHOR_IDENT']);
       // a server often has no git identity; commit as indiestack rather than fail every time
-      state.identity = committer.code === 0 && author.code === 0 ? [] : ['-c', 'user.name=indiestack', '-c', 'user.email=indiestack@localhost'];
+      state.identity =
+        committer.code === 0 && author.code === 0 ? [] : ['-c', 'user.name=indiestack', '-c', 'user.email=indiestack@localhost'];
     }
     return state;
   }
@@ -182,7 +197,10 @@ export function createGitPublisher(options: GitPublisherOptions): GitPublisher {
         if (state.lastError?.startsWith('git commit') || state.lastError?.startsWith('git add')) state.lastError = null;
       } catch (error) {
         state.lastError = error instanceof Error ? error.message : String(error);
-        options.log?.error({ err: error, repository: state.root, files: [...state.uncommitted] }, 'files handler: commit failed; the files are written and will be committed with the next operation');
+        options.log?.error(
+          { err: error, repository: state.root, files: [...state.uncommitted] },
+          'files handler: commit failed; the files are written and will be committed with the next operation',
+        );
       }
       return true;
     },
@@ -199,13 +217,21 @@ export function createGitPublisher(options: GitPublisherOptions): GitPublisher {
         } else {
           state.pendingPush = true;
           state.lastError = `git push failed: ${firstLine(pushed)}`;
-          options.log?.warn({ repository: state.root, remote: options.remote, reason: state.lastError }, 'files handler: push failed; it is retried with the next operation');
+          options.log?.warn(
+            { repository: state.root, remote: options.remote, reason: state.lastError },
+            'files handler: push failed; it is retried with the next operation',
+          );
         }
       }
     },
 
     status() {
-      return [...repositories.values()].map((state) => ({ repository: state.root, uncommitted: [...state.uncommitted], pendingPush: state.pendingPush, lastError: state.lastError }));
+      return [...repositories.values()].map((state) => ({
+        repository: state.root,
+        uncommitted: [...state.uncommitted],
+        pendingPush: state.pendingPush,
+        lastError: state.lastError,
+      }));
     },
   };
 }

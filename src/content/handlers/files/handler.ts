@@ -32,7 +32,16 @@ import {
 import type { HostUser } from '../../../contracts/accounts.js';
 import { HandlerValueError } from '../../../contracts/handler-errors.js';
 import type { MicropubHandler } from '../../../contracts/micropub-handler.js';
-import type { MicropubConfig, MicropubEntry, MicropubProperties, NewEntry, Page, PageRequest, PostType, UpdateOperations } from '../../../contracts/micropub-types.js';
+import type {
+  MicropubConfig,
+  MicropubEntry,
+  MicropubProperties,
+  NewEntry,
+  Page,
+  PageRequest,
+  PostType,
+  UpdateOperations,
+} from '../../../contracts/micropub-types.js';
 import { systemClock, type Clock } from '../../../core/clock.js';
 import { applyListParams, matchesFilter } from '../../../core/list-params.js';
 import { applyUpdate, BUILT_IN_POST_TYPES, BUILT_IN_QUERIES } from '../entry-rules.js';
@@ -93,7 +102,8 @@ export interface FilesHandler extends MicropubHandler {
 }
 
 function assertTypes(type: readonly string[]): void {
-  if (type.length === 0 || !type.every((name) => /^h-[a-z0-9-]{1,40}$/.test(name))) throw new HandlerValueError('entry type must be h-* names');
+  if (type.length === 0 || !type.every((name) => /^h-[a-z0-9-]{1,40}$/.test(name)))
+    throw new HandlerValueError('entry type must be h-* names');
 }
 
 /** Creates the handler; throws when the templates or the user directory template are unusable. */
@@ -101,7 +111,10 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
   const contentDir = path.resolve(options.contentDir);
   const userDirTemplate = options.userDir ?? DEFAULT_FILES_USER_DIR;
   assertUserDirTemplate(userDirTemplate);
-  const layouts = createLayouts(options.defaultTemplates ?? { path: DEFAULT_FILES_PATH_TEMPLATE, url: DEFAULT_FILES_URL_TEMPLATE }, options.templates ?? {});
+  const layouts = createLayouts(
+    options.defaultTemplates ?? { path: DEFAULT_FILES_PATH_TEMPLATE, url: DEFAULT_FILES_URL_TEMPLATE },
+    options.templates ?? {},
+  );
   const format = options.frontMatter ?? 'yaml';
   const clock = options.clock ?? systemClock;
   const log = options.log;
@@ -126,7 +139,8 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
   }
 
   function siteUrlOf(user: HostUser): string {
-    if (options.siteUrl !== undefined && options.siteUrl !== null) return trimEndOf(options.siteUrl.replaceAll('{user}', encodeURIComponent(userSegment(user))), '/');
+    if (options.siteUrl !== undefined && options.siteUrl !== null)
+      return trimEndOf(options.siteUrl.replaceAll('{user}', encodeURIComponent(userSegment(user))), '/');
     const me = user.me[0];
     if (me !== undefined) {
       try {
@@ -145,12 +159,23 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
     return directory === null ? null : { ...directory, url: siteUrlOf(user) };
   }
 
-  async function commit(site: Site, files: readonly string[], verb: string, postType: string, properties: MicropubProperties, slug: string): Promise<void> {
+  async function commit(
+    site: Site,
+    files: readonly string[],
+    verb: string,
+    postType: string,
+    properties: MicropubProperties,
+    slug: string,
+  ): Promise<void> {
     const committed = await git.commit(site.dir, files, commitMessage(verb, postType, properties, slug));
     if (committed) pushLater();
   }
 
-  const toEntry = (url: string, document: Pick<PostDocument, 'type' | 'properties'>): MicropubEntry => ({ url, type: [...document.type], properties: structuredClone(document.properties) });
+  const toEntry = (url: string, document: Pick<PostDocument, 'type' | 'properties'>): MicropubEntry => ({
+    url,
+    type: [...document.type],
+    properties: structuredClone(document.properties),
+  });
 
   return {
     /** `create_entry`: writes one new file; the slug is `mp-slug`, else `name`, else a short id, with `-2`, `-3`… on collision. */
@@ -162,7 +187,8 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
       assertStorable(properties, format);
       const postType = detectPostType(entry.type, properties);
       const layout = layouts.get(postType)!;
-      const base = sanitizeSlug(firstString(entry.properties['mp-slug']) ?? '') || sanitizeSlug(firstString(properties.name) ?? '') || randomSlug();
+      const base =
+        sanitizeSlug(firstString(entry.properties['mp-slug']) ?? '') || sanitizeSlug(firstString(properties.name) ?? '') || randomSlug();
       const dates = dateValues(firstString(properties.published), now);
       return exclusive(async () => {
         const site = (await siteOf(user, true))!;
@@ -199,7 +225,16 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
         const properties = applyUpdate(found.document.properties, operations, structuredClone);
         const fileFormat = found.document.format ?? format;
         assertStorable(properties, fileFormat);
-        const text = renderPost({ type: found.document.type, postType: found.layout.type, slug: found.values.slug, properties, siteKeys: found.document.siteKeys }, fileFormat);
+        const text = renderPost(
+          {
+            type: found.document.type,
+            postType: found.layout.type,
+            slug: found.values.slug,
+            properties,
+            siteKeys: found.document.siteKeys,
+          },
+          fileFormat,
+        );
         await writeReplace(site, found.file, text);
         await commit(site, [found.file], 'Update', found.layout.type, properties, found.values.slug);
         return toEntry(found.url, { type: found.document.type, properties });
@@ -236,7 +271,13 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
       for (const entry of site === null ? [] : await posts.listLive(site)) {
         for (const category of entry.properties.category ?? []) if (typeof category === 'string') categories.add(category);
       }
-      return { 'syndicate-to': [], categories: [...categories].sort(), channels: [], 'post-types': structuredClone(BUILT_IN_POST_TYPES) as PostType[], q: [...BUILT_IN_QUERIES] };
+      return {
+        'syndicate-to': [],
+        categories: [...categories].sort(),
+        channels: [],
+        'post-types': structuredClone(BUILT_IN_POST_TYPES) as PostType[],
+        q: [...BUILT_IN_QUERIES],
+      };
     },
 
     /** `list_entries`: the account's live files, newest first; filter, then offset, then limit. */
@@ -255,7 +296,10 @@ export function createFilesHandler(options: FilesHandlerOptions): FilesHandler {
       );
       const total = items.filter((item) => matchesFilter({ type: item.type, properties: item.properties }, page.filter)).length;
       const urls = new Map(items.map((item) => [item.properties, item.url]));
-      return { items: listed.map((item) => ({ url: urls.get(item.properties) ?? String(item.properties.url?.[0] ?? ''), ...item })), total };
+      return {
+        items: listed.map((item) => ({ url: urls.get(item.properties) ?? String(item.properties.url?.[0] ?? ''), ...item })),
+        total,
+      };
     },
 
     /** The site's host: a static site's posts live there, not on indiestack's host. */

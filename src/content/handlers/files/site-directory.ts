@@ -201,7 +201,8 @@ export async function restoreFromTrash(site: SiteDirectory, relative: string): P
   try {
     await link(tombstone, file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new HandlerValueError('another file took the entry’s place', { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new HandlerValueError('another file took the entry’s place', { cause: error });
     throw error;
   }
   await unlink(tombstone);
@@ -216,7 +217,9 @@ export async function listFiles(site: SiteDirectory, roots: readonly string[]): 
   const files: string[] = [];
   const pending = distinct.map((root) => ({ relative: root, depth: 0 }));
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const entries = await readdir(path.join(site.dir, ...next.relative.split('/').filter(Boolean)), { withFileTypes: true }).catch(() => []);
+    const entries = await readdir(path.join(site.dir, ...next.relative.split('/').filter(Boolean)), { withFileTypes: true }).catch(
+      () => [],
+    );
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       const relative = next.relative === '' ? entry.name : `${next.relative}/${entry.name}`;

@@ -56,7 +56,8 @@ export function createSitePosts(layouts: ReadonlyMap<string, PostTypeLayout>, lo
     } catch {
       return [];
     }
-    if (target.origin !== base.origin || target.search !== '' || target.hash !== '' || target.username !== '' || target.password !== '') return [];
+    if (target.origin !== base.origin || target.search !== '' || target.hash !== '' || target.username !== '' || target.password !== '')
+      return [];
     const sitePath = base.pathname.replace(/\/$/, '');
     if (!target.pathname.startsWith(`${sitePath}/`)) return [];
     const rest = target.pathname.slice(sitePath.length);
@@ -98,7 +99,9 @@ export function createSitePosts(layouts: ReadonlyMap<string, PostTypeLayout>, lo
 
     async listLive(site) {
       const roots = [...layouts.values()].map((layout) => layout.root);
-      const files = (await listFiles(site, roots)).filter((relative) => [...layouts.values()].some((layout) => layout.matchPath(relative) !== null));
+      const files = (await listFiles(site, roots)).filter((relative) =>
+        [...layouts.values()].some((layout) => layout.matchPath(relative) !== null),
+      );
       const entries: ListedPost[] = [];
       for (let start = 0; start < files.length; start += READ_CONCURRENCY) {
         await Promise.all(
@@ -116,7 +119,13 @@ export function createSitePosts(layouts: ReadonlyMap<string, PostTypeLayout>, lo
             const values = layout?.matchPath(relative);
             if (layout === null || values === null || values === undefined) return;
             const published = Date.parse(firstString(document.properties.published) ?? '');
-            entries.push({ url: layout.url(site.url, values), type: [...document.type], properties: document.properties, sortKey: Number.isNaN(published) ? 0 : published, relative });
+            entries.push({
+              url: layout.url(site.url, values),
+              type: [...document.type],
+              properties: document.properties,
+              sortKey: Number.isNaN(published) ? 0 : published,
+              relative,
+            });
           }),
         );
       }

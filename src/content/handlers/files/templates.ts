@@ -35,7 +35,8 @@ export interface TemplateValues {
 }
 
 /** The first non-blank string among a property's values. */
-export const firstString = (values: readonly unknown[] | undefined): string | undefined => values?.find((value): value is string => typeof value === 'string' && value.trim() !== '');
+export const firstString = (values: readonly unknown[] | undefined): string | undefined =>
+  values?.find((value): value is string => typeof value === 'string' && value.trim() !== '');
 
 /** The post type of an entry (the one post-type discovery of `core/post-kind.ts`). */
 export const detectPostType: (type: readonly string[], properties: MicropubProperties) => string = postKindOf;
@@ -57,7 +58,11 @@ function truncate(text: string, maxCodePoints: number, maxBytes: number): string
  * and are then dropped like the real ones.
  */
 export function sanitizeSlug(raw: string, maxLength = MAX_SLUG_LENGTH): string {
-  const words = raw.normalize('NFKC').toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{M}\p{N}]+/gu, '-');
+  const words = raw
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, '-');
   // hyphens trimmed in one pass: `/^-+|-+$/g` is quadratic on a long run of them (issue 28, class 2)
   return trimEndOf(truncate(trimEndOf(trimStartOf(words, '-'), '-'), maxLength, MAX_SLUG_BYTES), '-');
 }
@@ -74,7 +79,11 @@ export function randomSlug(): string {
 
 /** A directory name from an account name or id: letters, marks, digits, `.`, `_`, `-`, never starting with a dot. */
 export function sanitizeSegment(raw: string): string {
-  const cleaned = raw.normalize('NFKC').toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '-');
+  const cleaned = raw
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '-');
   return truncate(trimEndOf(trimStartOf(cleaned, '.-'), '-'), MAX_SEGMENT_LENGTH, MAX_SLUG_BYTES);
 }
 
@@ -89,19 +98,36 @@ export function userDirectory(contentDir: string, template: string, user: HostUs
   const id = sanitizeSegment(user.id) || createHash('sha256').update(user.id).digest('hex').slice(0, 12);
   const relative = template.replaceAll('{user}', userSegment(user)).replaceAll('{id}', id);
   const dir = path.resolve(contentDir, relative);
-  if (!isInside(dir, contentDir) || dir === contentDir) throw new Error(`files handler: the site directory of ${user.id} would leave the content directory`);
+  if (!isInside(dir, contentDir) || dir === contentDir)
+    throw new Error(`files handler: the site directory of ${user.id} would leave the content directory`);
   return dir;
 }
 
 /** Date variables from a `published` value as written (the author's local date), else from `now` in UTC. */
 export function dateValues(published: string | undefined, now: Date): Omit<TemplateValues, 'slug'> {
   const match = published === undefined ? null : /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(published);
-  if (match !== null) return { yyyy: match[1]!, MM: match[2]!, dd: match[3]!, HH: match[4] ?? '00', mm: match[5] ?? '00', ss: match[6] ?? '00' };
+  if (match !== null)
+    return { yyyy: match[1]!, MM: match[2]!, dd: match[3]!, HH: match[4] ?? '00', mm: match[5] ?? '00', ss: match[6] ?? '00' };
   const iso = now.toISOString();
-  return { yyyy: iso.slice(0, 4), MM: iso.slice(5, 7), dd: iso.slice(8, 10), HH: iso.slice(11, 13), mm: iso.slice(14, 16), ss: iso.slice(17, 19) };
+  return {
+    yyyy: iso.slice(0, 4),
+    MM: iso.slice(5, 7),
+    dd: iso.slice(8, 10),
+    HH: iso.slice(11, 13),
+    mm: iso.slice(14, 16),
+    ss: iso.slice(17, 19),
+  };
 }
 
-const VARIABLE_PATTERNS: Readonly<Record<string, string>> = { yyyy: '(\\d{4})', MM: '(\\d{2})', dd: '(\\d{2})', HH: '(\\d{2})', mm: '(\\d{2})', ss: '(\\d{2})', slug: '([^/]+)' };
+const VARIABLE_PATTERNS: Readonly<Record<string, string>> = {
+  yyyy: '(\\d{4})',
+  MM: '(\\d{2})',
+  dd: '(\\d{2})',
+  HH: '(\\d{2})',
+  mm: '(\\d{2})',
+  ss: '(\\d{2})',
+  slug: '([^/]+)',
+};
 
 interface CompiledTemplate {
   readonly pattern: RegExp;
@@ -128,13 +154,19 @@ function compile(template: string, fixed: Readonly<Record<string, string>>, leni
     else pieces.push({ name });
   });
   const names = pieces.flatMap((piece) => (typeof piece === 'string' ? [] : [piece.name]));
-  let source = pieces.map((piece) => (typeof piece === 'string' ? escapeRegExp(piece) : (VARIABLE_PATTERNS[piece.name] ?? '([^/]+)'))).join('');
+  let source = pieces
+    .map((piece) => (typeof piece === 'string' ? escapeRegExp(piece) : (VARIABLE_PATTERNS[piece.name] ?? '([^/]+)')))
+    .join('');
   if (lenientTrailingSlash && source.endsWith('/')) source = `${source.slice(0, -1)}/?`;
   return {
     pattern: new RegExp(`^${source}$`, 'u'),
     names,
     fill(values, encode) {
-      return pieces.map((piece) => (typeof piece === 'string' ? piece : piece.name === 'slug' ? encode(values.slug) : values[piece.name as keyof TemplateValues])).join('');
+      return pieces
+        .map((piece) =>
+          typeof piece === 'string' ? piece : piece.name === 'slug' ? encode(values.slug) : values[piece.name as keyof TemplateValues],
+        )
+        .join('');
     },
   };
 }
@@ -152,7 +184,15 @@ function extract(compiled: CompiledTemplate, text: string, decode: (slug: string
     found[name] = value;
   }
   if (found.slug === undefined || !isCanonicalSlug(found.slug)) return null;
-  return { yyyy: found.yyyy ?? '0000', MM: found.MM ?? '00', dd: found.dd ?? '00', HH: found.HH ?? '00', mm: found.mm ?? '00', ss: found.ss ?? '00', slug: found.slug };
+  return {
+    yyyy: found.yyyy ?? '0000',
+    MM: found.MM ?? '00',
+    dd: found.dd ?? '00',
+    HH: found.HH ?? '00',
+    mm: found.mm ?? '00',
+    ss: found.ss ?? '00',
+    slug: found.slug,
+  };
 }
 
 /** One post type's templates, compiled. */
@@ -171,7 +211,10 @@ export interface PostTypeLayout {
 }
 
 /** Compiles every post type's templates; throws when one is unusable (configuration is checked the same way at start). */
-export function createLayouts(defaults: FilesTemplates, overrides: Readonly<Record<string, FilesTemplates>> = {}): ReadonlyMap<string, PostTypeLayout> {
+export function createLayouts(
+  defaults: FilesTemplates,
+  overrides: Readonly<Record<string, FilesTemplates>> = {},
+): ReadonlyMap<string, PostTypeLayout> {
   const layouts = new Map<string, PostTypeLayout>();
   for (const type of FILES_POST_TYPES) {
     const templates = Object.hasOwn(overrides, type) ? overrides[type]! : defaults;
@@ -180,7 +223,8 @@ export function createLayouts(defaults: FilesTemplates, overrides: Readonly<Reco
     const fixed = { section: DEFAULT_FILES_SECTIONS[type] ?? type, type };
     const filePattern = compile(templates.path, fixed, false);
     const urlPattern = compile(templates.url.slice('{site}'.length), fixed, true);
-    const literalPrefix = filePattern.fill({ yyyy: '{', MM: '{', dd: '{', HH: '{', mm: '{', ss: '{', slug: '{' }, (slug) => slug).split('{')[0] ?? '';
+    const literalPrefix =
+      filePattern.fill({ yyyy: '{', MM: '{', dd: '{', HH: '{', mm: '{', ss: '{', slug: '{' }, (slug) => slug).split('{')[0] ?? '';
     const root = literalPrefix.includes('/') ? literalPrefix.slice(0, literalPrefix.lastIndexOf('/')) : '';
     layouts.set(type, {
       type,
