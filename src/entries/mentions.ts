@@ -63,47 +63,59 @@ function authorName(record: WebmentionRecord): string {
   return url === null ? 'Someone' : new URL(url).hostname;
 }
 
-/** An author photo the page can show: https only (the pages' CSP loads no http: image, which would show as broken), else none. */
-function avatarUrl(url: string | null): string | null {
+/**
+ * An author photo the page can show: https, or the page's own origin (the pages' CSP loads `'self' https:`
+ * images; another http: image would show as broken), else none.
+ */
+function avatarUrl(url: string | null, ownOrigin: string | null): string | null {
   const safe = httpUrl(url);
-  return safe !== null && safe.startsWith('https:') ? safe : null;
+  if (safe === null) return null;
+  return safe.startsWith('https:') || (ownOrigin !== null && new URL(safe).origin === ownOrigin) ? safe : null;
 }
 
 /** `p-author h-card` of a mention: photo (name as alt), name linking to the author's URL. */
-function renderMentionAuthor(record: WebmentionRecord): SafeHtml {
+function renderMentionAuthor(record: WebmentionRecord, ownOrigin: string | null): SafeHtml {
   const name = authorName(record);
   const url = httpUrl(record.author.url);
-  const photo = avatarUrl(record.author.photo);
+  const photo = avatarUrl(record.author.photo, ownOrigin);
   const image = photo === null ? '' : html`<img class="u-photo avatar" src="${photo}" alt="" loading="lazy">`;
   return url === null
     ? html`<span class="p-author h-card">${image}<span class="p-name">${name}</span></span>`
     : html`<a class="p-author h-card" href="${url}">${image}<span class="p-name">${name}</span></a>`;
 }
 
-function renderReply(record: WebmentionRecord): SafeHtml {
+function renderReply(record: WebmentionRecord, ownOrigin: string | null): SafeHtml {
   const source = httpUrl(record.source);
-  const content = record.contentHtml !== null && record.contentHtml !== '' ? html`<div class="e-content">${new SafeHtml(record.contentHtml)}</div>` : record.contentText !== null ? html`<p class="p-content">${record.contentText}</p>` : '';
+  const content =
+    record.contentHtml !== null && record.contentHtml !== ''
+      ? html`<div class="e-content">${new SafeHtml(record.contentHtml)}</div>`
+      : record.contentText !== null
+        ? html`<p class="p-content">${record.contentText}</p>`
+        : '';
   const when = record.published ?? record.verifiedAt ?? record.createdAt;
   return html`<li class="p-comment h-cite reply">
-<p class="reply-head">${renderMentionAuthor(record)}${source === null ? '' : html` <a class="u-url" href="${source}" rel="nofollow ugc"><time class="dt-published" datetime="${when}">${readableDate(when)}</time></a>`}</p>
+<p class="reply-head">${renderMentionAuthor(record, ownOrigin)}${source === null ? '' : html` <a class="u-url" href="${source}" rel="nofollow ugc"><time class="dt-published" datetime="${when}">${readableDate(when)}</time></a>`}</p>
 ${content}
 </li>`;
 }
 
 /** A face: the author's photo (or initial) linking to them, their name as the alt text. */
-function renderFace(record: WebmentionRecord, property: 'like' | 'repost'): SafeHtml {
+function renderFace(record: WebmentionRecord, property: 'like' | 'repost', ownOrigin: string | null): SafeHtml {
   const name = authorName(record);
   const url = httpUrl(record.author.url) ?? httpUrl(record.source);
-  const photo = avatarUrl(record.author.photo);
-  const face = photo === null ? html`<span class="initial" aria-hidden="true">${[...name][0]?.toUpperCase() ?? '?'}</span><span class="visually-hidden p-name">${name}</span>` : html`<img class="u-photo avatar" src="${photo}" alt="${name}" loading="lazy">`;
+  const photo = avatarUrl(record.author.photo, ownOrigin);
+  const face =
+    photo === null
+      ? html`<span class="initial" aria-hidden="true">${[...name][0]?.toUpperCase() ?? '?'}</span><span class="visually-hidden p-name">${name}</span>`
+      : html`<img class="u-photo avatar" src="${photo}" alt="${name}" loading="lazy">`;
   const source = httpUrl(record.source);
   return html`<li class="p-${property} h-cite face">${url === null ? html`<span class="p-author h-card">${face}</span>` : html`<a class="p-author h-card u-url" href="${url}" title="${name}" rel="nofollow ugc">${face}</a>`}${source === null || source === url ? '' : html`<data class="u-url" value="${source}"></data>`}</li>`;
 }
 
-function renderLink(record: WebmentionRecord): SafeHtml {
+function renderLink(record: WebmentionRecord, ownOrigin: string | null): SafeHtml {
   const source = httpUrl(record.source);
   const verb = record.type === 'bookmark' ? 'bookmarked this' : 'mentioned this';
-  return html`<li class="p-mention h-cite">${renderMentionAuthor(record)} ${verb}${source === null ? '' : html` at <a class="u-url" href="${source}" rel="nofollow ugc">${urlLabel(source)}</a>`}</li>`;
+  return html`<li class="p-mention h-cite">${renderMentionAuthor(record, ownOrigin)} ${verb}${source === null ? '' : html` at <a class="u-url" href="${source}" rel="nofollow ugc">${urlLabel(source)}</a>`}</li>`;
 }
 
 function count(n: number, one: string, many: string): string {
@@ -111,26 +123,37 @@ function count(n: number, one: string, many: string): string {
 }
 
 /** The first {@link SHOWN_PER_GROUP} of a group, and a line saying how many more there are. */
-function bounded(records: readonly WebmentionRecord[], total: number, render: (record: WebmentionRecord) => SafeHtml, more: string | null): { items: SafeHtml[]; rest: SafeHtml | string } {
+function bounded(
+  records: readonly WebmentionRecord[],
+  total: number,
+  render: (record: WebmentionRecord) => SafeHtml,
+  more: string | null,
+): { items: SafeHtml[]; rest: SafeHtml | string } {
   const rest = total - Math.min(records.length, SHOWN_PER_GROUP);
   return {
     items: records.slice(0, SHOWN_PER_GROUP).map(render),
-    rest: rest <= 0 ? '' : more === null ? html`<p class="more-responses">and ${rest} more</p>` : html`<p class="more-responses">and ${rest} more: <a href="${more}" rel="nofollow">all responses</a></p>`,
+    rest:
+      rest <= 0
+        ? ''
+        : more === null
+          ? html`<p class="more-responses">and ${rest} more</p>`
+          : html`<p class="more-responses">and ${rest} more: <a href="${more}" rel="nofollow">all responses</a></p>`,
   };
 }
 
 /**
  * The responses section; empty markup when there are none. `more` is where
- * all of them can be read page by page (the read API of the entry's URL).
+ * all of them can be read page by page (the read API of the entry's URL);
+ * `ownOrigin` is the page's own origin, whose images an http: site may show.
  */
-export function renderMentions(mentions: EntryMentions, more: string | null = null): SafeHtml {
+export function renderMentions(mentions: EntryMentions, more: string | null = null, ownOrigin: string | null = null): SafeHtml {
   const { replies, likes, reposts, links } = mentions;
   if (replies.length + likes.length + reposts.length + links.length === 0) return html``;
   const { totals } = mentions;
-  const likeFaces = bounded(likes, totals.likes, (record) => renderFace(record, 'like'), more);
-  const repostFaces = bounded(reposts, totals.reposts, (record) => renderFace(record, 'repost'), more);
-  const replyItems = bounded(replies, totals.replies, renderReply, more);
-  const linkItems = bounded(links, totals.links, renderLink, more);
+  const likeFaces = bounded(likes, totals.likes, (record) => renderFace(record, 'like', ownOrigin), more);
+  const repostFaces = bounded(reposts, totals.reposts, (record) => renderFace(record, 'repost', ownOrigin), more);
+  const replyItems = bounded(replies, totals.replies, (record) => renderReply(record, ownOrigin), more);
+  const linkItems = bounded(links, totals.links, (record) => renderLink(record, ownOrigin), more);
   return html`<section class="responses" aria-labelledby="responses-heading">
 <h2 id="responses-heading">Responses</h2>
 ${likes.length === 0 ? '' : html`<h3>${count(totals.likes, 'like', 'likes')}</h3><ul class="faces">${likeFaces.items}</ul>${likeFaces.rest}`}

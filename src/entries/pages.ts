@@ -38,7 +38,10 @@ export interface RenderedPage {
   readonly owner: OwnerView;
 }
 
-export type EntryAnswer = { readonly kind: 'page'; readonly page: RenderedPage } | { readonly kind: 'redirect'; readonly location: string } | { readonly kind: 'not-found' };
+export type EntryAnswer =
+  | { readonly kind: 'page'; readonly page: RenderedPage }
+  | { readonly kind: 'redirect'; readonly location: string }
+  | { readonly kind: 'not-found' };
 
 export interface EntryPagesDeps {
   readonly entries: EntrySource;
@@ -67,7 +70,14 @@ export function createEntryPages(deps: EntryPagesDeps) {
     const homeUrl = `${base}${homePath(user.name)}`;
     return {
       user,
-      view: { name: user.name, displayName: profile.name ?? user.name, profile, homeUrl, atomUrl: `${homeUrl}feed.atom`, jsonFeedUrl: `${homeUrl}feed.json` },
+      view: {
+        name: user.name,
+        displayName: profile.name ?? user.name,
+        profile,
+        homeUrl,
+        atomUrl: `${homeUrl}feed.atom`,
+        jsonFeedUrl: `${homeUrl}feed.json`,
+      },
     };
   }
 
@@ -93,10 +103,17 @@ export function createEntryPages(deps: EntryPagesDeps) {
       }
       const [records, counts] = await Promise.all([deps.mentions(row.url), deps.countMentions?.(row.url)]);
       const mentions = groupMentions(records, counts);
-      const responses = renderMentions(mentions, `${base}/indieweb/webmention/?target=${encodeURIComponent(row.url)}`);
+      const responses = renderMentions(
+        mentions,
+        `${base}/indieweb/webmention/?target=${encodeURIComponent(row.url)}`,
+        new URL(base).origin,
+      );
       const article = renderEntryArticle(row, asOwner(owner.view), responses).value;
       const body = templates.entry({ entry: row, owner: owner.view, mentions, parts: { article, responses: responses.value } });
-      return { kind: 'page', page: { status: 200, title: `${entryTitle(row)} · ${owner.view.displayName}`, head: head(row.url), body, owner: owner.view } };
+      return {
+        kind: 'page',
+        page: { status: 200, title: `${entryTitle(row)} · ${owner.view.displayName}`, head: head(row.url), body, owner: owner.view },
+      };
     },
 
     /** A page of the home page: after none (the newest), `before` (older) or `after` (newer) a cursor; null when nobody has this name. */
@@ -113,7 +130,10 @@ export function createEntryPages(deps: EntryPagesDeps) {
         shown = hasNewer ? rows.slice(1) : rows;
         hasOlder = true;
       } else {
-        const rows = await entries.listPublished(userId, { limit: PAGE_SIZE + 1, ...(page.before === undefined ? {} : { before: page.before }) });
+        const rows = await entries.listPublished(userId, {
+          limit: PAGE_SIZE + 1,
+          ...(page.before === undefined ? {} : { before: page.before }),
+        });
         hasOlder = rows.length > PAGE_SIZE;
         shown = hasOlder ? rows.slice(0, PAGE_SIZE) : rows;
         hasNewer = page.before !== undefined;
@@ -126,9 +146,19 @@ export function createEntryPages(deps: EntryPagesDeps) {
       // the source lists only listed entries (the rule in SQL), so the count and the cursors never see another kind
       const total = await entries.countPublished(userId);
       const view = asOwner(owner.view);
-      const parts = { card: renderProfileCard(view).value, feed: renderFeed(view, shown, total).value, pager: renderPager(newerUrl, olderUrl).value };
+      const parts = {
+        card: renderProfileCard(view).value,
+        feed: renderFeed(view, shown, total).value,
+        pager: renderPager(newerUrl, olderUrl).value,
+      };
       const body = templates.home({ owner: owner.view, entries: shown, total, newerUrl, olderUrl, parts });
-      const head = headMarkup(owner.view, { baseUrl: base, stylesheetVersion: deps.stylesheetVersion, canonical: page.before === undefined && page.after === undefined ? homeUrl : undefined, prev: newerUrl, next: olderUrl });
+      const head = headMarkup(owner.view, {
+        baseUrl: base,
+        stylesheetVersion: deps.stylesheetVersion,
+        canonical: page.before === undefined && page.after === undefined ? homeUrl : undefined,
+        prev: newerUrl,
+        next: olderUrl,
+      });
       return { status: 200, title: owner.view.displayName, head, body, owner: owner.view };
     },
 
@@ -140,4 +170,3 @@ export function createEntryPages(deps: EntryPagesDeps) {
     },
   };
 }
-
