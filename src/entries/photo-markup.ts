@@ -6,11 +6,10 @@
  * a phone-sized copy. `src` stays the original, the value `u-photo` parses to.
  * @module
  */
+import { PHOTO_WIDTHS } from '../core/photo-widths.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { httpUrl } from './safe-url.js';
 
-/** The widths of media/photo-variants.ts (entries/ does not import media/). */
-const WIDTHS = [320, 640, 1280, 2048] as const;
 const SERVED_PHOTO = /\/indieweb\/media\/[A-Za-z0-9_-]{16,64}\.(?:jpg|png|webp|avif|gif|heic)$/;
 /** The entry column is at most 42rem wide (style.ts). */
 const SIZES = '(max-width: 44rem) 100vw, 42rem';
@@ -30,7 +29,7 @@ export function photoSrcset(source: string, siteUrl: string): string | null {
     return null;
   }
   if (url.origin !== site.origin || url.search !== '' || url.hash !== '' || !SERVED_PHOTO.test(url.pathname)) return null;
-  return WIDTHS.map((width) => `${url.href}?w=${width} ${width}w`).join(', ');
+  return PHOTO_WIDTHS.map((width) => `${url.href}?w=${width} ${width}w`).join(', ');
 }
 
 /** The `<img class="u-photo">` of a photo value (`url` or `{ value, alt }`), or null without an http(s) URL. */

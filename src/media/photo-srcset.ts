@@ -4,9 +4,10 @@
  * storage, below `{base}/indieweb/media/`) have copies.
  * @module
  */
+import { PHOTO_WIDTHS } from '../core/photo-widths.js';
 import { PHOTO_TYPES } from './photo-work.js';
 
-export const PHOTO_WIDTHS: readonly number[] = [320, 640, 1280, 2048];
+export { PHOTO_WIDTHS };
 
 /** `url?w=320 320w, …` up to `maxWidth`, or null when `url` is not a photo served by us at `baseUrl`. */
 export function photoSrcset(url: string, mediaType: string, baseUrl: string, maxWidth = 2048): string | null {
