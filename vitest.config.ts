@@ -25,10 +25,12 @@ export const PROCESS_TESTS = [
   'test/readme.test.ts',
 ];
 
+/** How long a test and a hook of the integration tiers may take (the quick tier uses them too). */
+export const INTEGRATION_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 };
+
 const integration = {
   globalSetup: ['test/helpers/global-setup.ts'],
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  ...INTEGRATION_TIMEOUTS,
 };
 
 export default defineConfig({

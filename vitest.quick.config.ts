@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { PROCESS_TESTS } from './vitest.config.js';
+import { INTEGRATION_TIMEOUTS, PROCESS_TESTS } from './vitest.config.js';
 
 /**
  * `npm run test:quick`: the developer's loop — every unit test and every
@@ -29,8 +29,7 @@ export default defineConfig({
           ],
           // every file isolated, as in the whole suite: with a shared module cache (isolate: false) the parse
           // pool's workers start under vitest's loader and a 1 MB page no longer fits its 2 s budget
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          ...INTEGRATION_TIMEOUTS,
         },
       },
     ],
