@@ -27,9 +27,9 @@ export default defineConfig({
             // slow by design (hundreds of scrypt checks); test/accounts/login.test.ts covers signing in
             'test/accounts/sign-in-throttle.test.ts',
           ],
-          // every file isolated, as in the whole suite: with a shared module cache (isolate: false) the parse
-          // pool's workers start under vitest's loader and a 1 MB page no longer fits its 2 s budget
           ...INTEGRATION_TIMEOUTS,
+          // as in the whole suite: a worker imports the application once for all its files, not once per file
+          isolate: false,
         },
       },
     ],
