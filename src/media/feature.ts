@@ -13,6 +13,7 @@ import type { BearerGuard } from '../indieauth/bearer.js';
 import type { Content } from '../content/content.js';
 import type { MediaRepository } from '../storage/repositories/media.js';
 import { createLocalStorage, type LocalMediaStorage } from './fs-storage.js';
+import type { S3MediaStorage } from './s3-storage.js';
 import { sweepUploadLeftovers, type SweepResult } from './leftovers.js';
 import { createFormUpload, type FormUpload } from './form-upload.js';
 import { createMediaLibrary, type MediaLibrary } from './library.js';
@@ -44,6 +45,11 @@ export async function openMediaStorage(config: Config): Promise<MediaStorage> {
 
 function isLocalStorage(storage: MediaStorage): storage is LocalMediaStorage {
   return (storage as Partial<LocalMediaStorage>).kind === 'local' && typeof (storage as Partial<LocalMediaStorage>).pathOf === 'function';
+}
+
+function isS3Storage(storage: MediaStorage): storage is S3MediaStorage {
+  const candidate = storage as Partial<S3MediaStorage>;
+  return candidate.kind === 's3' && typeof candidate.getObject === 'function' && typeof candidate.putObject === 'function';
 }
 
 export function createMedia(deps: {
@@ -81,6 +87,7 @@ export function createMedia(deps: {
     pipeline,
     repository,
     localStorage: isLocalStorage(storage) ? storage : null,
+    s3Storage: isS3Storage(storage) ? storage : null,
   };
   return {
     repository,
