@@ -25,7 +25,7 @@ export const VARIANT_WIDTHS: readonly number[] = PHOTO_WIDTHS;
 /** The width `?w=` asks for, or null without one; any other value is a 400 naming the allowed ones. */
 export function parseVariantWidth(value: unknown): number | null {
   if (value === undefined) return null;
-  const width = typeof value === 'string' && /^[0-9]{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  const width = typeof value === 'string' && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : Number.NaN;
   if (!VARIANT_WIDTHS.includes(width)) throw new InvalidRequestError(forClient(`w must be one of ${VARIANT_WIDTHS.join(', ')}`));
   return width;
 }
