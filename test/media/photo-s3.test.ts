@@ -4,12 +4,25 @@
  * `{base}/indieweb/media/<name>?w=N` (a query on the bucket's URL would reach
  * the original), makes each copy once, puts it in the bucket at
  * `indieweb/variants/<name>/<w>.<ext>`, and deleting the photo deletes them.
+ * Entry pages and the admin Media page give these photos a srcset too.
  * @see docs/media.md "Photos"
  */
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyOf, type MediaApp, mediaPostForm, type S3Fixture, standaloneMediaApp, startS3, upload } from '../helpers/media.js';
+import { ADMIN, addUser, buildAdminApp, csrfOf, getAdmin } from '../helpers/admin.js';
+import { entriesApp, pathOf } from '../helpers/entries.js';
+import {
+  keyOf,
+  type MediaApp,
+  mediaPostForm,
+  multipart,
+  prepareBackend,
+  type S3Fixture,
+  standaloneMediaApp,
+  startS3,
+  upload,
+} from '../helpers/media.js';
 import { phonePhoto } from '../helpers/photos.js';
 
 let s3: S3Fixture;
@@ -187,5 +200,80 @@ describe('sized copies of photos in an S3 bucket', () => {
     const response = await t.app.inject({ method: 'GET', url: `${gone.path}?w=320` });
     expect(response.statusCode).toBe(404);
     expect((await t.stored()).filter((key) => key.includes(gone.name))).toEqual([]);
+  });
+});
+
+describe('pages give photos in the bucket a srcset of indiestack’s copies', () => {
+  it('an entry page and the home page: src is the bucket’s URL (what u-photo parses to), srcset is {base}/indieweb/media/<name>?w=N', async () => {
+    const backend = await prepareBackend('s3', s3);
+    const e = await entriesApp({ env: backend.env });
+    try {
+      const { body, contentType } = multipart([
+        { name: 'file', filename: 'p.jpg', type: 'image/jpeg', content: await phonePhoto(1200, 900) },
+      ]);
+      const uploaded = await e.app.inject({
+        method: 'POST',
+        url: '/indieweb/media/',
+        headers: { authorization: `Bearer ${await e.token()}`, 'content-type': contentType },
+        payload: body,
+      });
+      expect(uploaded.statusCode).toBe(201);
+      const photoUrl = uploaded.headers.location as string;
+      expect(photoUrl.startsWith(`${s3.endpoint}/`)).toBe(true);
+      const sized = `${e.config.baseUrl}/${keyOf(photoUrl)}`;
+      const entryUrl = await e.create({
+        name: ['In the bucket'],
+        photo: [{ value: photoUrl, alt: 'A test photo' }, 'https://elsewhere.example/x.jpg'],
+      });
+
+      for (const page of [pathOf(entryUrl), '/alice/']) {
+        const response = await e.get(page);
+        expect(response.statusCode).toBe(200);
+        const images = [...response.body.matchAll(/<img class="u-photo"[^>]*>/g)].map((match) => match[0]);
+        expect(images[0]).toContain(`src="${photoUrl}"`);
+        expect(images[0]).toContain(`srcset="${sized}?w=320 320w, ${sized}?w=640 640w, ${sized}?w=1280 1280w, ${sized}?w=2048 2048w"`);
+        expect(images[0]).toContain('alt="A test photo"');
+        expect(images.find((image) => image.includes('elsewhere.example'))).not.toContain('srcset');
+      }
+      const copy = await e.app.inject({ method: 'GET', url: `${pathOf(sized)}?w=640`, headers: { accept: 'image/webp' } });
+      expect(copy.statusCode).toBe(200);
+      expect(copy.headers['content-type']).toBe('image/webp');
+      expect((await sharp(copy.rawPayload).metadata()).width).toBe(640);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('the admin Media page shows a bucket photo through its 320 and 640 copies', async () => {
+    const backend = await prepareBackend('s3', s3);
+    const a = await buildAdminApp(backend.env);
+    try {
+      const { jar } = await addUser(a, 'alice');
+      const csrf = csrfOf(await getAdmin(a, jar, '/media/'));
+      const { body, contentType } = multipart([
+        { name: '_csrf', value: csrf },
+        { name: 'file', filename: 'phone.jpg', type: 'image/jpeg', content: await phonePhoto() },
+      ]);
+      const response = await a.app.inject({
+        method: 'POST',
+        url: `${ADMIN}/media/upload`,
+        headers: { cookie: jar.header(), 'content-type': contentType },
+        payload: body,
+      });
+      jar.storeFrom(response);
+      expect(response.statusCode).toBe(303);
+      const [file] = await a.app.indieweb.media.repository.listByUser((await a.app.indieweb.users!.findByName('alice'))!.id);
+      const sized = `${a.config.baseUrl}/${file!.storageKey}`;
+      expect(file!.url).not.toBe(sized);
+      const page = await getAdmin(a, jar, '/media/');
+      expect(page.body).toContain(
+        `<img src="${file!.url}" srcset="${sized}?w=320 320w, ${sized}?w=640 640w" sizes="12rem" alt="" loading="lazy">`,
+      );
+      const copy = await a.app.inject({ method: 'GET', url: `${pathOf(sized)}?w=320`, headers: { accept: 'image/avif' } });
+      expect(copy.statusCode).toBe(200);
+      expect(copy.headers['content-type']).toBe('image/avif');
+    } finally {
+      await a.close();
+    }
   });
 });
