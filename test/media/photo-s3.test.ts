@@ -201,6 +201,27 @@ describe('sized copies of photos in an S3 bucket', () => {
     expect(response.statusCode).toBe(404);
     expect((await t.stored()).filter((key) => key.includes(gone.name))).toEqual([]);
   });
+
+  it('a stored photo that cannot be decoded answers 415, and no copy is stored', async () => {
+    const damaged = await uploadPhoto(400, 300);
+    const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+    // the bytes of the object replaced by a JPEG start and noise
+    const noise = Buffer.concat([Buffer.from('ffd8ffe000104a464946', 'hex'), Buffer.alloc(500, 7)]);
+    await s3.client.send(new PutObjectCommand({ Bucket: t.backend.location, Key: damaged.key, Body: noise, ContentType: 'image/jpeg' }));
+    const response = await t.app.inject({ method: 'GET', url: `${damaged.path}?w=320`, headers: { accept: 'image/webp' } });
+    expect(response.statusCode).toBe(415);
+    expect((await t.stored()).filter((key) => key.includes(damaged.name))).toEqual([damaged.key]);
+  });
+
+  it.each([
+    '/indieweb/media/..%2F..%2Fetc%2Fpasswd?w=320',
+    '/indieweb/media/short.jpg?w=320',
+    '/indieweb/media/%00AAAAAAAAAAAAAAAAAAAA.jpg?w=640',
+  ])('%s is 404, and nothing is written to the bucket', async (url) => {
+    const before = s3.events.length;
+    expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
+    expect(s3.events.length).toBe(before);
+  });
 });
 
 describe('pages give photos in the bucket a srcset of indiestack’s copies', () => {
