@@ -37,9 +37,9 @@ export const UPLOAD_PATH = '/media/upload';
 const FILE_INPUT = 'media-file';
 
 /** Images, audio and video play in the page (the CSP allows media from us and https); other types show none. */
-function preview(file: MediaRecord, baseUrl: string): SafeHtml | '' {
+function preview(file: MediaRecord, media: MediaLibrary): SafeHtml | '' {
   // a photo of ours shows a small copy (alt is empty: the file's name is the text beside it)
-  const srcset = photoSrcset(file.url, file.mediaType, baseUrl, 640);
+  const srcset = photoSrcset(media.sizedUrlOf(file), 640);
   if (srcset !== null) return html`<img src="${file.url}" srcset="${srcset}" sizes="12rem" alt="" loading="lazy">`;
   if (file.mediaType.startsWith('image/')) return html`<img src="${file.url}" alt="" loading="lazy" width="160">`;
   if (file.mediaType.startsWith('audio/')) return html`<audio controls preload="none" src="${file.url}"></audio>`;
@@ -47,8 +47,8 @@ function preview(file: MediaRecord, baseUrl: string): SafeHtml | '' {
   return '';
 }
 
-function mediaItem(file: MediaRecord, csrf: string, baseUrl: string): SafeHtml {
-  return html`<li class="media-item">${preview(file, baseUrl)}<p>${file.name} · ${file.mediaType} · ${byteSize(file.size)} · ${timestamp(file.createdAt)}</p>
+function mediaItem(file: MediaRecord, csrf: string, media: MediaLibrary): SafeHtml {
+  return html`<li class="media-item">${preview(file, media)}<p>${file.name} · ${file.mediaType} · ${byteSize(file.size)} · ${timestamp(file.createdAt)}</p>
 <label>URL <input type="text" readonly value="${file.url}"></label>
 ${buttonForm({ action: `${ADMIN}/media/delete`, csrf, hidden: { id: file.id }, label: 'Delete' })}</li>`;
 }
@@ -84,9 +84,7 @@ export function mediaPage(app: FastifyInstance, deps: MediaPageDeps): void {
     const { user, csrf } = sessionOf(request);
     const files = await media.listOwned(user);
     const list =
-      files.length === 0
-        ? html`<p>No uploads yet.</p>`
-        : html`<ul class="media">${files.map((file) => mediaItem(file, csrf, baseUrl))}</ul>`;
+      files.length === 0 ? html`<p>No uploads yet.</p>` : html`<ul class="media">${files.map((file) => mediaItem(file, csrf, media))}</ul>`;
     const content = html`${uploadForm(csrf, deps.limits, problem?.message)}
 <h2>Your files</h2>
 ${list}`;

@@ -107,6 +107,7 @@ export async function createHttpFeatures(
     listMentions: (filter) => webmention.service.listPublic(filter),
     countMentions: (target) => webmention.service.countPublic(target),
     baseUrl: config.baseUrl,
+    photoBucketUrl: media.photoBucketUrl,
     templates: await loadEntryTemplates(options.entryPages, config, log),
   });
 

@@ -33,6 +33,8 @@ export function createEntries(deps: {
   /** How many of them there are by type (webmention service `countPublic`); without it the page counts what it read. */
   readonly countMentions?: (target: string) => Promise<Record<string, number>>;
   readonly baseUrl: string;
+  /** The S3 bucket whose photos' sized copies indiestack answers (`MediaFeature.photoBucketUrl`), or null. */
+  readonly photoBucketUrl?: string | null;
   readonly templates: EntryTemplates;
 }): EntriesFeature {
   if (!deps.enabled) return { pages: null, routes: async () => {} };
@@ -43,6 +45,7 @@ export function createEntries(deps: {
     mentions: async (target) => (await deps.listMentions({ status: 'verified', target, limit: MAX_MENTIONS })).items,
     ...(deps.countMentions === undefined ? {} : { countMentions: deps.countMentions }),
     baseUrl: deps.baseUrl,
+    photoBucketUrl: deps.photoBucketUrl ?? null,
     templates: deps.templates,
     stylesheetVersion: stylesheetHash(deps.templates.stylesheet),
   });

@@ -10,7 +10,7 @@ import { replaceTags } from '../core/text.js';
 import { html, type SafeHtml } from '../web/html.js';
 import type { EntryRow } from './entry-source.js';
 import { displayName, renderAuthor, type Owner } from './h-card.js';
-import { renderPhoto } from './photo-markup.js';
+import { type BucketPhotos, renderPhoto } from './photo-markup.js';
 import { isShownProperty, readableDate, renderMedia, renderValue } from './properties.js';
 
 const TYPE_NAME = /^h-[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -130,11 +130,11 @@ function renderContent(row: EntryRow): SafeHtml {
   return parts.length === 0 ? html`` : html`<div class="entry-content">${parts}</div>`;
 }
 
-function renderGallery(row: EntryRow): SafeHtml {
+function renderGallery(row: EntryRow, bucket: BucketPhotos | null): SafeHtml {
   const media: SafeHtml[] = [];
   for (const name of ['photo', 'video', 'audio'] as const) {
     for (const value of values(row, name)) {
-      const element = name === 'photo' ? renderPhoto(value, row.url) : renderMedia(name, value);
+      const element = name === 'photo' ? renderPhoto(value, row.url, bucket) : renderMedia(name, value);
       if (element !== null) media.push(html`<figure>${element}</figure>`);
     }
   }
@@ -176,8 +176,9 @@ function renderFooter(row: EntryRow): SafeHtml {
 /**
  * The whole article. `responses` (the webmentions section) goes inside it,
  * so replies, likes and reposts are the entry's `comment`, `like` and `repost`.
+ * `bucket`: photos in the S3 bucket get sized copies too (photo-markup.ts).
  */
-export function renderEntryArticle(row: EntryRow, owner: Owner, responses: SafeHtml): SafeHtml {
+export function renderEntryArticle(row: EntryRow, owner: Owner, responses: SafeHtml, bucket: BucketPhotos | null = null): SafeHtml {
   const names = values(row, 'name');
   const heading =
     names.length > 0
@@ -189,14 +190,14 @@ ${heading}
 <p class="byline">${renderAuthor(owner)}</p>
 ${renderEventTimes(row)}
 ${renderContent(row)}
-${renderGallery(row)}
+${renderGallery(row, bucket)}
 ${renderFooter(row)}
 ${responses}
 </article>`;
 }
 
 /** An entry in a feed list: heading linking to it, content, media, date and tags (no responses). */
-export function renderFeedItem(row: EntryRow): SafeHtml {
+export function renderFeedItem(row: EntryRow, bucket: BucketPhotos | null = null): SafeHtml {
   const names = values(row, 'name').filter((value): value is string => typeof value === 'string');
   const heading = names.length > 0 ? html`<h2><a class="u-url p-name" href="${row.url}">${names[0]}</a></h2>` : '';
   const categories = values(row, 'category');
@@ -205,7 +206,7 @@ ${renderContext(row)}
 ${heading}
 ${renderEventTimes(row)}
 ${renderContent(row)}
-${renderGallery(row)}
+${renderGallery(row, bucket)}
 <footer class="entry-meta"><ul><li><a class="${names.length > 0 ? 'permalink' : 'u-url permalink'}" href="${row.url}"><time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time></a></li>${categories.length > 0 ? html`<li class="categories">${categories.map((value) => renderValue('category', value))}</li>` : ''}</ul></footer>
 </li>`;
 }

@@ -7,13 +7,14 @@ import { html, type SafeHtml } from '../web/html.js';
 import type { EntryRow } from './entry-source.js';
 import { renderAuthor, type Owner } from './h-card.js';
 import { renderFeedItem } from './h-entry.js';
+import type { BucketPhotos } from './photo-markup.js';
 
-export function renderFeed(owner: Owner, entries: readonly EntryRow[], total: number): SafeHtml {
+export function renderFeed(owner: Owner, entries: readonly EntryRow[], total: number, bucket: BucketPhotos | null = null): SafeHtml {
   const name = owner.profile.name ?? owner.name;
   return html`<section class="h-feed" aria-labelledby="feed-heading">
 <h2 id="feed-heading" class="p-name">Posts by ${name}</h2>
 <p class="visually-hidden">${renderAuthor(owner)}</p>
-${entries.length === 0 ? html`<p>Nothing published yet.</p>` : html`<p class="count">${total} ${total === 1 ? 'post' : 'posts'}</p><ol>${entries.map(renderFeedItem)}</ol>`}
+${entries.length === 0 ? html`<p>Nothing published yet.</p>` : html`<p class="count">${total} ${total === 1 ? 'post' : 'posts'}</p><ol>${entries.map((row) => renderFeedItem(row, bucket))}</ol>`}
 </section>`;
 }
 

@@ -53,6 +53,8 @@ export interface EntryPagesDeps {
   /** How many public mentions of a target there are by type; the headings and "and N more" say these when given (the page reads at most the newest few hundred). */
   readonly countMentions?: (target: string) => Promise<Record<string, number>>;
   readonly baseUrl: string;
+  /** The S3 bucket's public URL when indiestack answers the sized copies of the photos in it (media/s3-variants.ts); null otherwise. */
+  readonly photoBucketUrl?: string | null;
   readonly templates: EntryTemplates;
   readonly stylesheetVersion: string;
 }
@@ -62,6 +64,9 @@ export type EntryPages = ReturnType<typeof createEntryPages>;
 export function createEntryPages(deps: EntryPagesDeps) {
   const { entries, templates } = deps;
   const base = trimEndOf(deps.baseUrl, '/');
+  // spelt as URLs parse (host in lower case, no default port), as the photo URLs are compared
+  const bucketUrl = deps.photoBucketUrl ?? null;
+  const bucket = bucketUrl === null ? null : { bucketUrl: trimEndOf(new URL(`${trimEndOf(bucketUrl, '/')}/`).href, '/'), baseUrl: base };
 
   async function ownerNamed(name: string): Promise<{ user: HostUser; view: OwnerView } | null> {
     const user = await deps.findUserByName(name);
@@ -108,7 +113,7 @@ export function createEntryPages(deps: EntryPagesDeps) {
         `${base}/indieweb/webmention/?target=${encodeURIComponent(row.url)}`,
         new URL(base).origin,
       );
-      const article = renderEntryArticle(row, asOwner(owner.view), responses).value;
+      const article = renderEntryArticle(row, asOwner(owner.view), responses, bucket).value;
       const body = templates.entry({ entry: row, owner: owner.view, mentions, parts: { article, responses: responses.value } });
       return {
         kind: 'page',
@@ -148,7 +153,7 @@ export function createEntryPages(deps: EntryPagesDeps) {
       const view = asOwner(owner.view);
       const parts = {
         card: renderProfileCard(view).value,
-        feed: renderFeed(view, shown, total).value,
+        feed: renderFeed(view, shown, total, bucket).value,
         pager: renderPager(newerUrl, olderUrl).value,
       };
       const body = templates.home({ owner: owner.view, entries: shown, total, newerUrl, olderUrl, parts });

@@ -11,8 +11,11 @@ import type { MediaStorage } from '../contracts/media-storage.js';
 import type { Clock } from '../core/clock.js';
 import type { BearerGuard } from '../indieauth/bearer.js';
 import type { Content } from '../content/content.js';
-import type { MediaRepository } from '../storage/repositories/media.js';
+import type { MediaRecord, MediaRepository } from '../storage/repositories/media.js';
+import { trimEndOf } from '../core/text.js';
+import { hasVariants } from './photo-variants.js';
 import { createLocalStorage, type LocalMediaStorage } from './fs-storage.js';
+import type { S3MediaStorage } from './s3-storage.js';
 import { sweepUploadLeftovers, type SweepResult } from './leftovers.js';
 import { createFormUpload, type FormUpload } from './form-upload.js';
 import { createMediaLibrary, type MediaLibrary } from './library.js';
@@ -25,6 +28,8 @@ export interface MediaFeature {
   readonly pipeline: UploadPipeline;
   /** The files each user owns (the admin Media page). */
   readonly library: MediaLibrary;
+  /** With the S3 storage, the bucket's public URL: indiestack answers the sized copies of the photos in it (s3-variants.ts). Null otherwise. */
+  readonly photoBucketUrl: string | null;
   /** Reads a multipart request behind the bearer guard (Micropub creates with files use it too). */
   readonly receive: ReceiveRequest;
   /** Stores the file of one of our own upload forms (the admin Media page), checked by the form's CSRF token. */
@@ -46,8 +51,13 @@ function isLocalStorage(storage: MediaStorage): storage is LocalMediaStorage {
   return (storage as Partial<LocalMediaStorage>).kind === 'local' && typeof (storage as Partial<LocalMediaStorage>).pathOf === 'function';
 }
 
+function isS3Storage(storage: MediaStorage): storage is S3MediaStorage {
+  const candidate = storage as Partial<S3MediaStorage>;
+  return candidate.kind === 's3' && typeof candidate.getObject === 'function' && typeof candidate.putObject === 'function';
+}
+
 export function createMedia(deps: {
-  config: Pick<Config, 'media' | 'maxBodyBytes' | 'limits' | 'trustProxy'>;
+  config: Pick<Config, 'baseUrl' | 'media' | 'maxBodyBytes' | 'limits' | 'trustProxy'>;
   clock: Clock;
   storage: MediaStorage;
   repository: MediaRepository;
@@ -81,11 +91,18 @@ export function createMedia(deps: {
     pipeline,
     repository,
     localStorage: isLocalStorage(storage) ? storage : null,
+    s3Storage: isS3Storage(storage) ? storage : null,
   };
+  // both built-in storages answer {base}/indieweb/media/<name>?w=N for a photo (the local one at the file's own URL)
+  const base = trimEndOf(deps.config.baseUrl, '/');
+  const servesSizes = routeDeps.localStorage !== null || routeDeps.s3Storage !== null;
+  const sizedUrlOf = (file: MediaRecord): string | null =>
+    servesSizes && hasVariants(file.mediaType) ? `${base}/${file.storageKey}` : null;
   return {
     repository,
     pipeline,
-    library: createMediaLibrary({ repository, pipeline }),
+    library: createMediaLibrary({ repository, pipeline, sizedUrlOf }),
+    photoBucketUrl: routeDeps.s3Storage === null ? null : routeDeps.s3Storage.publicBaseUrl,
     receive,
     formUpload: createFormUpload({ pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits }),
     routes: (app) => mediaRoutes(app, routeDeps),

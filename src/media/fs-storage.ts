@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import { randomId } from '../core/crypto.js';
+import { variantPrefixOf } from './variant-keys.js';
 
 export const MEDIA_KEY_PATTERN = /^indieweb\/media\/[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,8}$/;
 
@@ -26,7 +27,7 @@ export interface LocalMediaStorage extends MediaStorage {
   readonly kind: 'local';
   readonly dir: string;
   pathOf(key: string): string;
-  /** The directory of a key's sized copies (see photo-variants.ts); removed with the key. */
+  /** The directory of a key's sized copies (variant-keys.ts); removed with the key. */
   variantDirOf(key: string): string;
 }
 
@@ -37,7 +38,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalMediaStor
     if (!MEDIA_KEY_PATTERN.test(key)) throw new Error(`invalid media key ${key}`);
     return path.join(root, ...key.split('/'));
   };
-  const variantDirOf = (key: string): string => path.join(root, 'indieweb', 'variants', path.basename(pathOf(key)));
+  const variantDirOf = (key: string): string => path.join(root, ...variantPrefixOf(key).split('/'));
   return {
     kind: 'local',
     dir: root,

@@ -8,9 +8,17 @@ import type { UploadPipeline } from './upload.js';
 
 export type MediaLibrary = ReturnType<typeof createMediaLibrary>;
 
-export function createMediaLibrary(deps: { repository: MediaRepository; pipeline: Pick<UploadPipeline, 'discard'> }) {
+export function createMediaLibrary(deps: {
+  repository: MediaRepository;
+  pipeline: Pick<UploadPipeline, 'discard'>;
+  /** The URL that answers `?w=N` for a photo (photo-variants.ts), or null when indiestack makes no copies of the file. */
+  sizedUrlOf?: (file: MediaRecord) => string | null;
+}) {
   const { repository, pipeline } = deps;
   return {
+    /** Where the file's sized copies are answered (`{url}?w=N`), or null without copies. */
+    sizedUrlOf: deps.sizedUrlOf ?? ((): string | null => null),
+
     /** The user's uploads, newest first. */
     listOwned: (user: HostUser): Promise<MediaRecord[]> => repository.listByUser(user.id),
 

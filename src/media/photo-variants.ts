@@ -2,10 +2,11 @@
  * Sized copies of a stored photo: `?w=N` on its URL, N in
  * {@link VARIANT_WIDTHS}, in the format the request's `Accept` prefers among
  * AVIF, WebP and JPEG. Each copy is made once and kept beside the original
- * (local storage: `indieweb/variants/<name>/<w>.<ext>` below the media
- * directory, removed with the original); concurrent first requests in one
- * process share one making, and the copy is written to a temporary name and
- * renamed, so two processes making it at once both leave one whole file.
+ * (`indieweb/variants/<name>/<w>.<ext>`, variant-keys.ts: below the media
+ * directory here, in the bucket with S3 (s3-variants.ts); removed with the
+ * original); concurrent first requests in one process share one making, and
+ * the copy is written to a temporary name and renamed, so two processes
+ * making it at once both leave one whole file.
  * @module
  */
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -16,16 +17,15 @@ import { randomId } from '../core/crypto.js';
 import { forClient, InvalidRequestError } from '../core/errors.js';
 import { PHOTO_WIDTHS } from './photo-srcset.js';
 import { checkPhotoBounds, openPhoto, PHOTO_TYPES, photoJob, readPhotoHeader, unreadablePhoto } from './photo-work.js';
+import { VARIANT_FORMATS as FORMATS, type VariantType } from './variant-keys.js';
 
+export type { VariantType };
 export const VARIANT_WIDTHS: readonly number[] = PHOTO_WIDTHS;
-
-const FORMATS = { 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/avif': 'avif' } as const;
-export type VariantType = keyof typeof FORMATS;
 
 /** The width `?w=` asks for, or null without one; any other value is a 400 naming the allowed ones. */
 export function parseVariantWidth(value: unknown): number | null {
   if (value === undefined) return null;
-  const width = typeof value === 'string' && /^[0-9]{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  const width = typeof value === 'string' && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : Number.NaN;
   if (!VARIANT_WIDTHS.includes(width)) throw new InvalidRequestError(forClient(`w must be one of ${VARIANT_WIDTHS.join(', ')}`));
   return width;
 }

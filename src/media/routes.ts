@@ -1,7 +1,8 @@
 /**
  * `/indieweb/media/`: upload (multipart, one part named `file`), list and
- * describe (`q=source`), delete (`action=delete`); and, with the local
- * storage, the stored files themselves.
+ * describe (`q=source`), delete (`action=delete`); with the local storage,
+ * the stored files themselves; with either built-in storage, the sized
+ * copies of photos (`?w=N`).
  * @see SPEC.md "Media endpoint"
  * @module
  */
@@ -22,6 +23,8 @@ import type { MediaRepository } from '../storage/repositories/media.js';
 import { sendText } from '../web/reply.js';
 import type { LocalMediaStorage } from './fs-storage.js';
 import { createLocalVariants, parseVariantWidth } from './photo-variants.js';
+import type { S3MediaStorage } from './s3-storage.js';
+import { createS3Variants } from './s3-variants.js';
 import { serveVariant } from './variant-route.js';
 import type { ReceiveRequest } from './receive.js';
 import type { UploadPipeline } from './upload.js';
@@ -42,6 +45,8 @@ export interface MediaRoutesDeps {
   readonly repository: MediaRepository;
   /** The built-in local storage, whose files indiestack serves; null with any other storage. */
   readonly localStorage: LocalMediaStorage | null;
+  /** The built-in S3 storage, whose photos' sized copies indiestack serves; null with any other storage. */
+  readonly s3Storage: S3MediaStorage | null;
 }
 
 export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): Promise<void> {
@@ -125,8 +130,17 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
       const path = local.pathOf(record.storageKey);
       const info = await stat(path).catch(() => null);
       if (info === null) return sendText(reply, 404, 'not found');
-      if (width !== null)
-        return serveVariant(request, reply, { record, path, width, variantDir: local.variantDirOf(record.storageKey), variants });
+      if (width !== null) {
+        const variantDir = local.variantDirOf(record.storageKey);
+        return serveVariant(request, reply, {
+          record,
+          width,
+          open: async (type) => {
+            const file = await variants.pathOf(path, variantDir, width, type);
+            return { body: createReadStream(file), size: (await stat(file)).size };
+          },
+        });
+      }
       return reply
         .header('content-type', record.mediaType)
         .header('content-length', info.size)
@@ -135,6 +149,21 @@ export async function mediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): 
         .header('cache-control', 'public, max-age=31536000, immutable')
         .header('content-disposition', 'inline')
         .send(createReadStream(path));
+    });
+  }
+
+  const s3 = deps.s3Storage;
+  if (s3 !== null) {
+    const variants = createS3Variants(s3);
+    // the bucket serves the files; indiestack serves their sized copies (a query on the bucket's URL reaches the original)
+    app.get<{ Params: { name: string } }>('/media/:name', async (request, reply) => {
+      const { name } = request.params;
+      const width = parseVariantWidth(readParam(request.query, 'w'));
+      const record = FILE_NAME.test(name) ? await repository.findByKey(`indieweb/media/${name}`) : null;
+      if (record === null) return sendText(reply, 404, 'not found');
+      // without w: the file is where its URL says
+      if (width === null) return reply.redirect(record.url, 302);
+      return serveVariant(request, reply, { record, width, open: (type) => variants.open(record.storageKey, width, type) });
     });
   }
 }

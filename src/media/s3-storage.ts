@@ -3,16 +3,20 @@
  * parts; an upload that fails or is aborted is aborted on the server too.
  * Every request has bounded waits (connecting, then silence on the socket)
  * and at most {@link S3_MAX_ATTEMPTS} tries, so an endpoint that refuses or
- * never answers fails the upload instead of holding it.
+ * never answers fails the upload instead of holding it. Besides the
+ * {@link MediaStorage} contract it reads, checks and writes single objects
+ * for the sized copies of photos (s3-variants.ts), and deleting a photo
+ * deletes its copies too.
  * @module
  */
-import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Readable } from 'node:stream';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import type { MediaStorageConfig } from '../config/config.js';
 import { trimEndOf } from '../core/text.js';
+import { variantKeysOf } from './variant-keys.js';
 
 /** Bucket, region, endpoint, addressing, public URL prefix, credentials and timeout: the `s3` storage settings. */
 export type S3StorageOptions = Omit<Extract<MediaStorageConfig, { kind: 's3' }>, 'kind'>;
@@ -20,7 +24,32 @@ export type S3StorageOptions = Omit<Extract<MediaStorageConfig, { kind: 's3' }>,
 /** Tries of one S3 request: one retry for a timeout, a refused connection, a 5xx or a throttle. */
 export const S3_MAX_ATTEMPTS = 2;
 
-export function createS3Storage(options: S3StorageOptions): MediaStorage & { readonly kind: 's3' } {
+/** A stored object as read back: its bytes as a stream, and its length when the endpoint tells it. */
+export interface StoredObject {
+  readonly body: Readable;
+  readonly size: number | null;
+}
+
+/** The S3 storage, with the single-object reads and writes the sized copies need. */
+export interface S3MediaStorage extends MediaStorage {
+  readonly kind: 's3';
+  /** Where the bucket's objects are public, without a trailing slash: an object's URL is `{publicBaseUrl}/{key}`. */
+  readonly publicBaseUrl: string;
+  /** The object under `key`, or null when there is none. */
+  getObject(key: string): Promise<StoredObject | null>;
+  /** Whether an object is stored under `key`. */
+  hasObject(key: string): Promise<boolean>;
+  /** Writes a small object in one request (S3 makes it visible whole or not at all). */
+  putObject(key: string, content: Uint8Array, mediaType: string): Promise<void>;
+}
+
+/** A 404 from the endpoint (`NoSuchKey` from GetObject, `NotFound` from HeadObject). */
+function isNotFound(error: unknown): boolean {
+  const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return failure.name === 'NoSuchKey' || failure.name === 'NotFound' || failure.$metadata?.httpStatusCode === 404;
+}
+
+export function createS3Storage(options: S3StorageOptions): S3MediaStorage {
   const timeoutMs = options.timeout * 1000;
   const client = new S3Client({
     region: options.region,
@@ -42,8 +71,13 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage & { rea
     }
   }
 
+  const deleteObject = async (key: string): Promise<void> => {
+    await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key }));
+  };
+
   return {
     kind: 's3',
+    publicBaseUrl: trimEndOf(options.publicBaseUrl, '/'),
     async save(key, content, mediaType) {
       // the content's own failure (a 413, a client gone) is the one to report, not a failed abort after it
       let contentError: unknown;
@@ -84,7 +118,39 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage & { rea
       return `${trimEndOf(options.publicBaseUrl, '/')}/${key}`;
     },
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key }));
+      // the copies first: when one cannot be deleted the original stays, and deleting again finishes the job
+      await Promise.all(variantKeysOf(key).map(deleteObject));
+      await deleteObject(key);
+    },
+    async getObject(key) {
+      try {
+        const answer = await client.send(new GetObjectCommand({ Bucket: options.bucket, Key: key }));
+        if (answer.Body === undefined) return null;
+        return { body: answer.Body as Readable, size: answer.ContentLength ?? null };
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+    async hasObject(key) {
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: options.bucket, Key: key }));
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+    },
+    async putObject(key, content, mediaType) {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: options.bucket,
+          Key: key,
+          Body: content,
+          ContentType: mediaType,
+          CacheControl: 'public, max-age=31536000, immutable',
+        }),
+      );
     },
   };
 }

@@ -167,6 +167,11 @@ export function filePart(content: Uint8Array, filename = 'upload.png', type: str
 interface S3rverInstance {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
+  on(event: 'event', listener: (event: S3rverEvent) => void): unknown;
+}
+/** The S3 event notification s3rver emits for each write and delete. */
+interface S3rverEvent {
+  Records: { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }[];
 }
 type S3rverConstructor = new (options: {
   port: number;
@@ -182,6 +187,8 @@ export interface S3Fixture {
   readonly client: S3Client;
   /** A fresh empty bucket, so each app can tell its own objects. */
   newBucket(): Promise<string>;
+  /** Every object write (`ObjectCreated:Put`, …) and delete so far, in order, as `{ bucket, event, key }`. */
+  readonly events: readonly { readonly bucket: string; readonly event: string; readonly key: string }[];
   close(): Promise<void>;
 }
 
@@ -192,6 +199,11 @@ export async function startS3(): Promise<S3Fixture> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'indiestack-s3rver-'));
   const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: 'media', configs: [] }] });
+  const events: { bucket: string; event: string; key: string }[] = [];
+  server.on('event', (event) => {
+    for (const record of event.Records)
+      events.push({ bucket: record.s3.bucket.name, event: record.eventName, key: decodeURIComponent(record.s3.object.key) });
+  });
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
   const client = new S3Client({
@@ -203,6 +215,7 @@ export async function startS3(): Promise<S3Fixture> {
   return {
     endpoint,
     client,
+    events,
     async newBucket() {
       const name = `media-${process.pid}-${bucketCounter++}`;
       await client.send(new CreateBucketCommand({ Bucket: name }));

@@ -167,7 +167,7 @@ describe('sized copies: GET {media URL}?w=N', () => {
     expect((await sharp(response.rawPayload).metadata()).width).toBe(1600);
   });
 
-  it.each(['100', '641', 'abc', '', '-320', '320.0'])('400 with the allowed widths for w=%s', async (w) => {
+  it.each(['100', '641', 'abc', '', '-320', '320.0', '0320'])('400 with the allowed widths for w=%s', async (w) => {
     const response = await t.app.inject({ method: 'GET', url: `${photoPath}?w=${w}` });
     expect(response.statusCode).toBe(400);
     expect(response.json().error_description).toBe('w must be one of 320, 640, 1280, 2048');
