@@ -14,7 +14,7 @@ import { loadEntryTemplates, type EntryPagesOption } from '../entries/load-templ
 import { createIndieAuth } from '../indieauth/feature.js';
 import { createMedia } from '../media/feature.js';
 import { createMicropub } from '../micropub/feature.js';
-import { createOutbound } from '../outbound/fetch.js';
+import { outboundFor } from '../outbound/fetch.js';
 import { createProfile } from '../profile/feature.js';
 import { createCsrf } from '../web/csrf.js';
 import type { Core } from './core.js';
@@ -65,9 +65,7 @@ export async function createHttpFeatures(
     ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }),
   });
   // the admin's Write area looks at the pages a post cites (title, author)
-  const writeOutbound = createOutbound({
-    allowPrivateNetworks: config.allowPrivateNetworks,
-    timeoutMs: config.outboundTimeout * 1000,
+  const writeOutbound = outboundFor(config, {
     maxBytes: CITE_MAX_BYTES,
     onOutcome: meter.outboundFetch,
   });

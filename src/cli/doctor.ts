@@ -13,7 +13,7 @@ export function registerDoctorCommand(program: Command, io: CliIo, run: (work: (
     .option('--json', 'print the checks as JSON')
     .action((name: string | undefined, options: { json?: boolean }) =>
       run(async () => {
-        const [{ formatCheck, hasFailure }, { runDoctor }, { linksCommandHint }, { createOutbound }] = await Promise.all([
+        const [{ formatCheck, hasFailure }, { runDoctor }, { linksCommandHint }, { outboundFor }] = await Promise.all([
           import('../operations/doctor/check.js'),
           import('../operations/doctor/doctor.js'),
           import('../operations/doctor/remote-checks.js'),
@@ -22,7 +22,7 @@ export function registerDoctorCommand(program: Command, io: CliIo, run: (work: (
         const checks = await withCore(io, async ({ config, database, users, stores, clock, mediaStorage }) => {
           const accounts = name === undefined ? (await users.list()).filter((user) => user.isActive) : [await users.findByName(name)];
           if (accounts[0] === null) throw new NotFoundError(`no user named "${name}"`);
-          const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.outboundTimeout * 1000 });
+          const outbound = outboundFor(config);
           try {
             return await runDoctor(
               {

@@ -59,9 +59,9 @@ export function registerSendWebmentionsCommand(program: Command, io: CliIo, run:
           stderr.columns !== undefined && stderr.columns > 1 && line.length >= stderr.columns
             ? `${line.slice(0, stderr.columns - 2)}…`
             : line;
-        const { createOutbound } = await import('../outbound/fetch.js');
+        const { outboundFor } = await import('../outbound/fetch.js');
         const { sendWebmentions } = await import('../webmention/send.js');
-        const outbound = createOutbound({ allowPrivateNetworks: config.allowPrivateNetworks });
+        const outbound = outboundFor(config);
         let results: SendResult[];
         try {
           results = await sendWebmentions({

@@ -37,6 +37,8 @@ export const DEFAULT_MEDIA_MAX_UPLOAD_TOTAL_BYTES = 50 * 1024 * 1024;
 export const SQLITE_FILE_NAME = 'indiestack.sqlite';
 export const DEFAULT_S3_TIMEOUT_S = 30;
 export const DEFAULT_OUTBOUND_TIMEOUT_S = 10;
+/** Seconds one fetched page may take to parse (`INDIEWEB_PARSE_TIMEOUT`); the parse pool's own default (`PARSE_LIMITS.budgetMs`) is the same. */
+export const DEFAULT_PARSE_TIMEOUT_S = 5;
 
 /** The standalone HTTP server's timeouts, in seconds, and its connection bound; see docs/reliability.md. */
 export interface ServerLimits {
@@ -260,6 +262,8 @@ export interface Config {
   readonly jobLeaseSeconds: number;
   /** Seconds. */
   readonly outboundTimeout: number;
+  /** Seconds one fetched page may take to parse in the parse pool. */
+  readonly parseTimeout: number;
   /** Read only when `micropubHandler` is `files`. */
   readonly files: FilesConfig;
   /** A `module#export` specifier naming replacement entry-page templates; null: the built-in ones. */

@@ -7,7 +7,6 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { Outbound } from '../outbound/fetch.js';
-import { parseOffThread } from '../html/pool.js';
 import type { ClientPage } from './client-page.js';
 import { absolute, text } from './client-values.js';
 
@@ -29,7 +28,13 @@ const MAX_ENTRIES = 500;
 const FAILURE_TTL_S = 30;
 
 /** Reads a fetched client page; null when it says nothing usable about the client. */
-export async function readClientInfo(clientId: string, body: string, contentType: string, finalUrl: string): Promise<ClientInfo | null> {
+export async function readClientInfo(
+  outbound: Pick<Outbound, 'read'>,
+  clientId: string,
+  body: string,
+  contentType: string,
+  finalUrl: string,
+): Promise<ClientInfo | null> {
   if (/json/i.test(contentType)) {
     let document: Record<string, unknown>;
     try {
@@ -50,7 +55,7 @@ export async function readClientInfo(clientId: string, body: string, contentType
     };
   }
   // parsed in the parse pool, off the event loop (issue 28 F4); a page past its bounds or budget throws, and reads as unreadable
-  return parseOffThread<ClientPage>(CLIENT_PAGE_MODULE, 'readClientPage', [body, finalUrl]);
+  return outbound.read<ClientPage>(CLIENT_PAGE_MODULE, 'readClientPage', [body, finalUrl]);
 }
 
 function ttlOf(cacheControl: string | undefined): number {
@@ -79,7 +84,13 @@ export function createClientInfoFetcher(deps: { outbound: Outbound; clock: Clock
           return Array.isArray(value) ? value[0] : value;
         };
         if (response.status >= 200 && response.status < 300)
-          info = await readClientInfo(clientId, response.body.toString('utf8'), header('content-type') ?? 'text/html', response.url);
+          info = await readClientInfo(
+            deps.outbound,
+            clientId,
+            response.body.toString('utf8'),
+            header('content-type') ?? 'text/html',
+            response.url,
+          );
         ttl = ttlOf(header('cache-control'));
       } catch {
         info = null;

@@ -10,7 +10,7 @@ import type { Config } from '../config/config.js';
 import type { Accounts } from '../contracts/accounts.js';
 import type { Clock } from '../core/clock.js';
 import { createFailureThrottle } from '../core/throttle.js';
-import { createOutbound } from '../outbound/fetch.js';
+import { outboundFor } from '../outbound/fetch.js';
 import type { ProfileService } from '../profile/service.js';
 import type { Stores } from '../storage/stores.js';
 import type { Csrf } from '../web/csrf.js';
@@ -57,8 +57,7 @@ export function createIndieAuth(deps: {
   const findUser = (id: string) => accounts.findUser(id);
   const meter = deps.meter ?? NO_METER;
   // client pages are fetched while a person waits on the consent screen: a tighter cap
-  const clientOutbound = createOutbound({
-    allowPrivateNetworks: config.allowPrivateNetworks,
+  const clientOutbound = outboundFor(config, {
     timeoutMs: 3_000,
     maxBytes: 256 * 1024,
     onOutcome: meter.outboundFetch,

@@ -7,8 +7,9 @@
  */
 import type { Agent, request as undiciRequest } from 'undici';
 import ipaddr from 'ipaddr.js';
-import { DEFAULT_OUTBOUND_TIMEOUT_S } from '../config/config.js';
+import { DEFAULT_OUTBOUND_TIMEOUT_S, type Config } from '../config/config.js';
 import type { OutboundOutcome } from '../core/meter.js';
+import { PARSE_LIMITS, parseOffThread } from '../html/pool.js';
 import { ForbiddenAddressError, guardedLookup, isPublicAddress } from './address-guard.js';
 
 export const MAX_REDIRECTS = 5;
@@ -24,6 +25,8 @@ export interface OutboundOptions {
   readonly userAgent?: string;
   /** Told how each fetch ended (metrics). */
   readonly onOutcome?: (outcome: OutboundOutcome) => void;
+  /** Time the parse of one fetched page may take in the parse pool ({@link Outbound.read}). @defaultValue 5 000 (`INDIEWEB_PARSE_TIMEOUT`) */
+  readonly parseTimeoutMs?: number;
 }
 
 export interface OutboundRequest {
@@ -67,6 +70,24 @@ export class OutboundError extends Error {
 }
 
 export type Outbound = ReturnType<typeof createOutbound>;
+
+/**
+ * The outbound module as the server's settings make it (`INDIEWEB_ALLOW_PRIVATE_NETWORKS`,
+ * `INDIEWEB_OUTBOUND_TIMEOUT`, `INDIEWEB_PARSE_TIMEOUT`): every door (routes, worker, CLI) builds its
+ * fetcher here, so none forgets a setting. `overrides` tighten it for one use (the consent screen's
+ * shorter time, the citation's smaller body) and add the metrics.
+ */
+export function outboundFor(
+  config: Pick<Config, 'allowPrivateNetworks' | 'outboundTimeout' | 'parseTimeout'>,
+  overrides: Omit<OutboundOptions, 'allowPrivateNetworks' | 'parseTimeoutMs'> = {},
+): Outbound {
+  return createOutbound({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    timeoutMs: config.outboundTimeout * 1000,
+    parseTimeoutMs: config.parseTimeout * 1000,
+    ...overrides,
+  });
+}
 
 /** A failed socket's error code (`ECONNREFUSED`, `ENOTFOUND`), never its message, which may name the address connected to. */
 function errorCode(error: unknown): string {
@@ -214,8 +235,15 @@ export function createOutbound(options: OutboundOptions) {
           }
         };
 
+  const parseTimeoutMs = options.parseTimeoutMs ?? PARSE_LIMITS.budgetMs;
   return {
     fetch: counted,
+    /**
+     * Calls `name` of `module` on a fetched page in the parse pool, off the event loop, within this server's
+     * parse time (`INDIEWEB_PARSE_TIMEOUT`) and the pool's memory bounds ({@link parseOffThread}).
+     */
+    read: <T>(module: URL, name: string, args: readonly unknown[]): Promise<T> =>
+      parseOffThread<T>(module, name, args, { budgetMs: parseTimeoutMs }),
     async close(): Promise<void> {
       if (client !== null) await (await client).dispatcher.close();
     },

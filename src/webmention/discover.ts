@@ -9,7 +9,7 @@
 import LinkHeader from 'http-link-header';
 import { resolveHttpUrl } from '../core/url.js';
 import { tokenList } from '../html/tree.js';
-import { ParseFailure, parseOffThread } from '../html/pool.js';
+import { ParseFailure } from '../html/pool.js';
 import { OutboundError, type Outbound, type OutboundResponse } from '../outbound/fetch.js';
 
 /** The module whose `endpointInHtml` the parse pool runs. */
@@ -107,9 +107,9 @@ export function linksFromHeaders(response: OutboundResponse, rel: string): strin
 }
 
 /** The endpoint a target's HTML advertises, read in the parse pool (off the event loop, within its bounds). */
-async function endpointFromHtml(response: OutboundResponse): Promise<string | null> {
+async function endpointFromHtml(outbound: Outbound, response: OutboundResponse): Promise<string | null> {
   if (!isHtmlResponse(response)) return null;
-  return parseOffThread<string | null>(DISCOVER_PAGE_MODULE, 'endpointInHtml', [responseText(response), response.url]);
+  return outbound.read<string | null>(DISCOVER_PAGE_MODULE, 'endpointInHtml', [responseText(response), response.url]);
 }
 
 /**
@@ -130,7 +130,7 @@ export async function discoverEndpoint(outbound: Outbound, targetUrl: string): P
   let endpoint = linksFromHeaders(response, 'webmention')[0] ?? null;
   if (endpoint === null) {
     try {
-      endpoint = await endpointFromHtml(response);
+      endpoint = await endpointFromHtml(outbound, response);
     } catch (error) {
       // a page past the bounds or the budget: the send fails with that reason, as a page that cannot be fetched does
       if (error instanceof ParseFailure) throw new OutboundError(`target page could not be read: ${error.message}`, error.kind === 'busy');

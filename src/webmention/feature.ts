@@ -13,7 +13,7 @@ import type { Clock } from '../core/clock.js';
 import { entryHostsOf } from '../core/entry-hosts.js';
 import { callHandler } from '../content/call-handler.js';
 import type { Signer } from '../core/signing.js';
-import { createOutbound } from '../outbound/fetch.js';
+import { outboundFor } from '../outbound/fetch.js';
 import { createReadTokens, type ReadTokens } from './api/read-tokens.js';
 import { createModerationService, type ModerationService } from './moderation-service.js';
 import { createWebhooks, WEBHOOK_JOB, type Webhooks } from './webhooks.js';
@@ -101,6 +101,7 @@ export function createWebmention(deps: {
     | 'baseUrl'
     | 'allowPrivateNetworks'
     | 'outboundTimeout'
+    | 'parseTimeout'
     | 'webmentionTargetHosts'
     | 'webmentionLimits'
     | 'webmentionModeration'
@@ -137,9 +138,7 @@ export function createWebmention(deps: {
 }): WebmentionFeature {
   const { config, clock, stores, accounts, handler, log, jobs } = deps;
   const meter = deps.meter ?? NO_METER;
-  const outbound = createOutbound({
-    allowPrivateNetworks: config.allowPrivateNetworks,
-    timeoutMs: config.outboundTimeout * 1000,
+  const outbound = outboundFor(config, {
     onOutcome: meter.outboundFetch,
   });
   const events = new WebmentionEvents();

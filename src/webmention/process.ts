@@ -8,7 +8,7 @@ import type { Clock } from '../core/clock.js';
 import { excerpt } from '../core/errors.js';
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import type { WebmentionRecord, WebmentionsRepository } from '../storage/repositories/webmentions.js';
-import { ParseFailure, parseOffThread } from '../html/pool.js';
+import { ParseFailure } from '../html/pool.js';
 import type { SourceReading } from './parse.js';
 
 /** The module whose `readSource` the parse pool runs. */
@@ -68,7 +68,7 @@ export function createWebmentionProcessor(deps: { webmentions: WebmentionsReposi
       // parsed in the parse pool, off the event loop, within its time and memory budget (issue 28 class 1)
       let reading: SourceReading;
       try {
-        reading = await parseOffThread<SourceReading>(PARSE_MODULE, 'readSource', [
+        reading = await outbound.read<SourceReading>(PARSE_MODULE, 'readSource', [
           response.body.toString('utf8'),
           response.url,
           record.target,

@@ -9,7 +9,7 @@
 import { OutboundError, type Outbound } from '../outbound/fetch.js';
 import { resolveHttpUrl } from '../core/url.js';
 import { discoverEndpoint, isHtmlResponse, responseText } from './discover.js';
-import { ParseFailure, parseOffThread } from '../html/pool.js';
+import { ParseFailure } from '../html/pool.js';
 
 /** The module whose `targetsInHtml` the parse pool runs. */
 const SEND_PAGE_MODULE = new URL('./send-page.js', import.meta.url);
@@ -65,7 +65,7 @@ export async function findTargets(outbound: Outbound, source: string): Promise<s
   if (!isHtmlResponse(response)) return [];
   // read in the parse pool, off the event loop, within its bounds (issue 28 class 1)
   try {
-    return await parseOffThread<string[]>(SEND_PAGE_MODULE, 'targetsInHtml', [responseText(response), response.url, source]);
+    return await outbound.read<string[]>(SEND_PAGE_MODULE, 'targetsInHtml', [responseText(response), response.url, source]);
   } catch (error) {
     if (error instanceof ParseFailure) throw new OutboundError(`source page could not be read: ${error.message}`, error.kind === 'busy');
     throw error;

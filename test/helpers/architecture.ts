@@ -30,7 +30,8 @@ export const PLATFORM_LAYERS: Readonly<Record<string, readonly string[]>> = {
   html: ['core'],
   config: ['core', 'contracts'],
   storage: ['config', 'core', 'contracts'],
-  outbound: ['config', 'core', 'contracts'],
+  // a fetched page is read in the parse pool, with the server's parse time (Outbound.read)
+  outbound: ['html', 'config', 'core', 'contracts'],
   jobs: ['storage', 'config', 'core', 'contracts'],
   content: ['storage', 'config', 'core', 'contracts'],
 };

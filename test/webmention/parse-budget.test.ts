@@ -20,7 +20,8 @@ describe('a source page over the parse budget', () => {
   let source: SourceServer;
 
   beforeAll(async () => {
-    t = await buildTestApp({ env: PRIVATE_OK });
+    // 2 s instead of the default 5: each slow page burns a worker's core for the whole budget
+    t = await buildTestApp({ env: { ...PRIVATE_OK, INDIEWEB_PARSE_TIMEOUT: '2' } });
     source = await startSourceServer();
   });
   afterAll(async () => {

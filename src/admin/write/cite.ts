@@ -6,7 +6,7 @@
  * @module
  */
 import { parseStrictHttpUrl } from '../../core/url.js';
-import { ParseFailure, parseOffThread } from '../../html/pool.js';
+import { ParseFailure } from '../../html/pool.js';
 import type { Outbound } from '../../outbound/fetch.js';
 import { OutboundError } from '../../outbound/fetch.js';
 import type { CitedPage } from './cite-page.js';
@@ -39,7 +39,7 @@ export async function cite(outbound: Outbound, url: string): Promise<Citation> {
     return {
       ok: true,
       url: response.url,
-      ...(await parseOffThread<CitedPage>(CITE_PAGE_MODULE, 'readCitation', [response.body.toString('utf8'), response.url])),
+      ...(await outbound.read<CitedPage>(CITE_PAGE_MODULE, 'readCitation', [response.body.toString('utf8'), response.url])),
     };
   } catch (error) {
     if (error instanceof OutboundError) return { ok: false, url, reason: `The page could not be fetched: ${error.message}.` };

@@ -4,7 +4,13 @@
  * of the background jobs that verify them.
  * @module
  */
-import { DEFAULT_OUTBOUND_TIMEOUT_S, DEFAULT_WEBMENTION_LIMITS, WEBMENTION_MODERATIONS, WEBMENTION_SEND_MODES } from '../config.js';
+import {
+  DEFAULT_OUTBOUND_TIMEOUT_S,
+  DEFAULT_PARSE_TIMEOUT_S,
+  DEFAULT_WEBMENTION_LIMITS,
+  WEBMENTION_MODERATIONS,
+  WEBMENTION_SEND_MODES,
+} from '../config.js';
 import { boolean, integer, integerOrNone, limit, list, oneOf } from '../parsers.js';
 import { defineSetting, type Setting } from '../setting.js';
 
@@ -23,6 +29,14 @@ export const OUTBOUND_SETTINGS: readonly Setting[] = [
     default: DEFAULT_OUTBOUND_TIMEOUT_S,
     description:
       "Seconds the server's fetch of a webmention source may take in all (connecting, redirects, headers and body); a slower source fails that attempt and its job is retried later.",
+  }),
+  defineSetting({
+    name: 'INDIEWEB_PARSE_TIMEOUT',
+    key: 'parseTimeout',
+    parser: integer({ min: 1, max: 60 }),
+    default: DEFAULT_PARSE_TIMEOUT_S,
+    description:
+      'Seconds the parse of one fetched page (a webmention source, a client page, a cited page, a target searched for its endpoint) may take in the parse pool, off the event loop; a page over it fails with a clear reason and is not retried. Raise it on a slow or busy machine if legitimate large pages fail.',
   }),
 ];
 

@@ -9,7 +9,7 @@
  * @module
  */
 import { randomToken } from '../../core/crypto.js';
-import { ParseFailure, parseOffThread } from '../../html/pool.js';
+import { ParseFailure } from '../../html/pool.js';
 import type { HomePage } from './home-page.js';
 import type { Outbound, OutboundResponse } from '../../outbound/fetch.js';
 import { advertisedLinks, type AdvertisedLink } from './advertised-links.js';
@@ -258,7 +258,7 @@ export async function checkProfile(context: RemoteContext, me: string, linksHint
   let parsed: HomePage | null = null;
   if (isHtml) {
     try {
-      parsed = await parseOffThread<HomePage>(HOME_PAGE_MODULE, 'readHomePage', [response.body.toString('utf8'), response.url]);
+      parsed = await context.outbound.read<HomePage>(HOME_PAGE_MODULE, 'readHomePage', [response.body.toString('utf8'), response.url]);
     } catch (error) {
       if (!(error instanceof ParseFailure)) throw error;
       checks.push(

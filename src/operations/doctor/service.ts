@@ -11,7 +11,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Meter } from '../../core/meter.js';
 import type { HostUser } from '../../contracts/accounts.js';
 import type { MediaStorage } from '../../contracts/media-storage.js';
-import { createOutbound } from '../../outbound/fetch.js';
+import { outboundFor } from '../../outbound/fetch.js';
 import type { DatabaseHandle } from '../../storage/connect.js';
 import type { JobsRepository } from '../../storage/repositories/jobs.js';
 import type { CheckResult } from './check.js';
@@ -19,7 +19,7 @@ import { runDoctor } from './doctor.js';
 import type { LinksHint } from './remote-checks.js';
 
 export interface DoctorServiceDeps {
-  readonly config: Pick<Config, 'baseUrl' | 'database' | 'secret' | 'allowPrivateNetworks' | 'outboundTimeout'>;
+  readonly config: Pick<Config, 'baseUrl' | 'database' | 'secret' | 'allowPrivateNetworks' | 'outboundTimeout' | 'parseTimeout'>;
   readonly database: DatabaseHandle;
   readonly jobs: Pick<JobsRepository, 'queueStats'>;
   readonly storage: MediaStorage;
@@ -40,9 +40,7 @@ export interface DoctorService {
 
 export function createDoctorService(deps: DoctorServiceDeps): DoctorService {
   const { config } = deps;
-  const outbound = createOutbound({
-    allowPrivateNetworks: config.allowPrivateNetworks,
-    timeoutMs: config.outboundTimeout * 1000,
+  const outbound = outboundFor(config, {
     onOutcome: deps.meter.outboundFetch,
   });
   // in this process only: each instance of a scaled-out deployment guards its own runs
