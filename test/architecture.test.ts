@@ -39,6 +39,7 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
         'outbound',
         'profile',
         'storage',
+        'syndication',
         'testing',
         'web',
         'webmention',

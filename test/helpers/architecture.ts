@@ -46,6 +46,7 @@ export const FEATURE_FOLDERS = [
   'webmention',
   'entries',
   'operations',
+  'syndication',
   'admin',
 ] as const;
 
