@@ -1,5 +1,7 @@
 // Prettier wraps code at the print width but leaves template literals alone: this finds the lines of markup
-// (template literals holding HTML, CSS or SVG) in src/ that run past the same width: `npm run markup:width`.
+// (template literals holding HTML, CSS or SVG) in src/ that run past the same width, prints file:line of each
+// and exits 1 when there is one. `npm run markup:width` runs it alone; `npm run format:check` (in `npm test`)
+// runs it after Prettier.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +41,7 @@ for (const file of files(path.join(root, 'src'))) {
   }
 }
 if (long.length > 0) {
-  console.error(`markup lines over the print width (${width}): break them between attributes or tags\n${long.join('\n')}`);
+  const how = 'break them between tags or attributes, or name a long ${…} expression above the template';
+  console.error(`markup lines over the print width (${width}): ${how}\n${long.join('\n')}`);
   process.exit(1);
 }

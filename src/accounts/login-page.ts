@@ -49,7 +49,8 @@ ${csrfField(csrfToken)}
 <section class="panel" aria-labelledby="passkey-heading">
 <h2 id="passkey-heading">Or with a passkey</h2>
 ${options.passkeyMessage ?? ''}
-<form method="post" action="${PASSKEY_SIGN_IN_PATH}" id="passkey-sign-in" data-passkey="sign-in" data-passkey-options="${PASSKEY_SIGN_IN_OPTIONS_PATH}">
+<form method="post" action="${PASSKEY_SIGN_IN_PATH}" id="passkey-sign-in"
+data-passkey="sign-in" data-passkey-options="${PASSKEY_SIGN_IN_OPTIONS_PATH}">
 ${csrfField(csrfToken)}
 <input type="hidden" name="return_to" value="${returnTo}">
 <input type="hidden" name="challenge_id" value="">

@@ -173,7 +173,8 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
 <li><a href="${admin}/setup/">Check my setup</a>: whether your homepage links this server and apps can reach it</li>
 <li><a href="${admin}/profile/">Profile</a>: the h-card of your homepage</li>
 <li><a href="${admin}/apps/">Apps</a>: what you signed in to, and revoking it</li>
-<li><a href="${admin}/webmentions/">Webmentions</a>: what others said about your posts, and <a href="${admin}/webmention-settings/">Webmention settings</a></li>
+<li><a href="${admin}/webmentions/">Webmentions</a>: what others said about your posts,
+and <a href="${admin}/webmention-settings/">Webmention settings</a></li>
 <li><a href="${admin}/media/">Media</a>: your uploads</li>
 <li><a href="${admin}/passkeys/">Passkeys</a>: signing in without a password</li>
 <li><a href="${admin}/account/">Account</a>: your password, signing out everywhere</li>

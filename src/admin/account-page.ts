@@ -37,8 +37,10 @@ const SIGN_OUT_PATH = `${ADMIN}/account/sign-out-everywhere`;
 
 const PASSWORD_FIELDS = html`
 <label for="current">Current password</label><input type="password" id="current" name="current" autocomplete="current-password" required>
-<label for="new">New password</label><span class="hint" id="new-hint">At least 8 characters.</span><input type="password" id="new" name="new" autocomplete="new-password" required minlength="8" aria-describedby="new-hint">
-<label for="confirm">New password again</label><input type="password" id="confirm" name="confirm" autocomplete="new-password" required minlength="8">
+<label for="new">New password</label><span class="hint" id="new-hint">At least 8 characters.</span>
+<input type="password" id="new" name="new" autocomplete="new-password" required minlength="8" aria-describedby="new-hint">
+<label for="confirm">New password again</label>
+<input type="password" id="confirm" name="confirm" autocomplete="new-password" required minlength="8">
 <button type="submit">Change password</button>`;
 
 /** The page, with the alert of a refused change (text, or the throttle's ready-made alert). */
@@ -55,7 +57,8 @@ function sendAccountPage(
 ${postForm({ action: `${ADMIN}/account/password`, csrf, content: PASSWORD_FIELDS })}
 </section>
 <section class="panel">
-<h2>Sessions</h2><p>Sign out on every device and browser, this one included. You can remove the passkeys added since you signed in at the same time.</p>
+<h2>Sessions</h2>
+<p>Sign out on every device and browser, this one included. You can remove the passkeys added since you signed in at the same time.</p>
 <p><a href="${SIGN_OUT_PATH}">Sign out everywhere…</a></p>
 </section>
 </div>`;
@@ -78,12 +81,17 @@ function ticked(body: unknown): string[] {
 /** The confirmation of "Sign out everywhere": the passkeys added since this session signed in, each with a box to remove it. */
 function signOutBody(csrf: string, recent: readonly PasskeyRecord[], signedInAt: string | null, fresh: boolean): SafeHtml {
   const since = signedInAt === null ? 'since you signed in' : html`since you signed in (${timestamp(signedInAt)})`;
+  const confirmFirst = fresh ? '' : " Removing one needs you to confirm it's you first: you will be asked.";
+  const boxes = recent.map((passkey) => {
+    const added = timestamp(passkey.createdAt);
+    return html`<label><input type="checkbox" name="remove" value="${passkey.id}" checked> ${passkey.name} (added ${added})</label>`;
+  });
   const choice =
     recent.length === 0
       ? html`<p>No passkey was added to your account ${since}.</p>`
       : html`<fieldset><legend>Passkeys added ${since}</legend>
-<p class="hint">If you did not add one of these, someone who had your session may have: leave it ticked to remove it.${fresh ? '' : " Removing one needs you to confirm it's you first: you will be asked."}</p>
-${recent.map((passkey) => html`<label><input type="checkbox" name="remove" value="${passkey.id}" checked> ${passkey.name} (added ${timestamp(passkey.createdAt)})</label>`)}
+<p class="hint">If you did not add one of these, someone who had your session may have: leave it ticked to remove it.${confirmFirst}</p>
+${boxes}
 </fieldset>`;
   return html`<p class="lead">Sign out on every device and browser, this one included: every session of your account ends.</p>
 ${postForm({ action: SIGN_OUT_PATH, csrf, content: html`${choice}<button type="submit">Sign out everywhere</button>` })}`;

@@ -42,9 +42,19 @@ async function describeClients(clientInfo: AppsPageDeps['clientInfo'], clientIds
   return new Map(found);
 }
 
+/** A cell that phones show with its column's name before the value (the stylesheet's `td[data-label]::before`). */
+function cell(label: string, value: string | SafeHtml): SafeHtml {
+  return html`<td data-label="${label}">${value}</td>`;
+}
+
 function grantRow(grant: Grant, csrf: string): SafeHtml {
-  return html`<tr><td data-label="Scopes">${grant.scope === '' ? 'sign-in only' : grant.scope}</td><td data-label="Issued">${timestamp(grant.createdAt)}</td><td data-label="Expires">${grant.expiresAt === null ? 'never' : timestamp(grant.expiresAt)}</td><td data-label="Last used">${grant.lastUsedAt === null ? '—' : timestamp(grant.lastUsedAt)}</td>
-<td>${buttonForm({ action: `${ADMIN}/apps/revoke`, csrf, hidden: { grant_id: grant.grantId }, label: 'Revoke' })}</td></tr>`;
+  const scopes = cell('Scopes', grant.scope === '' ? 'sign-in only' : grant.scope);
+  const issued = cell('Issued', timestamp(grant.createdAt));
+  const expires = cell('Expires', grant.expiresAt === null ? 'never' : timestamp(grant.expiresAt));
+  const lastUsed = cell('Last used', grant.lastUsedAt === null ? '—' : timestamp(grant.lastUsedAt));
+  const revoke = buttonForm({ action: `${ADMIN}/apps/revoke`, csrf, hidden: { grant_id: grant.grantId }, label: 'Revoke' });
+  return html`<tr>${scopes}${issued}${expires}${lastUsed}
+<td>${revoke}</td></tr>`;
 }
 
 /** The app by its own name and logo when its page gave them, by its client_id otherwise. */
@@ -56,9 +66,16 @@ function clientHeading(client: ClientGrants, info: ClientInfo | undefined): Safe
 }
 
 function clientSection(client: ClientGrants, info: ClientInfo | undefined, csrf: string): SafeHtml {
+  const rows = client.grants.map((grant) => grantRow(grant, csrf));
+  const revokeAll = buttonForm({
+    action: `${ADMIN}/apps/revoke-client`,
+    csrf,
+    hidden: { client_id: client.clientId },
+    label: 'Revoke all access of this app',
+  });
   return html`<section class="client">${clientHeading(client, info)}
-<table><thead><tr><th>Scopes</th><th>Issued</th><th>Expires</th><th>Last used</th><th></th></tr></thead><tbody>${client.grants.map((grant) => grantRow(grant, csrf))}</tbody></table>
-${buttonForm({ action: `${ADMIN}/apps/revoke-client`, csrf, hidden: { client_id: client.clientId }, label: 'Revoke all access of this app' })}</section>`;
+<table><thead><tr><th>Scopes</th><th>Issued</th><th>Expires</th><th>Last used</th><th></th></tr></thead><tbody>${rows}</tbody></table>
+${revokeAll}</section>`;
 }
 
 export function appsPage(app: FastifyInstance, deps: AppsPageDeps): void {
@@ -71,10 +88,12 @@ export function appsPage(app: FastifyInstance, deps: AppsPageDeps): void {
       clientInfo,
       clients.map((client) => client.clientId),
     );
+    const sections = clients.map((client) => clientSection(client, described.get(client.clientId), csrf));
     const content =
       clients.length === 0
         ? html`<p>No app has access to your site.</p>`
-        : html`<p class="lead">The apps you signed in to with your web address, and what each may do. Revoking ends its access at once; it has to ask you again.</p>${clients.map((client) => clientSection(client, described.get(client.clientId), csrf))}`;
+        : html`<p class="lead">The apps you signed in to with your web address, and what each may do.
+Revoking ends its access at once; it has to ask you again.</p>${sections}`;
     return sendAdminPage(request, reply, { title: 'Connected apps', content });
   });
 

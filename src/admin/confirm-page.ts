@@ -86,18 +86,23 @@ ${postForm({
   action: CONFIRM_PATH,
   csrf,
   hidden: { then },
-  content: html`<label for="confirm-password">Password</label><input type="password" id="confirm-password" name="password" autocomplete="current-password" required><button type="submit">Confirm</button>`,
+  content: html`<label for="confirm-password">Password</label>
+<input type="password" id="confirm-password" name="password"
+autocomplete="current-password" required><button type="submit">Confirm</button>`,
 })}</section>`;
     const passkeyPanel = hasPasskeys
-      ? html`<section class="panel" aria-labelledby="confirm-passkey-heading"><h2 id="confirm-passkey-heading">${passwordless ? 'With one of your passkeys' : 'Or with a passkey'}</h2>
+      ? html`<section class="panel" aria-labelledby="confirm-passkey-heading">
+<h2 id="confirm-passkey-heading">${passwordless ? 'With one of your passkeys' : 'Or with a passkey'}</h2>
 ${problem?.at === 'passkey' ? problem.alert : ''}
 <form method="post" action="${PASSKEY_PATH}" id="passkey-confirm" data-passkey="sign-in" data-passkey-options="${OPTIONS_PATH}">
-${csrfField(csrf)}<input type="hidden" name="then" value="${then}"><input type="hidden" name="challenge_id" value=""><input type="hidden" name="response" value="">
+${csrfField(csrf)}<input type="hidden" name="then" value="${then}">
+<input type="hidden" name="challenge_id" value=""><input type="hidden" name="response" value="">
 <p role="alert" data-passkey-error hidden></p>
 <button type="submit" class="secondary">Confirm with a passkey</button>
 </form></section>`
       : passwordless
-        ? html`<p>This account signs in with passkeys only and has none left: the operator can let you in again with <code>indiestack user passwordless NAME off</code>.</p>`
+        ? html`<p>This account signs in with passkeys only and has none left:
+the operator can let you in again with <code>indiestack user passwordless NAME off</code>.</p>`
         : '';
     const content = html`<p class="lead">${options.lead ?? CONFIRM_REASON}</p>
 <div class="columns">${passwordPanel}${passkeyPanel}</div>`;

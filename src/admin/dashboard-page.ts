@@ -16,6 +16,9 @@ import { clientOf, type WritePagesDeps } from './write/write-page.js';
 /** How many posts and mentions the dashboard shows. */
 const LATEST = 5;
 
+/** Part of the in-memory warning, named so that its sentence stays on one line of the page's HTML. */
+const READ_BACK = 'Micropub apps can read them back while the server runs, but they are not served as pages';
+
 export interface DashboardDeps extends Pick<WritePagesDeps, 'micropub'> {
   readonly webmentions: Pick<WebmentionService, 'listOwned'>;
   /** `INDIEWEB_MICROPUB_HANDLER` as configured (null: the default in-memory handler). */
@@ -26,14 +29,21 @@ export interface DashboardDeps extends Pick<WritePagesDeps, 'micropub'> {
 /** Which handler keeps the posts, and what that means for them. */
 export function handlerSentence(handler: string | null, baseUrl: string, userName: string): SafeHtml {
   if (handler === null || handler === 'memory') {
-    return html`<p class="warning">Posts are kept <strong>in memory</strong> (the default handler): Micropub apps can read them back while the server runs, but they are not served as pages, and they are <strong>gone when it stops</strong>. To keep them, start the server with <code>INDIEWEB_MICROPUB_HANDLER=database</code>.</p>`;
+    return html`<p class="warning">
+Posts are kept <strong>in memory</strong> (the default handler): ${READ_BACK}, and they are <strong>gone when it stops</strong>.
+To keep them, start the server with <code>INDIEWEB_MICROPUB_HANDLER=database</code>.</p>`;
   }
   if (handler === 'database') {
-    return html`<p>Posts are kept in <strong>indiestack's database</strong> (<code>INDIEWEB_MICROPUB_HANDLER=database</code>) and served as pages: your home is <a href="${baseUrl}/${userName}/">${baseUrl}/${userName}/</a>, with <a href="${baseUrl}/${userName}/feed.atom">Atom</a> and <a href="${baseUrl}/${userName}/feed.json">JSON</a> feeds.</p>`;
+    const home = `${baseUrl}/${userName}/`;
+    return html`<p>Posts are kept in <strong>indiestack's database</strong> (<code>INDIEWEB_MICROPUB_HANDLER=database</code>)
+and served as pages: your home is <a href="${home}">${home}</a>,
+with <a href="${home}feed.atom">Atom</a> and <a href="${home}feed.json">JSON</a> feeds.</p>`;
   }
   if (handler === 'files')
-    return html`<p>Posts are written as <strong>Markdown files</strong> into your static site (<code>INDIEWEB_MICROPUB_HANDLER=files</code>): your site generator publishes them.</p>`;
-  return html`<p>Posts go to <strong>your own handler</strong> (<code>INDIEWEB_MICROPUB_HANDLER=${handler}</code>): it decides where they are kept and served.</p>`;
+    return html`<p>Posts are written as <strong>Markdown files</strong> into your static site
+(<code>INDIEWEB_MICROPUB_HANDLER=files</code>): your site generator publishes them.</p>`;
+  return html`<p>Posts go to <strong>your own handler</strong> (<code>INDIEWEB_MICROPUB_HANDLER=${handler}</code>):
+it decides where they are kept and served.</p>`;
 }
 
 export function dashboardPage(app: FastifyInstance, deps: DashboardDeps): void {
@@ -54,10 +64,14 @@ export function dashboardPage(app: FastifyInstance, deps: DashboardDeps): void {
       posts = html`<p>Your content handler does not list posts here. <a href="${ADMIN}/write/">Write one</a>.</p>`;
     }
     const { items: mentions } = await deps.webmentions.listOwned(user, {});
+    const latest = mentions.slice(0, LATEST).map((mention) => {
+      const author = mention.author.name ?? mention.source;
+      return html`<li><a href="${mention.source}">${author}</a> mentioned <a href="${mention.target}">${mention.target}</a></li>`;
+    });
     const latestMentions =
       mentions.length === 0
         ? html`<p>No webmentions yet: when someone links to your posts and tells this server, they show here.</p>`
-        : html`<ul>${mentions.slice(0, LATEST).map((mention) => html`<li><a href="${mention.source}">${mention.author.name ?? mention.source}</a> mentioned <a href="${mention.target}">${mention.target}</a></li>`)}</ul><p><a href="${ADMIN}/webmentions/">All webmentions</a></p>`;
+        : html`<ul>${latest}</ul><p><a href="${ADMIN}/webmentions/">All webmentions</a></p>`;
     const content = html`<div class="columns dashboard">
 <section class="panel" aria-labelledby="next-heading">
 <h2 id="next-heading">What to do next</h2>

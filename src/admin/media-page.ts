@@ -48,7 +48,9 @@ function preview(file: MediaRecord, media: MediaLibrary): SafeHtml | '' {
 }
 
 function mediaItem(file: MediaRecord, csrf: string, media: MediaLibrary): SafeHtml {
-  return html`<li class="media-item">${preview(file, media)}<p>${file.name} · ${file.mediaType} · ${byteSize(file.size)} · ${timestamp(file.createdAt)}</p>
+  const thumb = preview(file, media);
+  const added = timestamp(file.createdAt);
+  return html`<li class="media-item">${thumb}<p>${file.name} · ${file.mediaType} · ${byteSize(file.size)} · ${added}</p>
 <label>URL <input type="text" readonly value="${file.url}"></label>
 ${buttonForm({ action: `${ADMIN}/media/delete`, csrf, hidden: { id: file.id }, label: 'Delete' })}</li>`;
 }
@@ -64,11 +66,13 @@ function limitsHint(limits: MediaPageDeps['limits']): string {
 
 function uploadForm(csrf: string, limits: MediaPageDeps['limits'], problem: string | undefined): SafeHtml {
   const hintId = `${FILE_INPUT}-hint`;
+  const invalid = invalidAttributes(FILE_INPUT, problem === undefined ? 0 : 1, hintId);
+  const error = problem === undefined ? '' : fieldError(problem, FILE_INPUT);
   return html`<section class="panel" aria-labelledby="upload-heading"><h2 id="upload-heading">Upload a file</h2>
 <form method="post" action="${ADMIN}${UPLOAD_PATH}" enctype="multipart/form-data">
 ${csrfField(csrf)}
 <label for="${FILE_INPUT}">File</label><span class="hint" id="${hintId}">${limitsHint(limits)}</span>
-<input type="file" id="${FILE_INPUT}" name="${FORM_FILE_FIELD}" required${invalidAttributes(FILE_INPUT, problem === undefined ? 0 : 1, hintId)}>${problem === undefined ? '' : fieldError(problem, FILE_INPUT)}
+<input type="file" id="${FILE_INPUT}" name="${FORM_FILE_FIELD}" required${invalid}>${error}
 <button type="submit">Upload</button>
 </form></section>`;
 }

@@ -40,17 +40,25 @@ const OPTIONS_PATH = `${ADMIN}/passkeys/options`;
 type Problem = { readonly at: 'page' | 'add' | 'name'; readonly message: string; readonly status: number; readonly name?: string };
 
 function passkeyRow(passkey: PasskeyRecord, csrf: string, fresh: boolean): SafeHtml {
-  return html`<tr><td data-label="Name">${passkey.name}</td><td data-label="Added">${timestamp(passkey.createdAt)}</td><td data-label="Last used">${passkey.lastUsedAt === null ? 'never' : timestamp(passkey.lastUsedAt)}</td><td data-label="Synced">${passkey.backedUp ? 'yes' : 'no'}</td>
-<td>${fresh ? buttonForm({ action: `${ADMIN}/passkeys/remove`, csrf, hidden: { id: passkey.id }, label: `Remove ${passkey.name}` }) : ''}</td></tr>`;
+  const lastUsed = passkey.lastUsedAt === null ? 'never' : timestamp(passkey.lastUsedAt);
+  const remove = fresh
+    ? buttonForm({ action: `${ADMIN}/passkeys/remove`, csrf, hidden: { id: passkey.id }, label: `Remove ${passkey.name}` })
+    : '';
+  return html`<tr><td data-label="Name">${passkey.name}</td><td data-label="Added">${timestamp(passkey.createdAt)}</td>
+<td data-label="Last used">${lastUsed}</td><td data-label="Synced">${passkey.backedUp ? 'yes' : 'no'}</td>
+<td>${remove}</td></tr>`;
 }
 
 function addForm(csrf: string, problem: Problem | undefined): SafeHtml {
   const nameError = problem?.at === 'name' ? fieldError(problem.message, 'passkey-name') : '';
   const addError = problem?.at === 'add' ? problem.message : '';
-  return html`<form method="post" action="${ADMIN}/passkeys/" id="passkey-add" data-passkey="register" data-passkey-options="${OPTIONS_PATH}">
+  const invalid = invalidAttributes('passkey-name', nameError === '' ? 0 : 1);
+  return html`<form method="post" action="${ADMIN}/passkeys/" id="passkey-add"
+data-passkey="register" data-passkey-options="${OPTIONS_PATH}">
 ${csrfField(csrf)}<input type="hidden" name="challenge_id" value=""><input type="hidden" name="response" value="">
 <label for="passkey-name">Name (the device or password manager that holds it)</label>
-<input type="text" id="passkey-name" name="name" maxlength="${MAX_PASSKEY_NAME_LENGTH}" autocomplete="off" value="${problem?.name ?? ''}"${invalidAttributes('passkey-name', nameError === '' ? 0 : 1)}>${nameError}
+<input type="text" id="passkey-name" name="name" maxlength="${MAX_PASSKEY_NAME_LENGTH}" autocomplete="off"
+value="${problem?.name ?? ''}"${invalid}>${nameError}
 <p role="alert" data-passkey-error${addError === '' ? html` hidden` : html` class="error"`}>${addError}</p>
 <button type="submit">Add a passkey</button>
 </form>`;
@@ -62,7 +70,8 @@ function passwordSection(passwordless: boolean, count: number, csrf: string): Sa
     return html`<p>Only your passkeys sign you in: your password is refused.</p>
 ${buttonForm({ action, csrf, hidden: { mode: 'off' }, label: 'Allow password sign-in again' })}`;
   }
-  return html`<p>Your password and your passkeys both sign you in.${count === 0 ? ' Add a passkey before you turn password sign-in off.' : ''}</p>
+  const first = count === 0 ? ' Add a passkey before you turn password sign-in off.' : '';
+  return html`<p>Your password and your passkeys both sign you in.${first}</p>
 ${buttonForm({ action, csrf, hidden: { mode: 'on' }, label: 'Sign in with passkeys only' })}`;
 }
 
@@ -80,16 +89,22 @@ export function passkeysPage(app: FastifyInstance, deps: PasskeysPageDeps): void
     const list =
       own.length === 0
         ? html`<p>No passkeys yet.</p>`
-        : html`<table><thead><tr><th>Name</th><th>Added</th><th>Last used</th><th>Synced</th><th></th></tr></thead><tbody>${own.map((passkey) => passkeyRow(passkey, csrf, fresh))}</tbody></table>`;
+        : html`<table><thead><tr><th>Name</th><th>Added</th><th>Last used</th><th>Synced</th><th></th></tr></thead>
+<tbody>${own.map((passkey) => passkeyRow(passkey, csrf, fresh))}</tbody></table>`;
     if (!fresh) {
+      const signIn =
+        record?.passwordless === true
+          ? 'Only your passkeys sign you in: your password is refused.'
+          : 'Your password and your passkeys both sign you in.';
       const content = html`<p class="lead">A passkey signs you in with your device's fingerprint, face or PIN instead of your password.</p>
 ${list}
 <section class="panel" aria-labelledby="confirm-heading"><h2 id="confirm-heading">Changing your passkeys</h2>
-<p>${record?.passwordless === true ? 'Only your passkeys sign you in: your password is refused.' : 'Your password and your passkeys both sign you in.'}</p>
+<p>${signIn}</p>
 ${confirmPrompt(PAGE_PATH)}</section>`;
       return sendAdminPage(request, reply, { title: 'Passkeys', content, status: problem?.status ?? 200 });
     }
-    const content = html`<p class="lead">A passkey signs you in with your device's fingerprint, face or PIN instead of your password. It only works on this server's own address, so a look-alike site cannot trick you into giving it away.</p>
+    const content = html`<p class="lead">A passkey signs you in with your device's fingerprint, face or PIN instead of your password.
+It only works on this server's own address, so a look-alike site cannot trick you into giving it away.</p>
 ${problem?.at === 'page' ? errorAlert(problem.message) : ''}${list}
 <div class="columns">
 <section class="panel" aria-labelledby="add-heading"><h2 id="add-heading">Add a passkey</h2>

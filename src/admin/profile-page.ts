@@ -76,7 +76,10 @@ function sendProfilePage(request: FastifyRequest, reply: FastifyReply, card: HCa
       errors: fieldProblems.filter((problem) => problem.field === formField.name).map((problem) => problem.message),
     }),
   );
-  const content = html`<p class="lead">Your h-card: what apps and other sites show about you. Public page: <a href="/indieweb/profile/${user.name}/">/indieweb/profile/${user.name}/</a></p>
+  const jsonInvalid = rejected?.from === 'json' && problems.length > 0 ? html` aria-invalid="true" aria-describedby="json-problems"` : '';
+  const json = rejected?.json ?? JSON.stringify(card, null, 2);
+  const content = html`<p class="lead">Your h-card: what apps and other sites show about you.
+Public page: <a href="/indieweb/profile/${user.name}/">/indieweb/profile/${user.name}/</a></p>
 <div class="columns">
 <section class="panel" aria-labelledby="card-heading"><h2 id="card-heading">Your card</h2>
 ${rejected?.from === 'fields' ? errorSummary(problems.filter((problem) => !isFormField(problem.field))) : ''}
@@ -89,7 +92,8 @@ ${rejected?.from === 'json' ? errorSummary(problems, 'json-problems') : ''}
 ${postForm({
   action: `${ADMIN}/profile/json`,
   csrf,
-  content: html`<label for="field-json">h-card JSON</label><textarea id="field-json" name="h_card" rows="12"${rejected?.from === 'json' && problems.length > 0 ? html` aria-invalid="true" aria-describedby="json-problems"` : ''}>${rejected?.json ?? JSON.stringify(card, null, 2)}</textarea><button type="submit">Save JSON</button>`,
+  content: html`<label for="field-json">h-card JSON</label>
+<textarea id="field-json" name="h_card" rows="12"${jsonInvalid}>${json}</textarea><button type="submit">Save JSON</button>`,
 })}
 </section>
 </div>`;

@@ -35,12 +35,14 @@ function wrappable(text: string): SafeHtml[] {
 /** A row: the check's name without the profile URL its table is about. */
 function checkRow(check: CheckResult, me?: string): SafeHtml {
   const label = me !== undefined && check.name.endsWith(` ${me}`) ? check.name.slice(0, -me.length - 1) : check.name;
-  return html`<tr><td><strong>${check.status}</strong></td><td>${wrappable(label)}</td><td>${wrappable(check.message)}${check.fix === null ? '' : html`<br>Fix: ${wrappable(check.fix)}`}</td></tr>`;
+  const fix = check.fix === null ? '' : html`<br>Fix: ${wrappable(check.fix)}`;
+  return html`<tr><td><strong>${check.status}</strong></td><td>${wrappable(label)}</td><td>${wrappable(check.message)}${fix}</td></tr>`;
 }
 
 function checkTable(caption: SafeHtml, checks: readonly CheckResult[], me?: string): SafeHtml | '' {
   if (checks.length === 0) return '';
-  return html`<table><caption>${caption}</caption><thead><tr><th scope="col">Result</th><th scope="col">Check</th><th scope="col">What was found</th></tr></thead>
+  return html`<table><caption>${caption}</caption>
+<thead><tr><th scope="col">Result</th><th scope="col">Check</th><th scope="col">What was found</th></tr></thead>
 <tbody>${checks.map((check) => checkRow(check, me))}</tbody></table>`;
 }
 
@@ -78,7 +80,10 @@ export function setupPage(app: FastifyInstance, deps: SetupPageDeps): void {
     outcome: { checks?: readonly CheckResult[]; busy?: boolean },
   ): FastifyReply {
     const { csrf, user } = sessionOf(request);
-    const content = html`<p>Checks your site from the outside, as an app signing in with it would: that this server answers at its public address and gets the Authorization header through any proxy, that your homepage links this server and has an h-card, and that the database, media storage and background jobs work. It takes a few seconds.</p>
+    const content = html`<p>Checks your site from the outside, as an app signing in with it would:
+that this server answers at its public address and gets the Authorization header through any proxy,
+that your homepage links this server and has an h-card, and that the database, media storage and background jobs work.
+It takes a few seconds.</p>
 ${outcome.busy === true ? errorAlert('A check of your setup is already running. Wait until it has finished, then try again.') : ''}
 ${buttonForm({ action: `${ADMIN}/setup/`, csrf, label: outcome.checks === undefined ? 'Check my setup' : 'Check again' })}
 ${outcome.checks === undefined ? '' : results(outcome.checks, user.me)}

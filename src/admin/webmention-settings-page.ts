@@ -49,58 +49,93 @@ ${rotate('Make a new token (the old one stops working)')}</section>`;
 }
 
 function ruleRow(rule: WebmentionRule, csrf: string): SafeHtml {
-  return html`<tr><td data-label="Rule">${rule.action}</td><td data-label="Matches">${rule.kind === 'domain' ? 'domain' : 'URL prefix'}</td><td data-label="Value"><code>${rule.value}</code></td><td>${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}remove-rule`, csrf, hidden: { id: rule.id }, label: 'Remove' })}</td></tr>`;
+  const matches = rule.kind === 'domain' ? 'domain' : 'URL prefix';
+  const remove = buttonForm({ action: `${ADMIN}${SETTINGS_PATH}remove-rule`, csrf, hidden: { id: rule.id }, label: 'Remove' });
+  return html`<tr>
+<td data-label="Rule">${rule.action}</td><td data-label="Matches">${matches}</td><td data-label="Value"><code>${rule.value}</code></td>
+<td>${remove}</td></tr>`;
 }
 
 async function rulesSection(deps: WebmentionSettingsPageDeps, userId: string, csrf: string): Promise<SafeHtml> {
   const rules = await deps.moderation.listRules(userId);
+  const rows = rules.map((rule) => ruleRow(rule, csrf));
   const table =
     rules.length === 0
       ? html`<p>No rules.</p>`
-      : html`<table><thead><tr><th>Rule</th><th>Matches</th><th>Value</th><th></th></tr></thead><tbody>${rules.map((rule) => ruleRow(rule, csrf))}</tbody></table>`;
+      : html`<table><thead><tr><th>Rule</th><th>Matches</th><th>Value</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
   const form = postForm({
     action: `${ADMIN}${SETTINGS_PATH}add-rule`,
     csrf,
-    content: html`<label for="rule-value">Domain or URL prefix</label><input id="rule-value" name="value" required placeholder="spam.example or https://example.com/user/">
-<label for="rule-action">Rule</label><select id="rule-action" name="action"><option value="block">Block (recorded as spam, never fetched)</option><option value="allow">Allow (public without approval)</option></select>
+    content: html`<label for="rule-value">Domain or URL prefix</label>
+<input id="rule-value" name="value" required placeholder="spam.example or https://example.com/user/">
+<label for="rule-action">Rule</label>
+<select id="rule-action" name="action"><option value="block">Block (recorded as spam, never fetched)</option>
+<option value="allow">Allow (public without approval)</option></select>
 <button type="submit">Add rule</button>`,
   });
   return html`<section id="rules" class="card"><h2>Block and allow lists</h2>
-<p>A domain covers its subdomains; a URL prefix covers the source URLs that start with it. A block wins over an allow.</p>${table}${form}</section>`;
+<p>A domain covers its subdomains; a URL prefix covers the source URLs that start with it. A block wins over an allow.</p>
+${table}${form}</section>`;
 }
 
 function deliveryRow(delivery: WebhookDelivery, csrf: string): SafeHtml {
-  return html`<tr><td data-label="Created">${timestamp(delivery.createdAt)}</td><td data-label="Event">${delivery.event}</td><td data-label="Status">${delivery.status}</td><td data-label="Attempts">${String(delivery.attempts)}</td><td data-label="HTTP">${delivery.httpStatus === null ? '—' : String(delivery.httpStatus)}</td><td data-label="Last error">${delivery.lastError ?? '—'}</td>
+  const httpStatus = delivery.httpStatus === null ? '—' : String(delivery.httpStatus);
+  return html`<tr><td data-label="Created">${timestamp(delivery.createdAt)}</td><td data-label="Event">${delivery.event}</td>
+<td data-label="Status">${delivery.status}</td><td data-label="Attempts">${String(delivery.attempts)}</td>
+<td data-label="HTTP">${httpStatus}</td><td data-label="Last error">${delivery.lastError ?? '—'}</td>
 <td>${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}send-again`, csrf, hidden: { id: delivery.id }, label: 'Send again' })}</td></tr>`;
 }
 
 async function webhookSection(deps: WebmentionSettingsPageDeps, userId: string, csrf: string): Promise<SafeHtml> {
   const settings = await deps.webhooks.settingsOf(userId);
   const deliveries = await deps.webhooks.list(userId);
+  const compat = settings?.webmentionIo === true ? html` checked` : '';
   const form = postForm({
     action: `${ADMIN}${SETTINGS_PATH}webhook`,
     csrf,
-    content: html`<label for="webhook-url">Webhook URL (empty to remove)</label><span class="hint" id="webhook-url-hint">An <code>https://</code> URL (<code>http://</code> only for this machine: localhost, 127.0.0.1, ::1).</span><input id="webhook-url" name="url" type="url" value="${settings?.url ?? ''}" aria-describedby="webhook-url-hint">
-<label for="webhook-compat"><input type="checkbox" id="webhook-compat" name="webmention_io" value="1" aria-describedby="webhook-compat-hint"${settings?.webmentionIo === true ? html` checked` : ''}> webmention.io-compatible: put the secret in each body too</label><span class="hint" id="webhook-compat-hint">Only for a receiver written for webmention.io, which compares the body's <code>secret</code>: anyone who sees a body then holds the secret. Leave it off for receivers that check the signature.</span>
+    content: html`<label for="webhook-url">Webhook URL (empty to remove)</label>
+<span class="hint" id="webhook-url-hint">An <code>https://</code> URL (<code>http://</code> only for this machine:
+localhost, 127.0.0.1, ::1).</span>
+<input id="webhook-url" name="url" type="url" value="${settings?.url ?? ''}" aria-describedby="webhook-url-hint">
+<label for="webhook-compat">
+<input type="checkbox" id="webhook-compat" name="webmention_io" value="1" aria-describedby="webhook-compat-hint"${compat}>
+webmention.io-compatible: put the secret in each body too</label>
+<span class="hint" id="webhook-compat-hint">Only for a receiver written for webmention.io, which compares the body's <code>secret</code>:
+anyone who sees a body then holds the secret. Leave it off for receivers that check the signature.</span>
 <button type="submit">Save webhook</button>`,
   });
+  const inBody = settings?.webmentionIo === true ? html` The body carries the secret too (webmention.io-compatible).` : '';
+  const newSecret = buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-secret`, csrf, label: 'Make a new secret' });
+  const sendTest = buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-test`, csrf, label: 'Send a test' });
   const secret =
     settings === null
       ? ''
-      : html`<p>Each delivery is signed the <a href="https://www.standardwebhooks.com/">Standard Webhooks</a> way: headers <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> (HMAC-SHA256 over <code>id.timestamp.body</code>); verify it with this secret and any Standard Webhooks library, and refuse old timestamps.${settings.webmentionIo ? html` The body carries the secret too (webmention.io-compatible).` : ''}</p>
+      : html`<p>Each delivery is signed the <a href="https://www.standardwebhooks.com/">Standard Webhooks</a> way:
+headers <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code>
+(HMAC-SHA256 over <code>id.timestamp.body</code>);
+verify it with this secret and any Standard Webhooks library, and refuse old timestamps.${inBody}</p>
 <p>Secret: <code class="webhook-secret">${settings.secret}</code></p>
-${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-secret`, csrf, label: 'Make a new secret' })}${buttonForm({ action: `${ADMIN}${SETTINGS_PATH}webhook-test`, csrf, label: 'Send a test' })}`;
+${newSecret}${sendTest}`;
   const log =
     deliveries.length === 0
       ? html`<p>No deliveries yet.</p>`
-      : html`<table class="deliveries"><thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>HTTP</th><th>Last error</th><th></th></tr></thead><tbody>${deliveries.map((delivery) => deliveryRow(delivery, csrf))}</tbody></table>`;
-  return html`<section id="webhook" class="card"><h2>Webhook</h2><p>A POST for each of your public mentions when it is verified, approved, updated or deleted.</p>${form}${secret}<h3>Deliveries</h3>${log}</section>`;
+      : html`<table class="deliveries">
+<thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>HTTP</th><th>Last error</th><th></th></tr></thead>
+<tbody>${deliveries.map((delivery) => deliveryRow(delivery, csrf))}</tbody></table>`;
+  return html`<section id="webhook" class="card"><h2>Webhook</h2>
+<p>A POST for each of your public mentions when it is verified, approved, updated or deleted.</p>
+${form}${secret}<h3>Deliveries</h3>${log}</section>`;
 }
 
 export function webmentionSettingsPage(app: FastifyInstance, deps: WebmentionSettingsPageDeps): void {
   const render = async (request: Parameters<typeof sessionOf>[0], problem?: string) => {
     const { user, csrf } = sessionOf(request);
-    return html`${problem === undefined ? '' : errorAlert(problem)}<div class="stack">${await tokenSection(deps, user.id, csrf)}${await rulesSection(deps, user.id, csrf)}${await webhookSection(deps, user.id, csrf)}</div>`;
+    const sections = [
+      await tokenSection(deps, user.id, csrf),
+      await rulesSection(deps, user.id, csrf),
+      await webhookSection(deps, user.id, csrf),
+    ];
+    return html`${problem === undefined ? '' : errorAlert(problem)}<div class="stack">${sections}</div>`;
   };
 
   app.get(SETTINGS_PATH, async (request, reply) =>

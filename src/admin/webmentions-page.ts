@@ -77,10 +77,17 @@ function paging(query: ListQuery, shown: number, total: number): SafeHtml | '' {
 }
 
 function filterForm(query: ListQuery): SafeHtml {
-  const options = WEBMENTION_STATUSES.map(
-    (status) => html`<option value="${status}"${status === query.status ? html` selected` : ''}>${status}</option>`,
-  );
-  return html`<form method="get" action="${ADMIN}/webmentions/" class="filters" role="search" aria-label="Filter webmentions"><div><label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${options}</select></div><div><label for="filter-target">Target</label><input type="url" id="filter-target" name="target" value="${query.target}"></div><button type="submit">Filter</button></form>`;
+  const options = [
+    html`<option value="">any</option>`,
+    ...WEBMENTION_STATUSES.map(
+      (status) => html`<option value="${status}"${status === query.status ? html` selected` : ''}>${status}</option>`,
+    ),
+  ];
+  return html`<form method="get" action="${ADMIN}/webmentions/" class="filters"
+role="search" aria-label="Filter webmentions">
+<div><label for="filter-status">Status</label><select id="filter-status" name="status">${options}</select></div>
+<div><label for="filter-target">Target</label><input type="url" id="filter-target" name="target" value="${query.target}"></div>
+<button type="submit">Filter</button></form>`;
 }
 
 function mentionItem(item: WebmentionRecord, csrf: string): SafeHtml {
@@ -88,13 +95,21 @@ function mentionItem(item: WebmentionRecord, csrf: string): SafeHtml {
   const reason = failureReason(item);
   const waiting = item.approval === 'held' && item.status !== 'spam' && item.status !== 'failed';
   const moderation = waiting
-    ? html`<p class="held">Waiting for your approval.</p>${action('approve', 'Approve')}${action('approve-allow', 'Approve and always allow this domain')}${action('reject', 'Reject')}`
+    ? html`<p class="held">Waiting for your approval.</p>
+${action('approve', 'Approve')}${action('approve-allow', 'Approve and always allow this domain')}${action('reject', 'Reject')}`
     : item.approval === 'rejected'
       ? html`<p class="rejected">Rejected.</p>${action('approve', 'Approve')}`
       : '';
-  return html`<li class="mention" data-status="${item.status}"><p><strong>${item.status}</strong> ${item.type ?? ''} from <a href="${item.source}" rel="nofollow ugc noopener">${item.source}</a> to <code>${item.target}</code></p>
-${item.author.name === null ? '' : html`<p>By ${item.author.name}</p>`}${item.contentText === null ? '' : html`<blockquote>${item.contentText}</blockquote>`}${reason === null ? '' : html`<p class="failure">Why it failed: ${reason}</p>`}
-${moderation}${action('reprocess', 'Check again')}${item.status === 'spam' ? '' : action('spam', 'Mark as spam')}${action('delete', 'Delete')}</li>`;
+  const source = html`<a href="${item.source}" rel="nofollow ugc noopener">${item.source}</a>`;
+  const target = html`<code>${item.target}</code>`;
+  const by = item.author.name === null ? '' : html`<p>By ${item.author.name}</p>`;
+  const quote = item.contentText === null ? '' : html`<blockquote>${item.contentText}</blockquote>`;
+  const failure = reason === null ? '' : html`<p class="failure">Why it failed: ${reason}</p>`;
+  const { status } = item;
+  const spam = status === 'spam' ? '' : action('spam', 'Mark as spam');
+  return html`<li class="mention" data-status="${status}"><p><strong>${status}</strong> ${item.type ?? ''} from ${source} to ${target}</p>
+${by}${quote}${failure}
+${moderation}${action('reprocess', 'Check again')}${spam}${action('delete', 'Delete')}</li>`;
 }
 
 export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps): void {
@@ -115,7 +130,9 @@ export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps)
     const list =
       items.length === 0 ? html`<p>No webmentions.</p>` : html`<ul class="mentions">${items.map((item) => mentionItem(item, csrf))}</ul>`;
     const held = sessionOf(request).heldMentions;
-    const settings = html`<p>${held > 0 ? html`<a href="${ADMIN}/webmentions/?approval=held">${String(held)} waiting for approval</a> · ` : ''}<a href="${ADMIN}/webmention-settings/">Webmention settings</a>: API token, block and allow lists. · <a href="${ADMIN}/webmentions/sent/">Sent webmentions</a></p>`;
+    const heldLink = held > 0 ? html`<a href="${ADMIN}/webmentions/?approval=held">${String(held)} waiting for approval</a> · ` : '';
+    const settings = html`<p>${heldLink}<a href="${ADMIN}/webmention-settings/">Webmention settings</a>: API token, block and allow lists.
+· <a href="${ADMIN}/webmentions/sent/">Sent webmentions</a></p>`;
     return sendAdminPage(request, reply, {
       title: 'Webmentions',
       content: html`${settings}${filterForm(query)}\n${list}${paging(query, items.length, total)}`,

@@ -26,8 +26,10 @@ const STATUS_TEXT: Readonly<Record<OutgoingMention['status'], string>> = {
 
 function row(item: OutgoingMention): SafeHtml {
   const why = item.linked ? 'linked' : 'link removed';
-  return html`<tr class="sent-${item.status}"><td><a href="${item.source}">${item.source}</a></td><td><a href="${item.target}">${item.target}</a> <small>(${why})</small></td><td>${STATUS_TEXT[item.status]}</td>
-<td>${item.httpStatus === null ? '—' : String(item.httpStatus)}</td><td>${String(item.attempts)}</td><td>${item.error ?? '—'}</td><td>${item.updatedAt}</td></tr>`;
+  const httpStatus = item.httpStatus === null ? '—' : String(item.httpStatus);
+  return html`<tr class="sent-${item.status}"><td><a href="${item.source}">${item.source}</a></td>
+<td><a href="${item.target}">${item.target}</a> <small>(${why})</small></td><td>${STATUS_TEXT[item.status]}</td>
+<td>${httpStatus}</td><td>${String(item.attempts)}</td><td>${item.error ?? '—'}</td><td>${item.updatedAt}</td></tr>`;
 }
 
 export function webmentionsSentPage(app: FastifyInstance, deps: { sender: PublishSender; mode: 'off' | 'on' | 'deploy' }): void {
@@ -40,12 +42,15 @@ export function webmentionsSentPage(app: FastifyInstance, deps: { sender: Publis
       deps.mode === 'off'
         ? html`<p>Sending on publish is off (<code>INDIEWEB_WEBMENTION_SEND_ON_PUBLISH</code>).</p>`
         : deps.mode === 'deploy'
-          ? html`<p>Webmentions wait until your build pipeline sends the deploy signal (<code>POST /indieweb/webmention/deploy</code>).</p>`
+          ? html`<p>Webmentions wait until your build pipeline sends the deploy signal
+(<code>POST /indieweb/webmention/deploy</code>).</p>`
           : html`<p>Webmentions are sent as soon as an entry is published, updated or deleted.</p>`;
     const table =
       items.length === 0
         ? html`<p>No webmentions sent yet.</p>`
-        : html`<table class="sent"><thead><tr><th>From (your entry)</th><th>To</th><th>Status</th><th>HTTP</th><th>Attempts</th><th>Error</th><th>Updated</th></tr></thead><tbody>${items.map(row)}</tbody></table>`;
+        : html`<table class="sent">
+<thead><tr><th>From (your entry)</th><th>To</th><th>Status</th><th>HTTP</th><th>Attempts</th><th>Error</th><th>Updated</th></tr></thead>
+<tbody>${items.map(row)}</tbody></table>`;
     const more =
       offset + items.length < total ? html`<p><a href="${ADMIN}${SENT_PATH}?offset=${String(offset + PAGE_SIZE)}">Older</a></p>` : '';
     return sendAdminPage(request, reply, { title: 'Sent webmentions', content: html`${mode}${table}${more}` });

@@ -40,10 +40,12 @@ export interface PageHead {
 
 export function headMarkup(owner: OwnerView, head: PageHead): string {
   const base = trimEndOf(head.baseUrl, '/');
+  const feed = (type: string, format: string, url: string) =>
+    `<link rel="alternate" type="${type}" title="${escapeHtml(`Posts by ${owner.displayName} (${format})`)}" href="${escapeHtml(url)}">`;
   return [
     `<link rel="stylesheet" href="${escapeHtml(`${base}${STYLESHEET_PATH}?v=${head.stylesheetVersion}`)}">`,
-    `<link rel="alternate" type="application/atom+xml" title="${escapeHtml(`Posts by ${owner.displayName} (Atom)`)}" href="${escapeHtml(owner.atomUrl)}">`,
-    `<link rel="alternate" type="application/feed+json" title="${escapeHtml(`Posts by ${owner.displayName} (JSON Feed)`)}" href="${escapeHtml(owner.jsonFeedUrl)}">`,
+    feed('application/atom+xml', 'Atom', owner.atomUrl),
+    feed('application/feed+json', 'JSON Feed', owner.jsonFeedUrl),
     ...(head.canonical === undefined ? [] : [`<link rel="canonical" href="${escapeHtml(head.canonical)}">`]),
     ...(head.prev === undefined || head.prev === null ? [] : [`<link rel="prev" href="${escapeHtml(head.prev)}">`]),
     ...(head.next === undefined || head.next === null ? [] : [`<link rel="next" href="${escapeHtml(head.next)}">`]),

@@ -28,7 +28,8 @@ export function renderAuthor(owner: Owner): SafeHtml {
   const name = displayName(owner);
   const photo = httpUrl(owner.profile.photoUrl);
   const url = httpUrl(owner.profile.url) ?? owner.homeUrl;
-  return html`<span class="p-author h-card author">${photo === null ? '' : html`<img class="u-photo avatar" src="${photo}" alt="${name}">`}<a class="p-name u-url" href="${url}">${name}</a></span>`;
+  const image = photo === null ? '' : html`<img class="u-photo avatar" src="${photo}" alt="${name}">`;
+  return html`<span class="p-author h-card author">${image}<a class="p-name u-url" href="${url}">${name}</a></span>`;
 }
 
 /** The whole h-card of the home page: every stored property, with the home page as its `u-url` when none is set. */
@@ -41,21 +42,21 @@ export function renderProfileCard(owner: Owner): SafeHtml {
     if (property === 'name' || property === 'photo' || property === 'note' || !PROPERTY_NAME.test(property)) continue;
     for (const value of values) {
       const url = HCARD_URL_PROPERTIES.has(property) || property === 'logo' ? httpUrl(value) : null;
-      if (property === 'email')
-        rest.push(
-          html`<li><a class="u-email" href="${/^mailto:/i.test(value) ? value : `mailto:${value}`}">${value.replace(/^mailto:/i, '')}</a></li>`,
-        );
-      else if (property === 'logo' && url !== null) rest.push(html`<li><img class="u-logo" src="${url}" alt="Logo"></li>`);
+      if (property === 'email') {
+        const href = /^mailto:/i.test(value) ? value : `mailto:${value}`;
+        rest.push(html`<li><a class="u-email" href="${href}">${value.replace(/^mailto:/i, '')}</a></li>`);
+      } else if (property === 'logo' && url !== null) rest.push(html`<li><img class="u-logo" src="${url}" alt="Logo"></li>`);
       else if (url !== null)
         rest.push(html`<li><a class="u-${property}" href="${url}" rel="me">${url.replace(/^https?:\/\//, '').replace(/\/$/, '')}</a></li>`);
       else rest.push(html`<li><span class="p-${property}">${value}</span></li>`);
     }
   }
   const hasUrl = (card.url ?? []).some((value) => httpUrl(value) !== null);
+  const home = hasUrl ? '' : html`<li><a class="u-url" href="${owner.homeUrl}">${owner.homeUrl.replace(/^https?:\/\//, '')}</a></li>`;
   return html`<div class="h-card profile">
 ${photos.map((photo) => html`<img class="u-photo avatar-large" src="${photo}" alt="${name}">`)}
 <h1 class="p-name">${name}</h1>
 ${(card.note ?? []).map((note) => html`<p class="p-note">${note}</p>`)}
-<ul class="card-links">${hasUrl ? '' : html`<li><a class="u-url" href="${owner.homeUrl}">${owner.homeUrl.replace(/^https?:\/\//, '')}</a></li>`}${rest}</ul>
+<ul class="card-links">${home}${rest}</ul>
 </div>`;
 }

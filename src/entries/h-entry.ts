@@ -119,7 +119,9 @@ function renderEventTimes(row: EntryRow): SafeHtml {
   const start = values(row, 'start');
   const end = values(row, 'end');
   if (start.length === 0 && end.length === 0) return html``;
-  return html`<p class="event-times">${start.length > 0 ? html`From ${start.map((value) => renderValue('start', value))}` : ''}${end.length > 0 ? html` until ${end.map((value) => renderValue('end', value))}` : ''}</p>`;
+  const from = start.length > 0 ? html`From ${start.map((value) => renderValue('start', value))}` : '';
+  const until = end.length > 0 ? html` until ${end.map((value) => renderValue('end', value))}` : '';
+  return html`<p class="event-times">${from}${until}</p>`;
 }
 
 function renderContent(row: EntryRow): SafeHtml {
@@ -149,16 +151,18 @@ function renderFooter(row: EntryRow): SafeHtml {
       : [html`<time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time>`];
   const urls = values(row, 'url');
   const uids = values(row, 'uid');
+  const urlValues = urls.map((value) => renderValue('url', value));
+  const uidValues = uids.map((value) => renderValue('uid', value));
   const permalink =
     urls.length === 0 && uids.length === 0
       ? html`<a class="u-url u-uid permalink" href="${row.url}">${permalinkTime}</a>`
-      : html`<a class="permalink" href="${row.url}">${permalinkTime}</a> ${urls.map((value) => renderValue('url', value))} ${uids.map((value) => renderValue('uid', value))}`;
+      : html`<a class="permalink" href="${row.url}">${permalinkTime}</a> ${urlValues} ${uidValues}`;
   const rows: SafeHtml[] = [html`<li>${permalink}</li>`];
   const rsvp = values(row, 'rsvp');
-  if (rsvp.length > 0)
-    rows.unshift(
-      html`<li class="rsvp">RSVP: ${rsvp.map((value) => renderValue('rsvp', value))}${typeof rsvp[0] === 'string' && RSVP_WORDS[rsvp[0]] !== undefined ? html` (${RSVP_WORDS[rsvp[0]]})` : ''}</li>`,
-    );
+  if (rsvp.length > 0) {
+    const words = typeof rsvp[0] === 'string' && RSVP_WORDS[rsvp[0]] !== undefined ? html` (${RSVP_WORDS[rsvp[0]]})` : '';
+    rows.unshift(html`<li class="rsvp">RSVP: ${rsvp.map((value) => renderValue('rsvp', value))}${words}</li>`);
+  }
   const location = values(row, 'location');
   if (location.length > 0) rows.push(html`<li class="location">At ${location.map((value) => renderValue('location', value))}</li>`);
   const categories = values(row, 'category');
@@ -180,10 +184,9 @@ function renderFooter(row: EntryRow): SafeHtml {
  */
 export function renderEntryArticle(row: EntryRow, owner: Owner, responses: SafeHtml, bucket: BucketPhotos | null = null): SafeHtml {
   const names = values(row, 'name');
+  const name = (value: unknown) => (typeof value === 'string' ? html`<span class="p-name">${value}</span>` : renderValue('name', value));
   const heading =
-    names.length > 0
-      ? html`<h1>${names.map((value) => (typeof value === 'string' ? html`<span class="p-name">${value}</span>` : renderValue('name', value)))}</h1>`
-      : html`<h1 class="visually-hidden">${postKind(row)} by ${displayName(owner)}</h1>`;
+    names.length > 0 ? html`<h1>${names.map(name)}</h1>` : html`<h1 class="visually-hidden">${postKind(row)} by ${displayName(owner)}</h1>`;
   return html`<article class="${rootTypes(row).join(' ')} entry">
 ${renderContext(row)}
 ${heading}
@@ -201,12 +204,15 @@ export function renderFeedItem(row: EntryRow, bucket: BucketPhotos | null = null
   const names = values(row, 'name').filter((value): value is string => typeof value === 'string');
   const heading = names.length > 0 ? html`<h2><a class="u-url p-name" href="${row.url}">${names[0]}</a></h2>` : '';
   const categories = values(row, 'category');
+  const time = html`<time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time>`;
+  const permalink = html`<a class="${names.length > 0 ? 'permalink' : 'u-url permalink'}" href="${row.url}">${time}</a>`;
+  const tags = categories.length > 0 ? html`<li class="categories">${categories.map((value) => renderValue('category', value))}</li>` : '';
   return html`<li class="${rootTypes(row).join(' ')} feed-item">
 ${renderContext(row)}
 ${heading}
 ${renderEventTimes(row)}
 ${renderContent(row)}
 ${renderGallery(row, bucket)}
-<footer class="entry-meta"><ul><li><a class="${names.length > 0 ? 'permalink' : 'u-url permalink'}" href="${row.url}"><time class="dt-published" datetime="${row.published}">${readableDate(row.published)}</time></a></li>${categories.length > 0 ? html`<li class="categories">${categories.map((value) => renderValue('category', value))}</li>` : ''}</ul></footer>
+<footer class="entry-meta"><ul><li>${permalink}</li>${tags}</ul></footer>
 </li>`;
 }

@@ -93,8 +93,10 @@ function renderReply(record: WebmentionRecord, ownOrigin: string | null): SafeHt
         ? html`<p class="p-content">${record.contentText}</p>`
         : '';
   const when = record.published ?? record.verifiedAt ?? record.createdAt;
+  const time = html`<time class="dt-published" datetime="${when}">${readableDate(when)}</time>`;
+  const link = source === null ? '' : html` <a class="u-url" href="${source}" rel="nofollow ugc">${time}</a>`;
   return html`<li class="p-comment h-cite reply">
-<p class="reply-head">${renderMentionAuthor(record, ownOrigin)}${source === null ? '' : html` <a class="u-url" href="${source}" rel="nofollow ugc"><time class="dt-published" datetime="${when}">${readableDate(when)}</time></a>`}</p>
+<p class="reply-head">${renderMentionAuthor(record, ownOrigin)}${link}</p>
 ${content}
 </li>`;
 }
@@ -104,18 +106,25 @@ function renderFace(record: WebmentionRecord, property: 'like' | 'repost', ownOr
   const name = authorName(record);
   const url = httpUrl(record.author.url) ?? httpUrl(record.source);
   const photo = avatarUrl(record.author.photo, ownOrigin);
+  const initial = [...name][0]?.toUpperCase() ?? '?';
   const face =
     photo === null
-      ? html`<span class="initial" aria-hidden="true">${[...name][0]?.toUpperCase() ?? '?'}</span><span class="visually-hidden p-name">${name}</span>`
+      ? html`<span class="initial" aria-hidden="true">${initial}</span><span class="visually-hidden p-name">${name}</span>`
       : html`<img class="u-photo avatar" src="${photo}" alt="${name}" loading="lazy">`;
   const source = httpUrl(record.source);
-  return html`<li class="p-${property} h-cite face">${url === null ? html`<span class="p-author h-card">${face}</span>` : html`<a class="p-author h-card u-url" href="${url}" title="${name}" rel="nofollow ugc">${face}</a>`}${source === null || source === url ? '' : html`<data class="u-url" value="${source}"></data>`}</li>`;
+  const author =
+    url === null
+      ? html`<span class="p-author h-card">${face}</span>`
+      : html`<a class="p-author h-card u-url" href="${url}" title="${name}" rel="nofollow ugc">${face}</a>`;
+  const sourceUrl = source === null || source === url ? '' : html`<data class="u-url" value="${source}"></data>`;
+  return html`<li class="p-${property} h-cite face">${author}${sourceUrl}</li>`;
 }
 
 function renderLink(record: WebmentionRecord, ownOrigin: string | null): SafeHtml {
   const source = httpUrl(record.source);
   const verb = record.type === 'bookmark' ? 'bookmarked this' : 'mentioned this';
-  return html`<li class="p-mention h-cite">${renderMentionAuthor(record, ownOrigin)} ${verb}${source === null ? '' : html` at <a class="u-url" href="${source}" rel="nofollow ugc">${urlLabel(source)}</a>`}</li>`;
+  const at = source === null ? '' : html` at <a class="u-url" href="${source}" rel="nofollow ugc">${urlLabel(source)}</a>`;
+  return html`<li class="p-mention h-cite">${renderMentionAuthor(record, ownOrigin)} ${verb}${at}</li>`;
 }
 
 function count(n: number, one: string, many: string): string {
@@ -154,11 +163,27 @@ export function renderMentions(mentions: EntryMentions, more: string | null = nu
   const repostFaces = bounded(reposts, totals.reposts, (record) => renderFace(record, 'repost', ownOrigin), more);
   const replyItems = bounded(replies, totals.replies, (record) => renderReply(record, ownOrigin), more);
   const linkItems = bounded(links, totals.links, (record) => renderLink(record, ownOrigin), more);
+  const likesGroup =
+    likes.length === 0
+      ? ''
+      : html`<h3>${count(totals.likes, 'like', 'likes')}</h3><ul class="faces">${likeFaces.items}</ul>${likeFaces.rest}`;
+  const repostsGroup =
+    reposts.length === 0
+      ? ''
+      : html`<h3>${count(totals.reposts, 'repost', 'reposts')}</h3><ul class="faces">${repostFaces.items}</ul>${repostFaces.rest}`;
+  const repliesGroup =
+    replies.length === 0
+      ? ''
+      : html`<h3>${count(totals.replies, 'reply', 'replies')}</h3><ol class="replies">${replyItems.items}</ol>${replyItems.rest}`;
+  const linksGroup =
+    links.length === 0
+      ? ''
+      : html`<h3>${count(totals.links, 'mention', 'mentions')}</h3><ul class="mention-links">${linkItems.items}</ul>${linkItems.rest}`;
   return html`<section class="responses" aria-labelledby="responses-heading">
 <h2 id="responses-heading">Responses</h2>
-${likes.length === 0 ? '' : html`<h3>${count(totals.likes, 'like', 'likes')}</h3><ul class="faces">${likeFaces.items}</ul>${likeFaces.rest}`}
-${reposts.length === 0 ? '' : html`<h3>${count(totals.reposts, 'repost', 'reposts')}</h3><ul class="faces">${repostFaces.items}</ul>${repostFaces.rest}`}
-${replies.length === 0 ? '' : html`<h3>${count(totals.replies, 'reply', 'replies')}</h3><ol class="replies">${replyItems.items}</ol>${replyItems.rest}`}
-${links.length === 0 ? '' : html`<h3>${count(totals.links, 'mention', 'mentions')}</h3><ul class="mention-links">${linkItems.items}</ul>${linkItems.rest}`}
+${likesGroup}
+${repostsGroup}
+${repliesGroup}
+${linksGroup}
 </section>`;
 }

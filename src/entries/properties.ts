@@ -86,11 +86,14 @@ export function renderMedia(name: 'photo' | 'video' | 'audio' | 'logo', value: u
   const source = httpUrl(isObject(value) ? value.value : value);
   if (source === null) return null;
   const alt = isObject(value) && typeof value.alt === 'string' ? value.alt : '';
+  const label = alt === '' ? '' : html` aria-label="${alt}"`;
+  // the link to the file, for a browser that plays neither
+  const link = (text: string) => html`<a href="${source}">${alt === '' ? text : alt}</a>`;
   if (name === 'video') {
-    return html`<video class="u-video" src="${source}" controls preload="metadata"${alt === '' ? '' : html` aria-label="${alt}"`}><a href="${source}">${alt === '' ? 'Video' : alt}</a></video>`;
+    return html`<video class="u-video" src="${source}" controls preload="metadata"${label}>${link('Video')}</video>`;
   }
   if (name === 'audio') {
-    return html`<audio class="u-audio" src="${source}" controls preload="metadata"${alt === '' ? '' : html` aria-label="${alt}"`}><a href="${source}">${alt === '' ? 'Audio' : alt}</a></audio>`;
+    return html`<audio class="u-audio" src="${source}" controls preload="metadata"${label}>${link('Audio')}</audio>`;
   }
   return html`<img class="u-${name}" src="${source}" alt="${alt}" loading="lazy">`;
 }

@@ -8,14 +8,16 @@ export const ENTRY_STYLESHEET = `
 :root{color-scheme:light dark;--bg:#fdfdfc;--fg:#1d1d1f;--muted:#5a5a60;--line:#d9d9de;--accent:#0b57d0;--card:#f3f3f5}
 @media (prefers-color-scheme:dark){:root{--bg:#121214;--fg:#ececef;--muted:#a8a8b0;--line:#34343a;--accent:#8ab4f8;--card:#1c1c20}}
 *{box-sizing:border-box}
-html{background:var(--bg);color:var(--fg);font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.6;-webkit-text-size-adjust:100%}
+html{background:var(--bg);color:var(--fg);font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.6;
+-webkit-text-size-adjust:100%}
 body{margin:0}
 a{color:var(--accent);text-underline-offset:.15em}
 a:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .skip{position:absolute;left:-999px}
 .skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem;z-index:1}
 .site{max-width:42rem;margin:0 auto;padding:1rem 1.25rem 3rem}
-.site-header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;border-bottom:1px solid var(--line);padding:.5rem 0 .75rem;margin-bottom:1.5rem}
+.site-header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;
+border-bottom:1px solid var(--line);padding:.5rem 0 .75rem;margin-bottom:1.5rem}
 .site-header a{font-weight:600;text-decoration:none}
 .site-header nav{display:flex;gap:1rem;font-size:.95rem}
 .site-footer{margin-top:3rem;border-top:1px solid var(--line);padding-top:1rem;color:var(--muted);font-size:.9rem}
@@ -39,16 +41,19 @@ audio{width:100%}
 .media figure{margin:0}
 .media video{width:100%;border-radius:.4rem}
 .media img{border-radius:.4rem}
-.entry-meta ul{list-style:none;padding:0;margin:1.25rem 0 0;display:flex;flex-direction:column;gap:.25rem;color:var(--muted);font-size:.95rem}
+.entry-meta ul{list-style:none;padding:0;margin:1.25rem 0 0;display:flex;flex-direction:column;gap:.25rem;color:var(--muted);
+font-size:.95rem}
 .entry-meta .label{font-weight:600}
-.categories .p-category,.categories .u-category{display:inline-block;background:var(--card);border-radius:1rem;padding:0 .6rem;margin:0 .25rem .25rem 0}
+.categories .p-category,.categories .u-category{display:inline-block;background:var(--card);border-radius:1rem;padding:0 .6rem;
+margin:0 .25rem .25rem 0}
 .categories .p-category::before{content:"#"}
 .entry-meta .h-card,.entry-meta .h-adr,.entry-meta .h-geo,.contexts .h-cite{display:inline}
 .contexts .h-cite>*,.entry-meta .h-card>*{margin-right:.35rem}
 .responses{margin-top:2.5rem;border-top:1px solid var(--line)}
 .faces{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.4rem}
 .face .avatar,.face .initial{width:2.5rem;height:2.5rem}
-.initial{display:inline-flex;align-items:center;justify-content:center;border-radius:50%;background:var(--card);color:var(--fg);font-weight:700}
+.initial{display:inline-flex;align-items:center;justify-content:center;border-radius:50%;background:var(--card);color:var(--fg);
+font-weight:700}
 .replies{list-style:none;padding:0}
 .reply{border-bottom:1px solid var(--line);padding:.75rem 0}
 .reply-head{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:0 0 .25rem;font-size:.95rem}

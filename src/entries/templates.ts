@@ -10,7 +10,7 @@
  * @module
  */
 import type { ProfileRecord } from '../storage/repositories/profiles.js';
-import { escapeHtml, html } from '../web/html.js';
+import { escapeHtml, html, type SafeHtml } from '../web/html.js';
 import type { EntryRow } from './entry-source.js';
 import type { EntryMentions } from './mentions.js';
 import { ENTRY_STYLESHEET } from './style.js';
@@ -79,6 +79,12 @@ export interface EntryTemplates {
   readonly stylesheet: string;
 }
 
+/** The built-in document's header: the owner's name linking home, and the feeds. */
+function siteHeader(owner: OwnerView): SafeHtml {
+  const feeds = html`<nav aria-label="Feeds"><a href="${owner.atomUrl}">Atom</a><a href="${owner.jsonFeedUrl}">JSON Feed</a></nav>`;
+  return html`<header class="site-header"><a href="${owner.homeUrl}">${owner.displayName}</a>${feeds}</header>`;
+}
+
 export const BUILT_IN_TEMPLATES: EntryTemplates = Object.freeze({
   document: (view: DocumentView) => `<!doctype html>
 <html lang="en">
@@ -92,7 +98,7 @@ ${view.head}
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <div class="site">
-${html`<header class="site-header"><a href="${view.owner.homeUrl}">${view.owner.displayName}</a><nav aria-label="Feeds"><a href="${view.owner.atomUrl}">Atom</a><a href="${view.owner.jsonFeedUrl}">JSON Feed</a></nav></header>`}
+${siteHeader(view.owner)}
 <main id="main">
 ${view.body}
 </main>

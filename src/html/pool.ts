@@ -58,7 +58,8 @@ export class ParseFailure extends Error {
  */
 const TS_RESOLVE_HOOK = `export async function resolve(specifier, context, next) {
   try { return await next(specifier, context); } catch (error) {
-    if (error && error.code === 'ERR_MODULE_NOT_FOUND' && specifier.endsWith('.js') && (specifier.startsWith('.') || specifier.startsWith('file:'))) return next(specifier.slice(0, -3) + '.ts', context);
+    const local = specifier.endsWith('.js') && (specifier.startsWith('.') || specifier.startsWith('file:'));
+    if (error && error.code === 'ERR_MODULE_NOT_FOUND' && local) return next(specifier.slice(0, -3) + '.ts', context);
     throw error;
   }
 }`;

@@ -18,6 +18,9 @@ const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   email: 'see your e-mail address',
 };
 
+/** A scope that is not in {@link SCOPE_DESCRIPTIONS}. */
+const UNDESCRIBED_SCOPE = "a permission indiestack does not describe (your site's own software decides what it allows)";
+
 /** The request as hidden fields, so approval and denial carry it unchanged. */
 function hiddenFields(request: AuthorizationRequest): SafeHtml {
   const fields: [string, string][] = [
@@ -52,11 +55,15 @@ export function consentBody(options: {
   const redirectHost = hostOf(request.redirectUri);
   const scopes = scopeNames(request.scope);
   const name = client?.name ?? clientHost;
+  const asker = client?.name === undefined || client.name === null ? 'An app' : html`An app at <strong>${clientHost}</strong>`;
+  const intro = html`<h1>Sign in to ${name}</h1><p>${asker} asks to sign you in with your web address.</p>`;
+  const sentTo = html`<span>Whatever you decide, you are sent to</span><span class="host">${redirectHost}</span>`;
+  const scopeItems = scopes.map((scope) => html`<li><code>${scope}</code> — ${SCOPE_DESCRIPTIONS[scope] ?? UNDESCRIBED_SCOPE}</li>`);
   return html`<main id="main" class="consent">
-<div class="app-card">${appMark(client, name)}<div><h1>Sign in to ${name}</h1><p>${client?.name === undefined || client.name === null ? 'An app' : html`An app at <strong>${clientHost}</strong>`} asks to sign you in with your web address.</p></div></div>
+<div class="app-card">${appMark(client, name)}<div>${intro}</div></div>
 ${options.notice ?? ''}
 <p>Signed in here as <strong>${user.name}</strong>, as <code>${request.me}</code>.</p>
-<div class="redirect"><span>Whatever you decide, you are sent to</span><span class="host">${redirectHost}</span><code>${request.redirectUri}</code>${
+<div class="redirect">${sentTo}<code>${request.redirectUri}</code>${
     redirectHost !== clientHost
       ? html`<p class="warning" role="alert">This address is on ${redirectHost}, not on the app's own site ${clientHost}.${
           client !== null && client.redirectUris.includes(request.redirectUri) ? ' The app publishes it as its own.' : ''
@@ -67,7 +74,7 @@ ${options.notice ?? ''}
 ${
   scopes.length === 0
     ? html`<p>Sign-in only: the app learns your profile URL and gets no access to your site.</p>`
-    : html`<ul class="scopes">${scopes.map((scope) => html`<li><code>${scope}</code> — ${SCOPE_DESCRIPTIONS[scope] ?? "a permission indiestack does not describe (your site's own software decides what it allows)"}</li>`)}</ul>`
+    : html`<ul class="scopes">${scopeItems}</ul>`
 }
 <details><summary>Details of the request</summary>
 <dl>
@@ -92,7 +99,8 @@ export function notYourProfileBody(options: { request: AuthorizationRequest; use
   const { request, user, csrf } = options;
   return html`<main id="main" class="consent">
 <h1>Not your profile</h1>
-${errorAlert(html`The app <code>${request.clientId}</code> asked to sign you in as <code>${request.me}</code>, which is not a profile URL of the account <strong>${user.name}</strong>.`)}
+${errorAlert(html`The app <code>${request.clientId}</code> asked to sign you in as <code>${request.me}</code>,
+which is not a profile URL of the account <strong>${user.name}</strong>.`)}
 <p>This account's profile URLs:</p>
 <ul>${user.me.map((url) => html`<li><code>${url}</code></li>`)}</ul>
 <p>Nothing was issued. Sign in with the account that owns <code>${request.me}</code>, or go back to the app.</p>

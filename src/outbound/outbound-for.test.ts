@@ -7,7 +7,8 @@ import { outboundFor } from './fetch.js';
 const PARSE = new URL('../webmention/parse.js', import.meta.url);
 const TARGET = 'https://target.example/post';
 /** Minutes of work for microformats-parser: one link with 100,000 distinct rel values. */
-const SLOW = `<div class="h-entry"><a class="u-in-reply-to" href="${TARGET}">re</a><a href="/x" rel="${Array.from({ length: 100_000 }, (_, i) => `r${i}`).join(' ')}">x</a></div>`;
+const RELS = Array.from({ length: 100_000 }, (_, i) => `r${i}`).join(' ');
+const SLOW = `<div class="h-entry"><a class="u-in-reply-to" href="${TARGET}">re</a><a href="/x" rel="${RELS}">x</a></div>`;
 const ENV = { INDIEWEB_BASE_URL: 'https://example.com', INDIEWEB_SECRET: 'a-secret-that-is-long-enough-for-indiestack' };
 
 afterAll(() => closeParsePool());

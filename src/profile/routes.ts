@@ -25,7 +25,9 @@ export interface ProfileRoutesDeps {
 /** Where the user's posts are: their home (h-card and h-feed) and its feeds. */
 function entryHomeLinks(baseUrl: string, name: string): SafeHtml {
   const home = `${baseUrl}/${encodeURIComponent(name)}/`;
-  return html`<p class="entry-home">Posts: <a href="${home}">${home}</a> · feeds: <a href="${home}feed.atom" type="application/atom+xml">Atom</a>, <a href="${home}feed.json" type="application/feed+json">JSON Feed</a></p>`;
+  const atom = html`<a href="${home}feed.atom" type="application/atom+xml">Atom</a>`;
+  const jsonFeed = html`<a href="${home}feed.json" type="application/feed+json">JSON Feed</a>`;
+  return html`<p class="entry-home">Posts: <a href="${home}">${home}</a> · feeds: ${atom}, ${jsonFeed}</p>`;
 }
 
 export async function profileRoutes(app: FastifyInstance, deps: ProfileRoutesDeps): Promise<void> {

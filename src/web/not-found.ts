@@ -26,7 +26,8 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
     body: layout({
       heading: 'Not found',
       width: 'medium',
-      content: html`<p class="lead">There is no page at this address. Check it for a typing mistake, or start again from the home page.</p><p><a href="/">The home page</a></p>`,
+      content: html`<p class="lead">There is no page at this address. Check it for a typing mistake, or start again from the home page.</p>
+<p><a href="/">The home page</a></p>`,
     }),
   });
 }

@@ -86,6 +86,8 @@ export async function webmentionRoutes(app: FastifyInstance, deps: { service: We
     reply.header('cache-control', 'no-store');
     if (prefersJson(request)) return reply.send(statusJson(record));
     const reason = failureReason(record);
+    const verified = record.verifiedAt === null ? '' : html` (verified ${timestamp(record.verifiedAt)})`;
+    const why = reason === null ? '' : html`<dt>Why it failed</dt><dd>${reason}</dd>`;
     return sendPage(reply, 200, {
       title: 'Webmention status',
       body: layout({
@@ -95,7 +97,7 @@ export async function webmentionRoutes(app: FastifyInstance, deps: { service: We
 <dl>
 <dt>Source</dt><dd><code>${record.source}</code></dd>
 <dt>Target</dt><dd><code>${record.target}</code></dd>
-<dt>Status</dt><dd>${record.status}${record.verifiedAt === null ? '' : html` (verified ${timestamp(record.verifiedAt)})`}</dd>${reason === null ? '' : html`<dt>Why it failed</dt><dd>${reason}</dd>`}
+<dt>Status</dt><dd>${record.status}${verified}</dd>${why}
 ${record.type === null ? '' : html`<dt>Type</dt><dd>${record.type}</dd>`}
 ${record.author.name === null ? '' : html`<dt>Author</dt><dd>${record.author.name}</dd>`}
 ${record.contentText === null ? '' : html`<dt>Content</dt><dd>${record.contentText}</dd>`}

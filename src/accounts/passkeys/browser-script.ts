@@ -38,13 +38,17 @@ export const PASSKEYS_SCRIPT = String.raw`(function () {
     var done = function () { if (button !== null) button.disabled = false; };
     var body = new URLSearchParams();
     body.set('_csrf', form.elements._csrf.value);
-    return fetch(form.getAttribute('data-passkey-options'), { method: 'POST', body: body, credentials: 'same-origin', headers: { accept: 'application/json' } })
+    var request = { method: 'POST', body: body, credentials: 'same-origin', headers: { accept: 'application/json' } };
+    return fetch(form.getAttribute('data-passkey-options'), request)
       .then(function (response) {
-        if (!response.ok) throw { page: response.status === 403 ? 'The page expired. Reload it and try again.' : 'The server could not start a passkey request. Try again.' };
+        if (response.status === 403) throw { page: 'The page expired. Reload it and try again.' };
+        if (!response.ok) throw { page: 'The server could not start a passkey request. Try again.' };
         return response.json();
       })
       .then(function (start) {
-        var ceremony = form.getAttribute('data-passkey') === 'register' ? lib.startRegistration({ optionsJSON: start.options }) : lib.startAuthentication({ optionsJSON: start.options });
+        var options = { optionsJSON: start.options };
+        var register = form.getAttribute('data-passkey') === 'register';
+        var ceremony = register ? lib.startRegistration(options) : lib.startAuthentication(options);
         return ceremony.then(function (answer) {
           form.elements.challenge_id.value = start.challengeId;
           form.elements.response.value = JSON.stringify(answer);

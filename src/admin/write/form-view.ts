@@ -65,10 +65,11 @@ function textControl(name: TextField, value: string, view: FormView): SafeHtml {
     return html`${label}<textarea id="${id}" name="${name}" rows="${rows}"${required}${attributes}>${value}</textarea>${message}`;
   }
   if (name === 'rsvp') {
-    const options = RSVP_VALUES.map(
-      (answer) => html`<option value="${answer}"${answer === value ? html` selected` : ''}>${answer}</option>`,
-    );
-    return html`${label}<select id="${id}" name="rsvp"${required}${attributes}><option value="">Choose…</option>${options}</select>${message}`;
+    const options = [
+      html`<option value="">Choose…</option>`,
+      ...RSVP_VALUES.map((answer) => html`<option value="${answer}"${answer === value ? html` selected` : ''}>${answer}</option>`),
+    ];
+    return html`${label}<select id="${id}" name="rsvp"${required}${attributes}>${options}</select>${message}`;
   }
   const type = URL_FIELDS.has(name) ? 'url' : 'text';
   const cite = CITED_URL_FIELDS.includes(name) ? html` data-write-cite` : '';
@@ -105,20 +106,25 @@ function mediaSection(kind: MediaKind, view: FormView): SafeHtml {
   const items = values.media.map((item, index) => {
     const alt =
       kind === 'photo'
-        ? html`<label for="media-alt-${index}">Alt text: what the photo shows, for people who cannot see it</label><input type="text" id="media-alt-${index}" name="media-alt-${index}" value="${item.alt}">`
+        ? html`<label for="media-alt-${index}">Alt text: what the photo shows, for people who cannot see it</label>
+<input type="text" id="media-alt-${index}" name="media-alt-${index}" value="${item.alt}">`
         : '';
-    return html`<li class="media-item">${mediaPreview(kind, item.url, item.alt)}<input type="hidden" name="media-url-${index}" value="${item.url}">${alt}
+    const preview = mediaPreview(kind, item.url, item.alt);
+    return html`<li class="media-item">${preview}<input type="hidden" name="media-url-${index}" value="${item.url}">${alt}
 <label><input type="checkbox" name="media-remove-${index}" value="1"> Remove this ${kind === 'photo' ? 'photo' : 'file'}</label></li>`;
   });
   const { message, attributes } = problemOf(view.problems, 'media');
   const newAlt =
     kind === 'photo'
-      ? html`<label for="media-alt-new">Alt text of the new photo</label><input type="text" id="media-alt-new" name="media-alt-new" value="${values.newAlt}" data-write-alt>`
+      ? html`<label for="media-alt-new">Alt text of the new photo</label>
+<input type="text" id="media-alt-new" name="media-alt-new" value="${values.newAlt}" data-write-alt>`
       : '';
+  const noun = kind === 'photo' ? 'photo' : kind === 'audio' ? 'audio file' : 'video';
+  const fileLabel = values.media.length === 0 ? `Choose a${kind === 'photo' ? '' : 'n'} ${noun}` : 'Add another';
   return html`<fieldset><legend>${KIND_LABEL[kind]}</legend>
 <input type="hidden" name="media-count" value="${values.media.length}">
 ${items.length === 0 ? '' : html`<ul class="media">${items}</ul>`}
-<label for="${FILE_FIELD}">${values.media.length === 0 ? `Choose a${kind === 'photo' ? '' : 'n'} ${kind === 'photo' ? 'photo' : kind === 'audio' ? 'audio file' : 'video'}` : 'Add another'}</label>
+<label for="${FILE_FIELD}">${fileLabel}</label>
 <input type="file" id="${FILE_FIELD}" name="${FILE_FIELD}" accept="${ACCEPT[kind]}"${attributes} data-write-file>${message}
 ${kind === 'photo' ? html`<img data-write-preview alt="" width="240" hidden>` : ''}
 ${newAlt}
@@ -131,25 +137,29 @@ function categoriesSection(view: FormView): SafeHtml {
   const typedNew = new Set(values.categoryText.split(',').map((value) => value.trim()));
   const boxes = known
     .filter((category) => !typedNew.has(category))
-    .map(
-      (category, index) =>
-        html`<label for="category-${index}"><input type="checkbox" id="category-${index}" name="category" value="${category}"${values.categories.includes(category) ? html` checked` : ''}> ${category}</label>`,
-    );
+    .map((category, index) => {
+      const id = `category-${index}`;
+      const checked = values.categories.includes(category) ? html` checked` : '';
+      return html`<label for="${id}"><input type="checkbox" id="${id}" name="category" value="${category}"${checked}> ${category}</label>`;
+    });
   const datalist =
     view.suggestions.length === 0
       ? ''
       : html`<datalist id="category-suggestions">${view.suggestions.map((category) => html`<option value="${category}">`)}</datalist>`;
+  const list = view.suggestions.length === 0 ? '' : html` list="category-suggestions"`;
   return html`<fieldset><legend>Categories (optional)</legend>${boxes}
 <label for="category-new">${known.length === 0 ? 'Categories, separated by commas' : 'New categories, separated by commas'}</label>
-<input type="text" id="category-new" name="category-new" value="${values.categoryText}"${view.suggestions.length === 0 ? '' : html` list="category-suggestions"`}>${datalist}</fieldset>`;
+<input type="text" id="category-new" name="category-new" value="${values.categoryText}"${list}>${datalist}</fieldset>`;
 }
 
 function syndicationSection(targets: readonly SyndicationChoice[], chosen: readonly string[], fresh: boolean): SafeHtml | '' {
   if (targets.length === 0) return '';
-  const boxes = targets.map(
-    (target, index) =>
-      html`<label for="syndicate-${index}"><input type="checkbox" id="syndicate-${index}" name="mp-syndicate-to" value="${target.uid}"${(fresh ? target.checked : chosen.includes(target.uid)) ? html` checked` : ''}> ${target.name}</label>`,
-  );
+  const boxes = targets.map((target, index) => {
+    const { uid, name } = target;
+    const id = `syndicate-${index}`;
+    const checked = (fresh ? target.checked : chosen.includes(uid)) ? html` checked` : '';
+    return html`<label for="${id}"><input type="checkbox" id="${id}" name="mp-syndicate-to" value="${uid}"${checked}> ${name}</label>`;
+  });
   return html`<fieldset><legend>Also post to</legend>${boxes}</fieldset>`;
 }
 
@@ -166,7 +176,8 @@ export function writeForm(view: FormView, options: { fresh: boolean }): SafeHtml
   const preview =
     view.preview === undefined || view.preview === null
       ? ''
-      : html`<section aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2><div>${new SafeHtml(view.preview)}</div></section>`;
+      : html`<section aria-labelledby="preview-heading">
+<h2 id="preview-heading">Preview</h2><div>${new SafeHtml(view.preview)}</div></section>`;
   const enctype = form.media === null ? '' : html` enctype="multipart/form-data"`;
   const edit =
     view.edit === undefined
@@ -174,8 +185,10 @@ export function writeForm(view: FormView, options: { fresh: boolean }): SafeHtml
       : html`<input type="hidden" name="url" value="${view.edit.url}"><input type="hidden" name="original" value="${view.edit.original}">`;
   const slug =
     view.edit === undefined
-      ? html`<label for="field-mp-slug">Slug: the last part of the post's address (optional)</label><input type="text" id="field-mp-slug" name="mp-slug" value="${values.slug}">`
+      ? html`<label for="field-mp-slug">Slug: the last part of the post's address (optional)</label>
+<input type="text" id="field-mp-slug" name="mp-slug" value="${values.slug}">`
       : '';
+  const draft = values.draft ? html` checked` : '';
   return html`${view.alert === undefined ? '' : errorAlert(view.alert)}${problemsSummary(view.problems)}
 <form method="post" action="${view.action}"${enctype} data-write-form data-cite-url="${view.citeUrl}">
 ${csrfField(view.csrf)}<input type="hidden" name="type" value="${values.type}">${edit}
@@ -184,7 +197,7 @@ ${form.media === null ? '' : mediaSection(form.media, view)}
 ${form.categories ? categoriesSection(view) : ''}
 ${slug}
 ${view.syndication === null ? '' : syndicationSection(view.syndication, values.syndicateTo, options.fresh)}
-<label for="field-draft"><input type="checkbox" id="field-draft" name="draft" value="1"${values.draft ? html` checked` : ''}> Draft: keep it unpublished</label>
+<label for="field-draft"><input type="checkbox" id="field-draft" name="draft" value="1"${draft}> Draft: keep it unpublished</label>
 <button type="submit" name="intent" value="publish">${view.submitLabel}</button>
 <button type="submit" name="intent" value="preview">Preview</button>
 </form>

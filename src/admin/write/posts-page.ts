@@ -52,8 +52,12 @@ function postRow(item: SourceItem, csrf: string): SafeHtml {
   const draft = postStatusOf(item.properties) === 'draft';
   const published = firstText(item.properties, 'published');
   const link = linkable(url);
-  return html`<tr><td>${link === null ? headline(item) : html`<a href="${link}">${headline(item)}</a>`}</td><td>${POST_TYPE_FORMS[type].label}${draft ? ' (draft)' : ''}</td><td>${published}</td>
-<td>${url === '' ? '' : html`<a href="${POSTS_PATH}edit?url=${encodeURIComponent(url)}">Edit</a> ${buttonForm({ action: `${POSTS_PATH}delete`, csrf, hidden: { url }, label: 'Delete' })}`}</td></tr>`;
+  const title = link === null ? headline(item) : html`<a href="${link}">${headline(item)}</a>`;
+  const kind = `${POST_TYPE_FORMS[type].label}${draft ? ' (draft)' : ''}`;
+  const edit = html`<a href="${POSTS_PATH}edit?url=${encodeURIComponent(url)}">Edit</a>`;
+  const remove = buttonForm({ action: `${POSTS_PATH}delete`, csrf, hidden: { url }, label: 'Delete' });
+  return html`<tr><td>${title}</td><td>${kind}</td><td>${published}</td>
+<td>${url === '' ? '' : html`${edit} ${remove}`}</td></tr>`;
 }
 
 function pagingLinks(page: SourcePage, offset: number, count: number, filter: string): SafeHtml {
@@ -62,14 +66,18 @@ function pagingLinks(page: SourcePage, offset: number, count: number, filter: st
   const total = page.paging.total;
   const hasNext = total === undefined ? count === POSTS_PER_PAGE : offset + count < total;
   const shown = count === 0 ? 'No posts' : `Posts ${offset + 1}–${offset + count}${total === undefined ? '' : ` of ${total}`}`;
-  return html`<nav aria-label="Pages of posts"><p>${shown}${offset > 0 ? html` · <a href="${query(Math.max(0, offset - POSTS_PER_PAGE))}" rel="prev">Newer</a>` : ''}${hasNext ? html` · <a href="${query(offset + POSTS_PER_PAGE)}" rel="next">Older</a>` : ''}</p></nav>`;
+  const newer = offset > 0 ? html` · <a href="${query(Math.max(0, offset - POSTS_PER_PAGE))}" rel="prev">Newer</a>` : '';
+  const older = hasNext ? html` · <a href="${query(offset + POSTS_PER_PAGE)}" rel="next">Older</a>` : '';
+  return html`<nav aria-label="Pages of posts"><p>${shown}${newer}${older}</p></nav>`;
 }
 
 /** What was just done, with the post's link, and Restore after a delete. */
 function outcome(done: string | undefined, url: string | null, csrf: string): SafeHtml | '' {
   if (url === null) return '';
-  if (done === 'post-deleted')
-    return html`<p>Deleted <code>${url}</code>. ${buttonForm({ action: `${POSTS_PATH}undelete`, csrf, hidden: { url }, label: 'Restore it' })}</p>`;
+  if (done === 'post-deleted') {
+    const restore = buttonForm({ action: `${POSTS_PATH}undelete`, csrf, hidden: { url }, label: 'Restore it' });
+    return html`<p>Deleted <code>${url}</code>. ${restore}</p>`;
+  }
   if (done === 'published' || done === 'draft-saved' || done === 'updated' || done === 'unchanged' || done === 'restored') {
     return html`<p>The post: <a href="${url}">${url}</a> · <a href="${POSTS_PATH}edit?url=${encodeURIComponent(url)}">Edit it</a></p>`;
   }
@@ -87,24 +95,37 @@ export function postsPages(app: FastifyInstance, deps: WritePagesDeps): void {
     try {
       const page = await clientOf(deps, request).list({ limit: POSTS_PER_PAGE, offset, filter });
       const rows = page.items.map((item) => postRow(item, csrf));
+      const paging = pagingLinks(page, offset, rows.length, filter);
       list =
         rows.length === 0
           ? html`<p>${filter === '' ? html`No posts yet. <a href="${ADMIN}/write/">Write one</a>.` : 'No post matches this filter.'}</p>`
-          : html`<table><thead><tr><th>Post</th><th>Kind</th><th>Published</th><th></th></tr></thead><tbody>${rows}</tbody></table>${pagingLinks(page, offset, rows.length, filter)}`;
+          : html`<table><thead><tr><th>Post</th><th>Kind</th><th>Published</th><th></th></tr></thead>
+<tbody>${rows}</tbody></table>${paging}`;
     } catch (error) {
       if (!(error instanceof MicropubRefusal)) throw error;
       list =
         error.status === 501
-          ? html`<p class="warning">Your content handler cannot list posts (it answers the Micropub list query with 501 Not Implemented), so none are shown here. You can still write posts, and edit, delete or restore one by its URL below.</p>`
+          ? html`<p class="warning">Your content handler cannot list posts (it answers the Micropub list query with 501 Not Implemented),
+so none are shown here. You can still write posts, and edit, delete or restore one by its URL below.</p>`
           : errorAlert(error.sentence);
     }
-    const search = html`<form method="get" action="${POSTS_PATH}" role="search"><label for="posts-filter">Show posts containing</label><input type="text" id="posts-filter" name="filter" value="${filter}"><button type="submit">Filter</button></form>`;
+    const search = html`<form method="get" action="${POSTS_PATH}" role="search">
+<label for="posts-filter">Show posts containing</label>
+<input type="text" id="posts-filter" name="filter" value="${filter}"><button type="submit">Filter</button></form>`;
+    const restore = postForm({
+      action: `${POSTS_PATH}undelete`,
+      csrf,
+      content: html`<label for="restore-url">URL of a deleted post to restore</label>
+<input type="url" id="restore-url" name="url" required><button type="submit">Restore</button>`,
+    });
     const byUrl = html`<h2>A post by its URL</h2>
-<form method="get" action="${POSTS_PATH}edit"><label for="edit-url">URL of the post to edit</label><input type="url" id="edit-url" name="url" required><button type="submit">Edit</button></form>
-${postForm({ action: `${POSTS_PATH}undelete`, csrf, content: html`<label for="restore-url">URL of a deleted post to restore</label><input type="url" id="restore-url" name="url" required><button type="submit">Restore</button>` })}`;
+<form method="get" action="${POSTS_PATH}edit"><label for="edit-url">URL of the post to edit</label>
+<input type="url" id="edit-url" name="url" required><button type="submit">Edit</button></form>
+${restore}`;
+    const done = outcome(readParam(request.query, 'done'), linkable(readParam(request.query, 'url')), csrf);
     return sendAdminPage(request, reply, {
       title: 'Posts',
-      content: html`${problem === undefined ? '' : errorAlert(problem.message)}${outcome(readParam(request.query, 'done'), linkable(readParam(request.query, 'url')), csrf)}
+      content: html`${problem === undefined ? '' : errorAlert(problem.message)}${done}
 <p><a href="${ADMIN}/write/">Write a post</a></p>${search}${list}${byUrl}`,
       status: problem?.status ?? 200,
     });

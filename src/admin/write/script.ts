@@ -25,7 +25,9 @@ export const WRITE_SCRIPT = String.raw`(function () {
       var chosen = file.files && file.files[0];
       if (!chosen || chosen.type.indexOf('image/') !== 0) { preview.hidden = true; preview.removeAttribute('src'); return; }
       var reader = new FileReader();
-      reader.onload = function () { preview.src = String(reader.result); preview.alt = alt === null ? '' : alt.value; preview.hidden = false; };
+      reader.onload = function () {
+        preview.src = String(reader.result); preview.alt = alt === null ? '' : alt.value; preview.hidden = false;
+      };
       reader.readAsDataURL(chosen);
     });
     if (alt !== null) alt.addEventListener('input', function () { preview.alt = alt.value; });
@@ -50,7 +52,8 @@ export const WRITE_SCRIPT = String.raw`(function () {
         .then(function (citation) {
           if (cited.value.trim() !== url) return;
           if (!citation.ok) { show(citation.reason, 'error'); return; }
-          show('You are citing ' + (citation.title || 'a page without a title') + (citation.author ? ' by ' + citation.author : '') + '.', 'notice');
+          var by = citation.author ? ' by ' + citation.author : '';
+          show('You are citing ' + (citation.title || 'a page without a title') + by + '.', 'notice');
         })
         .catch(function () { show('The page could not be looked at. Preview shows it too.', 'error'); });
     });

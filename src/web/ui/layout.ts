@@ -48,6 +48,8 @@ export function layout(options: LayoutOptions): SafeHtml {
   const classes = [options.width === undefined || options.width === 'wide' ? '' : options.width, options.className ?? '']
     .filter((name) => name !== '')
     .join(' ');
-  const main = html`<main id="main"${classes === '' ? '' : html` class="${classes}"`}>${options.heading === undefined ? '' : html`<h1>${options.heading}</h1>`}${options.message ?? ''}${options.content}</main>`;
+  const classAttribute = classes === '' ? '' : html` class="${classes}"`;
+  const heading = options.heading === undefined ? '' : html`<h1>${options.heading}</h1>`;
+  const main = html`<main id="main"${classAttribute}>${heading}${options.message ?? ''}${options.content}</main>`;
   return options.nav === undefined ? main : html`${options.nav}\n${main}`;
 }

@@ -24,5 +24,7 @@ export interface FormProblem {
 /** Every problem of a form that was not saved, by field; nothing when there is none. `id` lets a control name it in `aria-describedby`. */
 export function errorSummary(problems: readonly FormProblem[], id?: string): SafeHtml | '' {
   if (problems.length === 0) return '';
-  return html`<div class="error"${id === undefined ? '' : html` id="${id}"`} role="alert"><p>Nothing was saved:</p><ul>${problems.map((problem) => html`<li><code>${problem.field}</code>: ${problem.message}</li>`)}</ul></div>`;
+  const idAttribute = id === undefined ? '' : html` id="${id}"`;
+  const items = problems.map((problem) => html`<li><code>${problem.field}</code>: ${problem.message}</li>`);
+  return html`<div class="error"${idAttribute} role="alert"><p>Nothing was saved:</p><ul>${items}</ul></div>`;
 }

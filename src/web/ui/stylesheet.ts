@@ -25,12 +25,14 @@ export const UI_STYLESHEET = `
 --danger:#ffb4ab;--danger-bg:#3a1714;--ok:#93d7a4;--ok-bg:#12291a;--warn:#ffcf85;--warn-bg:#33260e;--code-bg:#26282e;
 --shadow:none}}
 *,*::before,*::after{box-sizing:border-box}
-html{background:var(--bg);color:var(--fg);font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",sans-serif;font-size:100%;line-height:1.5;-webkit-text-size-adjust:100%}
+html{background:var(--bg);color:var(--fg);font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",sans-serif;font-size:100%;
+line-height:1.5;-webkit-text-size-adjust:100%}
 body{margin:0;min-height:100vh;overflow-wrap:break-word}
 a{color:var(--accent);text-underline-offset:.15em}
 a:hover{text-decoration-thickness:2px}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px;border-radius:.2rem}
-.skip{position:absolute;left:-9999px;top:.5rem;z-index:10;background:var(--surface);color:var(--accent);padding:.5rem 1rem;border-radius:var(--radius)}
+.skip{position:absolute;left:-9999px;top:.5rem;z-index:10;background:var(--surface);color:var(--accent);padding:.5rem 1rem;
+border-radius:var(--radius)}
 .skip:focus{left:.5rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 h1{font-size:clamp(1.5rem,1.2rem + 1.2vw,2rem);line-height:1.2;margin:0 0 1rem}
@@ -52,17 +54,20 @@ time{white-space:nowrap}
 .site-bar nav a:hover{background:var(--accent-soft)}
 .site-bar nav a[aria-current=page]{background:var(--accent-soft);color:var(--accent);font-weight:600}
 .site-bar nav form{margin-left:auto}
-@media (max-width:44rem){.site-bar nav{padding:.5rem .75rem;gap:.15rem .25rem}.site-bar nav>strong{margin-right:.25rem}.site-bar nav a{padding:.3rem .45rem}}
+@media (max-width:44rem){.site-bar nav{padding:.5rem .75rem;gap:.15rem .25rem}.site-bar nav>strong{margin-right:.25rem}
+.site-bar nav a{padding:.3rem .45rem}}
 main{max-width:76rem;margin:0 auto;padding:1.5rem 1.25rem 4rem}
 main.narrow{max-width:34rem}
 main.medium{max-width:46rem}
 /* panels and columns: one column on phones, side by side on a desktop */
-.panel,.client,.mention,.media-item,section.card{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:1rem 1.25rem;box-shadow:var(--shadow)}
+.panel,.client,.mention,.media-item,section.card{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);
+padding:1rem 1.25rem;box-shadow:var(--shadow)}
 .panel>h2:first-child,.client>h2:first-child,section.card>h2:first-child{margin-top:0}
 .columns{display:grid;gap:1.25rem;align-items:start;margin-top:1rem}
 .columns>*{min-width:0}
 .stack{display:grid;gap:1rem}
-@media (min-width:60rem){.columns{grid-template-columns:repeat(2,minmax(0,1fr))}.columns.wide-first{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}}
+@media (min-width:60rem){.columns{grid-template-columns:repeat(2,minmax(0,1fr))}
+.columns.wide-first{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}}
 .lead{color:var(--muted);max-width:46rem}
 .muted{color:var(--muted)}
 /* forms */
@@ -72,17 +77,21 @@ legend{font-weight:600;padding:0 .35rem}
 input[type=checkbox],input[type=radio]{width:1.1rem;height:1.1rem;accent-color:var(--accent);vertical-align:-.15rem;margin:0 .4rem 0 0}
 label:has(>input[type=checkbox]),label:has(>input[type=radio]){display:flex;align-items:center;font-weight:500}
 label{display:block;margin:.9rem 0 .3rem;font-weight:600}
-input[type=text],input[type=password],input[type=url],input[type=email],input[type=file],input:not([type]),textarea,select{width:100%;max-width:40rem;font:inherit;color:var(--fg);background:var(--surface);border:1px solid var(--muted);border-radius:.4rem;padding:.55rem .7rem}
+input[type=text],input[type=password],input[type=url],input[type=email],input[type=file],input:not([type]),textarea,select{
+width:100%;max-width:40rem;font:inherit;color:var(--fg);background:var(--surface);
+border:1px solid var(--muted);border-radius:.4rem;padding:.55rem .7rem}
 input[type=file]{padding:.45rem}
 textarea{min-height:5rem;resize:vertical}
 textarea[readonly]{field-sizing:content}
 input[readonly]{background:var(--code-bg)}
 input[aria-invalid=true],textarea[aria-invalid=true]{border-color:var(--danger);border-width:2px}
 .hint{display:block;color:var(--muted);font-size:.9rem;margin:.25rem 0 0}
-button{font:inherit;font-weight:600;cursor:pointer;border-radius:.4rem;padding:.5rem 1rem;margin:.9rem .5rem 0 0;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg)}
+button{font:inherit;font-weight:600;cursor:pointer;border-radius:.4rem;padding:.5rem 1rem;margin:.9rem .5rem 0 0;
+border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg)}
 button:hover{filter:brightness(1.08)}
 form.inline,li form,td form{display:inline}
-li form button,td form button,.actions button,.site-bar button,form.inline button{margin:.25rem .35rem .25rem 0;background:var(--surface);color:var(--accent);border-color:var(--line);font-weight:500;padding:.35rem .75rem}
+li form button,td form button,.actions button,.site-bar button,form.inline button{margin:.25rem .35rem .25rem 0;background:var(--surface);
+color:var(--accent);border-color:var(--line);font-weight:500;padding:.35rem .75rem}
 .site-bar button{margin:0}
 button.secondary,button[value=deny]{background:var(--surface);color:var(--accent);border-color:var(--line)}
 button.danger,button[value=delete]{background:var(--surface);color:var(--danger);border-color:var(--danger)}
@@ -137,7 +146,8 @@ caption{display:block;text-align:left}
 .consent{max-width:40rem}
 .app-card{display:flex;gap:1rem;align-items:center;margin-bottom:1rem}
 .app-card img,.app-card .initial{width:4rem;height:4rem;border-radius:.9rem;flex:none;object-fit:cover}
-.initial{display:inline-flex;align-items:center;justify-content:center;background:var(--accent-soft);color:var(--accent);font-weight:700;font-size:1.6rem}
+.initial{display:inline-flex;align-items:center;justify-content:center;background:var(--accent-soft);color:var(--accent);font-weight:700;
+font-size:1.6rem}
 .app-card h1{margin:0}
 .app-card p{margin:.2rem 0 0;color:var(--muted)}
 .redirect{background:var(--accent-soft);border-radius:var(--radius);padding:.75rem 1rem;margin:1rem 0}
@@ -151,7 +161,8 @@ details{margin:1rem 0}
 summary{cursor:pointer;color:var(--accent)}
 /* the public profile */
 .profile-page{max-width:44rem}
-.profile-card{display:grid;gap:1.25rem;align-items:start;background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:1.5rem;box-shadow:var(--shadow)}
+.profile-card{display:grid;gap:1.25rem;align-items:start;background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);
+padding:1.5rem;box-shadow:var(--shadow)}
 @media (min-width:36rem){.profile-card:has(>.photos){grid-template-columns:auto 1fr}}
 .profile-card .u-photo{width:8rem;height:8rem;border-radius:50%;object-fit:cover}
 .profile-card h1{margin:0 0 .25rem}
