@@ -195,7 +195,7 @@ async function strongRefOf(xrpc: Xrpc, url: string): Promise<StrongRef> {
 /** The `app.bsky.feed.post` record for an entry: text and facets, then the embed and the reply refs. */
 async function postRecord(xrpc: Xrpc, post: SyndicationPost): Promise<Record<string, unknown>> {
   const composed = composePostText(post);
-  const images = await uploadPhotos(xrpc, post.photos.slice(0, MAX_IMAGES));
+  const images = await uploadPhotos(xrpc, post.photos);
   let text = composed.text;
   let facets = composed.facets;
   if (text === '' && images.length === 0) {
@@ -226,10 +226,11 @@ async function postRecord(xrpc: Xrpc, post: SyndicationPost): Promise<Record<str
   };
 }
 
-/** Each readable photo fitted under Bluesky's limits and uploaded, as an image of the embed. */
+/** The first 4 readable photos fitted under Bluesky's limits and uploaded, as the images of the embed. */
 async function uploadPhotos(xrpc: Xrpc, photos: readonly SyndicationPhoto[]): Promise<Record<string, unknown>[]> {
   const images: Record<string, unknown>[] = [];
   for (const photo of photos) {
+    if (images.length === MAX_IMAGES) break;
     const stored = await photo.read();
     if (stored === null) continue;
     let fitted: Awaited<ReturnType<typeof fitWithin>>;

@@ -8,6 +8,7 @@
  * @see https://atproto.com/specs/xrpc
  * @module
  */
+import { trimEndOf } from '../../core/text.js';
 import { SyndicationError } from '../client.js';
 
 /** How long one request may take before it counts as a network failure (and is tried again later). */
@@ -82,7 +83,7 @@ async function answerFailure(nsid: string, response: Response): Promise<XrpcErro
 
 /** XRPC calls to `pdsUrl` as the account of `identifier` (a handle or DID) with `password` (an app password). */
 export function createXrpc(options: { pdsUrl: string; identifier: string; password: string; fetch?: typeof fetch | undefined }) {
-  const base = options.pdsUrl.replace(/\/+$/, '');
+  const base = trimEndOf(options.pdsUrl, '/');
   const doFetch = options.fetch ?? globalThis.fetch;
   let session: Promise<Session> | null = null;
 
