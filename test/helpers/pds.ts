@@ -154,6 +154,8 @@ export interface PdsFault {
   readonly headers?: Readonly<Record<string, string>>;
   /** How many matching requests fail; 1 by default. */
   readonly times?: number;
+  /** The PDS still gets the request and acts on it; only its answer is lost on the way back. */
+  readonly afterUpstream?: boolean;
 }
 
 export interface PdsProxy {
@@ -168,19 +170,22 @@ export interface PdsProxy {
 /** A reverse proxy on loopback in front of `upstream` (a PDS) that answers chosen requests with a failure. */
 export async function startPdsProxy(upstream: string): Promise<PdsProxy> {
   const target = new URL(upstream);
-  const faults: { nsid: string; status: number; headers: Record<string, string>; left: number }[] = [];
+  const faults: { nsid: string; status: number; headers: Record<string, string>; left: number; afterUpstream: boolean }[] = [];
   const requests: { nsid: string; status: number; at: number }[] = [];
 
   const server = http.createServer((request: IncomingMessage, response: ServerResponse) => {
     const nsid = (request.url ?? '').replace(/^\/xrpc\//, '').replace(/\?.*$/, '');
     const fault = faults.find((candidate) => candidate.nsid === nsid && candidate.left > 0);
-    if (fault !== undefined) {
-      fault.left -= 1;
-      requests.push({ nsid, status: fault.status, at: Date.now() });
-      request.resume();
+    if (fault !== undefined) fault.left -= 1;
+    const answerWithFault = () => {
+      requests.push({ nsid, status: fault!.status, at: Date.now() });
       response
-        .writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers })
-        .end(JSON.stringify({ error: fault.status === 429 ? 'RateLimitExceeded' : 'ServiceUnavailable', message: 'try again later' }));
+        .writeHead(fault!.status, { 'content-type': 'application/json', ...fault!.headers })
+        .end(JSON.stringify({ error: fault!.status === 429 ? 'RateLimitExceeded' : 'ServiceUnavailable', message: 'try again later' }));
+    };
+    if (fault !== undefined && !fault.afterUpstream) {
+      request.resume();
+      answerWithFault();
       return;
     }
     const outgoing = http.request(
@@ -192,6 +197,11 @@ export async function startPdsProxy(upstream: string): Promise<PdsProxy> {
         headers: { ...request.headers, host: target.host },
       },
       (answer) => {
+        if (fault !== undefined) {
+          answer.resume();
+          answer.on('end', answerWithFault);
+          return;
+        }
         requests.push({ nsid, status: answer.statusCode ?? 0, at: Date.now() });
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response);
@@ -208,7 +218,13 @@ export async function startPdsProxy(upstream: string): Promise<PdsProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     fail(fault) {
-      faults.push({ nsid: fault.nsid, status: fault.status, headers: { ...fault.headers }, left: fault.times ?? 1 });
+      faults.push({
+        nsid: fault.nsid,
+        status: fault.status,
+        headers: { ...fault.headers },
+        left: fault.times ?? 1,
+        afterUpstream: fault.afterUpstream ?? false,
+      });
     },
     async close() {
       server.closeAllConnections();

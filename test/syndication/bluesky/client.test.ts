@@ -331,6 +331,27 @@ describe('failures through a proxy in front of the PDS', () => {
     }
   });
 
+  it('an answer to createRecord lost on the way back: the post is there, found at its key and adopted in the same call', async () => {
+    const proxy = await startPdsProxy(pds.url);
+    try {
+      const key = newKey();
+      const named: SyndicatedCopy[] = [];
+      proxy.fail({ nsid: 'com.atproto.repo.createRecord', status: 502, afterUpstream: true });
+      const copy = await client({ pdsUrl: proxy.url }).publish(entry({ text: 'Made, but unheard' }), key, async (created) => {
+        named.push(created);
+      });
+      expect(copy.url).toBe(`https://bsky.app/profile/${alice.did}/post/${tidFromKey(key)}`);
+      expect(named).toEqual([copy]);
+      expect(proxy.requests.map((request) => `${request.nsid} ${request.status}`).slice(-3)).toEqual([
+        'com.atproto.repo.getRecord 400',
+        'com.atproto.repo.createRecord 502',
+        'com.atproto.repo.getRecord 200',
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('429 with ratelimit-reset: transient, retry at the reset time', async () => {
     const proxy = await startPdsProxy(pds.url);
     try {
