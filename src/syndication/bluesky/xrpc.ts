@@ -8,6 +8,7 @@
  * @see https://atproto.com/specs/xrpc
  * @module
  */
+import { createHash } from 'node:crypto';
 import { trimEndOf } from '../../core/text.js';
 import { SyndicationError } from '../client.js';
 
@@ -81,11 +82,28 @@ async function answerFailure(nsid: string, response: Response): Promise<XrpcErro
   });
 }
 
+/**
+ * Sessions shared by every client of one account in this process (per fetch function, so a test's
+ * fetch gets its own): the feature makes a client per job, and Bluesky allows an account only 30
+ * `createSession` calls in 5 minutes and 300 a day.
+ */
+const sessions = new WeakMap<typeof fetch, Map<string, { session: Promise<Session> | null }>>();
+
+function sessionSlot(doFetch: typeof fetch, base: string, identifier: string, password: string): { session: Promise<Session> | null } {
+  let byAccount = sessions.get(doFetch);
+  if (byAccount === undefined) sessions.set(doFetch, (byAccount = new Map()));
+  // the password is part of the key (a new app password is a new session), hashed so the map holds no secret
+  const key = `${base}\n${identifier.toLowerCase()}\n${createHash('sha256').update(password).digest('hex')}`;
+  let slot = byAccount.get(key);
+  if (slot === undefined) byAccount.set(key, (slot = { session: null }));
+  return slot;
+}
+
 /** XRPC calls to `pdsUrl` as the account of `identifier` (a handle or DID) with `password` (an app password). */
 export function createXrpc(options: { pdsUrl: string; identifier: string; password: string; fetch?: typeof fetch | undefined }) {
   const base = trimEndOf(options.pdsUrl, '/');
   const doFetch = options.fetch ?? globalThis.fetch;
-  let session: Promise<Session> | null = null;
+  const slot = sessionSlot(doFetch, base, options.identifier, options.password);
 
   async function send(method: 'GET' | 'POST', nsid: string, call: XrpcCall, token: string | null): Promise<Response> {
     const url = new URL(`${base}/xrpc/${nsid}`);
@@ -137,25 +155,26 @@ export function createXrpc(options: { pdsUrl: string; identifier: string; passwo
 
   /** The session, made once and shared by concurrent calls; a failed attempt is forgotten so the next call tries again. */
   function current(): Promise<Session> {
-    session ??= createSession().catch((error: unknown) => {
-      session = null;
+    const made = (slot.session ??= createSession().catch((error: unknown) => {
+      if (slot.session === made) slot.session = null;
       throw error;
-    });
-    return session;
+    }));
+    return made;
   }
 
   /** A new session after the access token expired: refreshed, or made again when the refresh token is no good either. */
   function renew(stale: Session): Promise<Session> {
-    session = request<Session>('POST', 'com.atproto.server.refreshSession', {}, stale.refreshJwt)
+    const renewed: Promise<Session> = request<Session>('POST', 'com.atproto.server.refreshSession', {}, stale.refreshJwt)
       .catch((error: unknown) => {
         if (error instanceof XrpcError && !error.transient) return createSession();
         throw error;
       })
       .catch((error: unknown) => {
-        session = null;
+        if (slot.session === renewed) slot.session = null;
         throw error;
       });
-    return session;
+    slot.session = renewed;
+    return renewed;
   }
 
   return {

@@ -274,6 +274,16 @@ describe('publish', () => {
     expect(rkeys.filter((rkey) => rkey === tidFromKey(raceKey))).toHaveLength(1);
   });
 
+  it('signs in once for all the clients of one account (Bluesky allows 30 sessions in 5 minutes)', async () => {
+    const signIns: string[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      if (String(input instanceof Request ? input.url : input).endsWith('/com.atproto.server.createSession')) signIns.push('createSession');
+      return fetch(input, init);
+    };
+    for (let i = 0; i < 3; i += 1) await client({ fetch: counting }).publish(entry({ text: `Job ${i}` }), newKey());
+    expect(signIns).toEqual(['createSession']);
+  });
+
   it('renews an expired access token and goes on', async () => {
     const calls: string[] = [];
     const expiring: typeof fetch = async (input, init) => {
