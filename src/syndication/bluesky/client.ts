@@ -92,22 +92,23 @@ export function createBlueskyClient(target: BlueskyTarget): SyndicationClient {
 
     async publish(post, key, onCreated) {
       const interaction = interactionOf(post);
-      if (interaction === 'not on Bluesky')
-        throw new SyndicationError(
-          `a ${post.likeOf !== null ? 'like' : 'repost'} of a post that is not on Bluesky cannot be copied there`,
-          {
-            transient: false,
-          },
-        );
+      if (interaction === 'not on Bluesky') {
+        const what = post.likeOf !== null ? 'like' : 'repost';
+        throw new SyndicationError(`a ${what} of a post that is not on Bluesky cannot be copied there`, { transient: false });
+      }
       const collection = interaction?.collection ?? POST;
       const { did } = await xrpc.session();
       const rkey = tidFromKey(key);
-      const copyOf = (uri: string): SyndicatedCopy =>
-        interaction === null ? { id: uri, url: postUrl(did, rkey) } : { id: uri, url: interaction.subjectUrl };
+      // a like or repost is shown by the post it is of, named by DID (a handle can change)
+      const copyOf = (uri: string, subject: unknown): SyndicatedCopy => {
+        if (interaction === null) return { id: uri, url: postUrl(did, rkey) };
+        const parts = isStrongRef(subject) ? parseAtUri(subject.uri) : null;
+        return { id: uri, url: parts === null ? interaction.subjectUrl : postUrl(parts.repo, parts.rkey) };
+      };
 
       const adopted = await getRecord(xrpc, did, collection, rkey);
       if (adopted !== null) {
-        const copy = copyOf(adopted.uri);
+        const copy = copyOf(adopted.uri, adopted.value.subject);
         await onCreated?.(copy);
         return copy;
       }
@@ -128,7 +129,7 @@ export function createBlueskyClient(target: BlueskyTarget): SyndicationClient {
         if (there === null) throw error;
         created = there;
       }
-      const copy = copyOf(created.uri);
+      const copy = copyOf(created.uri, record.subject);
       await onCreated?.(copy);
       return copy;
     },
@@ -152,6 +153,15 @@ export function createBlueskyClient(target: BlueskyTarget): SyndicationClient {
       return parsePostUrl(url) !== null;
     },
   };
+}
+
+function isStrongRef(value: unknown): value is StrongRef {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as StrongRef).uri === 'string' &&
+    typeof (value as StrongRef).cid === 'string'
+  );
 }
 
 /** A like or repost of a Bluesky post; null for a post of our own; 'not on Bluesky' for a like or repost of anything else. */

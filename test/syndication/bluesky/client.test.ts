@@ -240,11 +240,16 @@ describe('publish', () => {
 
   it('likes and reposts a Bluesky post (by handle) with a strong ref', async () => {
     const target = await bobPosts('Worth sharing');
-    const like = await client().publish(entry({ kind: 'like', text: '', likeOf: target.url }), newKey());
+    const likeKey = newKey();
+    const like = await client().publish(entry({ kind: 'like', text: '', likeOf: target.url }), likeKey);
     const repost = await client().publish(entry({ kind: 'repost', text: '', repostOf: target.url }), newKey());
     expect(like.id).toMatch(new RegExp(`^at://${alice.did}/app\\.bsky\\.feed\\.like/`));
     expect(repost.id).toMatch(new RegExp(`^at://${alice.did}/app\\.bsky\\.feed\\.repost/`));
-    expect(like.url).toBe(target.url);
+    // the copy is shown by the post liked, named by DID
+    expect(like.url).toBe(`https://bsky.app/profile/${bob.did}/post/${target.uri.split('/').pop()}`);
+    expect(repost.url).toBe(like.url);
+    const again = await client().publish(entry({ kind: 'like', text: '', likeOf: target.url }), likeKey);
+    expect(again).toEqual(like);
     expect((await recordOf(like)).value.subject).toEqual({ uri: target.uri, cid: target.cid });
     expect((await recordOf(repost)).value.subject).toEqual({ uri: target.uri, cid: target.cid });
   });
