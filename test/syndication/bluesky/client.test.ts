@@ -279,6 +279,26 @@ describe('publish', () => {
     expect(rkeys.filter((rkey) => rkey === tidFromKey(raceKey))).toHaveLength(1);
   });
 
+  it('another worker wins the race between lookup and create: its createRecord answers 500, and its record is adopted', async () => {
+    const key = newKey();
+    const statuses: number[] = [];
+    const racing: typeof fetch = async (input, init) => {
+      const isCreate = String(input instanceof Request ? input.url : input).endsWith('/com.atproto.repo.createRecord');
+      if (isCreate) {
+        // the rival worker's copy lands at the same key just before ours
+        const { record, ...rest } = JSON.parse(String(init?.body)) as { record: Record<string, unknown> };
+        await pds.xrpc('POST', 'com.atproto.repo.createRecord', { ...rest, record: { ...record, text: 'The rival' } }, alice);
+      }
+      const response = await fetch(input, init);
+      if (isCreate) statuses.push(response.status);
+      return response;
+    };
+    const copy = await client({ fetch: racing }).publish(entry({ text: 'Ours' }), key);
+    expect(statuses).toEqual([500]);
+    expect(copy.url).toBe(`https://bsky.app/profile/${alice.did}/post/${tidFromKey(key)}`);
+    expect((await recordOf(copy)).value.text).toBe('The rival');
+  });
+
   it('signs in once for all the clients of one account (Bluesky allows 30 sessions in 5 minutes)', async () => {
     const signIns: string[] = [];
     const counting: typeof fetch = async (input, init) => {
