@@ -25,6 +25,9 @@ export const PROCESS_TESTS = [
   'test/readme.test.ts',
 ];
 
+/** Files that start a real Bluesky PDS (test/helpers/pds.ts, seconds to import): their own project, without PostgreSQL. */
+export const PDS_TESTS = ['test/syndication/bluesky/**/*.test.ts'];
+
 /** How long a test and a hook of the integration tiers may take (the quick tier uses them too). */
 export const INTEGRATION_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 };
 
@@ -44,7 +47,7 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism()),
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts'] } },
-      { test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: PROCESS_TESTS, ...integration } },
+      { test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...PROCESS_TESTS, ...PDS_TESTS], ...integration } },
       {
         // every Micropub endpoint test again, against the built-in database handler on PostgreSQL (issue 18)
         test: {
@@ -55,6 +58,7 @@ export default defineConfig({
         },
       },
       { test: { name: 'process', include: PROCESS_TESTS, ...integration } },
+      { test: { name: 'pds', include: PDS_TESTS, ...INTEGRATION_TIMEOUTS } },
     ],
   },
 });
