@@ -34,13 +34,14 @@ export async function createHttpFeatures(
   const webmention = await core.webmention();
   const doctor = await core.doctor();
 
+  const entryPages = options.entryPages !== undefined && options.entryPages !== false;
   const csrf = createCsrf({ signer, clock, secureCookies });
   const accounts = createAccounts({ accounts: core.accounts, users: core.users, passkeys, config, signer, clock, csrf, secureCookies });
   const profile = createProfile({
     service: core.profiles,
     users: core.users,
     baseUrl: config.baseUrl,
-    entryPages: options.entryPages !== undefined && options.entryPages !== false,
+    entryPages,
   });
   const indieauth = createIndieAuth({
     config,
@@ -96,13 +97,15 @@ export async function createHttpFeatures(
     doctor,
   });
   const entries = createEntries({
-    enabled: options.entryPages !== undefined && options.entryPages !== false,
-    entries: stores.entries,
+    enabled: entryPages,
+    // the in-memory handler's entries when it is the handler, else the database handler's table
+    entries: content.entryPages ?? stores.entries,
     findUserByName: async (name) => {
       if (core.users !== null) return core.users.findByName(name);
       const everyone = (await options.hostAccounts?.listUsers?.()) ?? [];
       return everyone.find((user) => user.name === name) ?? null;
     },
+    findUserById: async (id) => core.accounts.findUser(id),
     profiles: core.profiles,
     listMentions: (filter) => webmention.service.listPublic(filter),
     countMentions: (target) => webmention.service.countPublic(target),

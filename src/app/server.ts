@@ -124,8 +124,8 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     config,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.worker === undefined ? {} : { worker: options.worker }),
-    // standalone: the database handler's entries are served as pages (docs/entry-pages.md)
-    entryPages: config.micropubHandler === 'database',
+    // standalone: the entries of the database and the in-memory handler are served as pages (docs/entry-pages.md)
+    entryPages: config.micropubHandler === 'database' || config.micropubHandler === 'memory' || config.micropubHandler === null,
   });
   // at the root of the host, where Prometheus looks; absent (404) while metrics are off
   if (config.metricsToken !== null && app.indieweb.metrics !== null) {
