@@ -16,6 +16,7 @@ import { createMedia } from '../media/feature.js';
 import { createMicropub } from '../micropub/feature.js';
 import { createOutbound } from '../outbound/fetch.js';
 import { createProfile } from '../profile/feature.js';
+import { userDirectory } from '../content/handlers/files/templates.js';
 import { createCsrf } from '../web/csrf.js';
 import type { Core } from './core.js';
 
@@ -74,7 +75,13 @@ export async function createHttpFeatures(
   });
   const admin = createAdmin({
     accounts: core.accounts,
-    contentHandler: config.micropubHandler,
+    contentHandler: {
+      kind: content.kind,
+      setting: config.micropubHandler,
+      // the pages read the database handler's table or the in-memory handler's store
+      pages: entryPages && (content.kind === 'database' || content.kind === 'memory'),
+      ...(content.kind === 'files' ? { siteDirectory: (user) => userDirectory(config.files.contentDir, config.files.userDir, user) } : {}),
+    },
     users: core.users,
     passkeys,
     proofs: accounts.proofs,
