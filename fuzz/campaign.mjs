@@ -15,7 +15,7 @@ import { ROOT, rssOf, ServerUnderTest } from './server.mjs';
 const FILES_PER_SIGNATURE = 3;
 
 export async function runCampaign(options) {
-  const server = new ServerUnderTest();
+  const server = new ServerUnderTest({ handler: options.handler ?? 'database' });
   try {
     return await campaign(server, options);
   } finally {
@@ -31,6 +31,7 @@ async function campaign(server, options) {
     deadlineMs = 10_000,
     healthEvery = 50,
     skipKnown = false,
+    handler = 'database',
     outDir,
     log = () => {},
     maxRequests = Infinity,
@@ -40,6 +41,7 @@ async function campaign(server, options) {
     seed,
     seconds,
     skipKnown,
+    handler,
     sent: 0,
     perRoute: {},
     crashes: 0,
@@ -72,7 +74,7 @@ async function campaign(server, options) {
     const signature = failure.group ?? `${failure.kind} @ ${failure.route}${failure.kind === 'crash' ? ` (${failure.error})` : ''}`;
     const seen = stats.signatures.get(signature) ?? 0;
     stats.signatures.set(signature, seen + 1);
-    if (seen < FILES_PER_SIGNATURE && failure.index !== null) failure.file = writeReplay(outDir, seed, skipKnown, failure);
+    if (seen < FILES_PER_SIGNATURE && failure.index !== null) failure.file = writeReplay(outDir, seed, skipKnown, handler, failure);
     if (seen < FILES_PER_SIGNATURE) stats.failures.push({ ...failure, signature });
     log(`FAIL #${failure.index ?? '?'} ${signature}: ${failure.detail}`);
   };
@@ -216,7 +218,7 @@ function crashError(logs) {
   return line === undefined ? 'no error line in the log' : line.slice(0, 200);
 }
 
-function writeReplay(outDir, seed, skipKnown, failure) {
+function writeReplay(outDir, seed, skipKnown, handler, failure) {
   const base = path.join(outDir, `seed${seed}-case${failure.index}-${failure.kind.replace(/[^a-z0-9]+/gi, '-')}`);
   writeFileSync(`${base}.http`, failure.raw ?? Buffer.alloc(0));
   writeFileSync(
@@ -226,6 +228,7 @@ function writeReplay(outDir, seed, skipKnown, failure) {
         seed,
         index: failure.index,
         skipKnown,
+        handler,
         route: failure.route,
         kind: failure.kind,
         detail: failure.detail,

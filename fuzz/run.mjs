@@ -7,7 +7,8 @@
  *
  * Flags: --seconds N (60), --seed S (random), --workers N (6),
  * --deadline-ms N (10000), --health-every N (50), --out DIR (a new temp dir),
- * --skip-known (leave out the cases of known, open bugs), --no-build.
+ * --skip-known (leave out the cases of known, open bugs), --no-build,
+ * --handler database|memory (the content handler of the server, database).
  */
 import { execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     replay: { type: 'string' },
     'skip-known': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
+    handler: { type: 'string', default: 'database' },
   },
 });
 const log = (message) => process.stderr.write(`[fuzz ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -43,18 +45,20 @@ const integer = (name) => {
   return value;
 };
 
+if (values.handler !== 'database' && values.handler !== 'memory')
+  throw new Error(`--handler: "${values.handler}" is not database or memory`);
 if (!values['no-build']) execSync('npm run build', { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 
 if (values.replay !== undefined || values.index !== undefined) {
   const spec =
     values.replay !== undefined
       ? JSON.parse(readFileSync(values.replay, 'utf8'))
-      : { seed: integer('seed'), index: integer('index'), skipKnown: values['skip-known'] };
+      : { seed: integer('seed'), index: integer('index'), skipKnown: values['skip-known'], handler: values.handler };
   process.exitCode = await replay(spec);
 } else {
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : integer('seed');
   const outDir = values.out ?? mkdtempSync(path.join(os.tmpdir(), 'indiestack-fuzz-'));
-  log(`seed ${seed}, ${values.seconds} s, replay files in ${outDir}`);
+  log(`seed ${seed}, ${values.seconds} s, ${values.handler} handler, replay files in ${outDir}`);
   const stats = await runCampaign({
     seconds: integer('seconds'),
     seed,
@@ -62,6 +66,7 @@ if (values.replay !== undefined || values.index !== undefined) {
     deadlineMs: integer('deadline-ms'),
     healthEvery: Math.max(1, integer('health-every')),
     skipKnown: values['skip-known'],
+    handler: values.handler,
     outDir,
     log,
   });
@@ -70,8 +75,8 @@ if (values.replay !== undefined || values.index !== undefined) {
 }
 
 /** Replays one case against a fresh server: the violations, whether the process survived, /healthz. */
-async function replay({ seed, index, skipKnown }) {
-  const server = new ServerUnderTest();
+async function replay({ seed, index, skipKnown, handler = 'database' }) {
+  const server = new ServerUnderTest({ handler });
   try {
     await server.start();
     const creds = await server.fixtures();

@@ -93,8 +93,9 @@ const hidden = (html, name) => {
  * the process on the same data directory, so the credentials stay valid.
  */
 export class ServerUnderTest {
-  constructor({ quiet = false } = {}) {
+  constructor({ quiet = false, handler = 'database' } = {}) {
     this.quiet = quiet;
+    this.handler = handler;
     this.dataDir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-fuzz-data-'));
     this.child = null;
     this.logs = '';
@@ -118,8 +119,8 @@ export class ServerUnderTest {
       INDIEWEB_HOST: '127.0.0.1',
       INDIEWEB_PORT: String(this.port),
       INDIEWEB_LOG_LEVEL: 'warn',
-      // entries in the database, so the entry pages and feeds are served too
-      INDIEWEB_MICROPUB_HANDLER: 'database',
+      // both built-in handlers serve the entry pages and feeds (--handler); the database one by default
+      INDIEWEB_MICROPUB_HANDLER: this.handler,
       INDIEWEB_METRICS_TOKEN: 'fuzz-metrics-token-fuzz-metrics-token-0123',
       // short timeouts, so a stalled request must be answered (408) or closed within the fuzzer's deadline
       INDIEWEB_HEADERS_TIMEOUT: '4',

@@ -4,7 +4,8 @@ import { mb } from './campaign.mjs';
 export function formatSummary(stats) {
   const lines = [];
   const seconds = (stats.durationMs / 1000).toFixed(0);
-  lines.push('', `fuzz summary (seed ${stats.seed}${stats.skipKnown ? ', --skip-known' : ''}, ${seconds} s)`);
+  const handler = stats.handler === undefined || stats.handler === 'database' ? '' : ` --handler ${stats.handler}`;
+  lines.push('', `fuzz summary (seed ${stats.seed}${stats.skipKnown ? ', --skip-known' : ''}${handler}, ${seconds} s)`);
   lines.push(
     `  requests sent:      ${stats.sent} (${(stats.sent / Math.max(1, stats.durationMs / 1000)).toFixed(0)}/s), health checks ${stats.healthChecks}`,
   );
@@ -44,7 +45,7 @@ export function formatSummary(stats) {
       if (failure.index !== null) {
         lines.push(`      replay: npm run fuzz -- --replay ${failure.file}`);
         lines.push(
-          `          or: npm run fuzz -- --seed ${stats.seed} --index ${failure.index}${stats.skipKnown ? ' --skip-known' : ''}   (raw bytes: ${failure.file.replace(/\.json$/, '.http')})`,
+          `          or: npm run fuzz -- --seed ${stats.seed} --index ${failure.index}${stats.skipKnown ? ' --skip-known' : ''}${handler}   (raw bytes: ${failure.file.replace(/\.json$/, '.http')})`,
         );
       }
     }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { FastifyInstance } from 'fastify';
+import type { HostUser } from '../contracts/accounts.js';
 import type { WebmentionService } from '../webmention/service.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { ADMIN, sendAdminPage } from './layout.js';
@@ -16,34 +17,53 @@ import { clientOf, type WritePagesDeps } from './write/write-page.js';
 /** How many posts and mentions the dashboard shows. */
 const LATEST = 5;
 
-/** Part of the in-memory warning, named so that its sentence stays on one line of the page's HTML. */
-const READ_BACK = 'Micropub apps can read them back while the server runs, but they are not served as pages';
+/** The content handler that runs, as the dashboard tells it. */
+export interface HandlerInfo {
+  readonly kind: 'memory' | 'database' | 'files' | 'own';
+  /** `INDIEWEB_MICROPUB_HANDLER` as configured; null when unset (or the host's handler object in plugin mode). */
+  readonly setting: string | null;
+  /** Whether this server serves the posts as pages (`/NAME/`, feeds). */
+  readonly pages: boolean;
+  /** The files handler: the account's site directory. */
+  readonly siteDirectory?: (user: HostUser) => string;
+}
 
 export interface DashboardDeps extends Pick<WritePagesDeps, 'micropub'> {
   readonly webmentions: Pick<WebmentionService, 'listOwned'>;
-  /** `INDIEWEB_MICROPUB_HANDLER` as configured (null: the default in-memory handler). */
-  readonly handler: string | null;
+  readonly handler: HandlerInfo;
   readonly baseUrl: string;
 }
 
 /** Which handler keeps the posts, and what that means for them. */
-export function handlerSentence(handler: string | null, baseUrl: string, userName: string): SafeHtml {
-  if (handler === null || handler === 'memory') {
-    return html`<p class="warning">
-Posts are kept <strong>in memory</strong> (the default handler): ${READ_BACK}, and they are <strong>gone when it stops</strong>.
-To keep them, start the server with <code>INDIEWEB_MICROPUB_HANDLER=database</code>.</p>`;
+export function handlerSentence(handler: HandlerInfo, baseUrl: string, user: HostUser): SafeHtml {
+  const home = `${baseUrl}/${user.name}/`;
+  const served = [
+    html`your home is <a href="${home}">${home}</a>, with <a href="${home}feed.atom">Atom</a>`,
+    html` and <a href="${home}feed.json">JSON</a> feeds`,
+  ];
+  const setting = html`<code>INDIEWEB_MICROPUB_HANDLER=${handler.setting ?? handler.kind}</code>`;
+  if (handler.kind === 'memory') {
+    const pages = handler.pages
+      ? html`and served as pages while the server runs (${served}), but`
+      : html`(Micropub apps can read them back while the server runs, not served as pages here), and`;
+    return html`<p class="warning">${[
+      html`Posts are kept <strong>in memory</strong> (the default handler) ${pages} they are <strong>gone when it stops</strong>,`,
+      html` a restart too. To keep them, start the server with <code>INDIEWEB_MICROPUB_HANDLER=database</code>.`,
+    ]}</p>`;
   }
-  if (handler === 'database') {
-    const home = `${baseUrl}/${userName}/`;
-    return html`<p>Posts are kept in <strong>indiestack's database</strong> (<code>INDIEWEB_MICROPUB_HANDLER=database</code>)
-and served as pages: your home is <a href="${home}">${home}</a>,
-with <a href="${home}feed.atom">Atom</a> and <a href="${home}feed.json">JSON</a> feeds.</p>`;
+  if (handler.kind === 'database') {
+    const pages = handler.pages ? html` and served as pages: ${served}` : html`; this server does not serve them as pages`;
+    return html`<p>Posts are stored in <strong>indiestack's database</strong> (${setting}): they survive a restart${pages}.</p>`;
   }
-  if (handler === 'files')
-    return html`<p>Posts are written as <strong>Markdown files</strong> into your static site
-(<code>INDIEWEB_MICROPUB_HANDLER=files</code>): your site generator publishes them.</p>`;
-  return html`<p>Posts go to <strong>your own handler</strong> (<code>INDIEWEB_MICROPUB_HANDLER=${handler}</code>):
-it decides where they are kept and served.</p>`;
+  if (handler.kind === 'files') {
+    const where = handler.siteDirectory === undefined ? html`your site's directory` : html`<code>${handler.siteDirectory(user)}</code>`;
+    return html`<p>${[
+      html`Posts are written as <strong>Markdown files</strong> into ${where} (${setting}),`,
+      html` for your static site generator to publish; this server does not serve them as pages.`,
+    ]}</p>`;
+  }
+  const own = handler.setting === null ? html`the host application's` : setting;
+  return html`<p>Posts go to <strong>your own handler</strong> (${own}): it decides where they are kept and served.</p>`;
 }
 
 export function dashboardPage(app: FastifyInstance, deps: DashboardDeps): void {
@@ -84,7 +104,7 @@ export function dashboardPage(app: FastifyInstance, deps: DashboardDeps): void {
 </section>
 <section class="panel" aria-labelledby="posts-heading">
 <h2 id="posts-heading">Latest posts</h2>
-${handlerSentence(deps.handler, deps.baseUrl, user.name)}
+${handlerSentence(deps.handler, deps.baseUrl, user)}
 ${posts}
 </section>
 <section class="panel" aria-labelledby="mentions-heading">

@@ -8,7 +8,7 @@
  * readable on a phone.
  * @module
  */
-import { dashboardPage } from './dashboard-page.js';
+import { dashboardPage, type HandlerInfo } from './dashboard-page.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionProofs } from '../accounts/fresh-proof.js';
 import type { PasskeyService } from '../accounts/passkeys/service.js';
@@ -48,8 +48,8 @@ import type { PublishSender } from '../webmention/publish/sender.js';
 
 export interface AdminDeps {
   readonly accounts: Accounts;
-  /** `INDIEWEB_MICROPUB_HANDLER` as configured, for the dashboard (null or absent: the in-memory handler). */
-  readonly contentHandler?: string | null;
+  /** The content handler that runs, for the dashboard (absent: the in-memory handler, its posts not served as pages). */
+  readonly contentHandler?: HandlerInfo;
   /** The built-in accounts (the account page); null when the host brings its own. */
   readonly users: UserService | null;
   /** Passkeys of the built-in accounts (the Passkeys page); null when the host brings its own accounts. */
@@ -99,7 +99,12 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
         hasAccountPage: users !== null,
         countHeld: (userId) => deps.webmentionModeration.countHeld(userId),
       });
-      dashboardPage(pages, { micropub, webmentions: deps.webmentions, handler: deps.contentHandler ?? null, baseUrl });
+      dashboardPage(pages, {
+        micropub,
+        webmentions: deps.webmentions,
+        handler: deps.contentHandler ?? { kind: 'memory', setting: null, pages: false },
+        baseUrl,
+      });
       profilePage(pages, { profiles: deps.profiles, baseUrl });
       appsPage(pages, { tokens: deps.tokens, clientInfo: deps.clientInfo, baseUrl });
       webmentionsPage(pages, { webmentions: deps.webmentions, moderation: deps.webmentionModeration, baseUrl });

@@ -16,6 +16,7 @@ import { createMedia } from '../media/feature.js';
 import { createMicropub } from '../micropub/feature.js';
 import { outboundFor } from '../outbound/fetch.js';
 import { createProfile } from '../profile/feature.js';
+import { userDirectory } from '../content/handlers/files/templates.js';
 import { createCsrf } from '../web/csrf.js';
 import type { Core } from './core.js';
 
@@ -34,13 +35,14 @@ export async function createHttpFeatures(
   const webmention = await core.webmention();
   const doctor = await core.doctor();
 
+  const entryPages = options.entryPages !== undefined && options.entryPages !== false;
   const csrf = createCsrf({ signer, clock, secureCookies });
   const accounts = createAccounts({ accounts: core.accounts, users: core.users, passkeys, config, signer, clock, csrf, secureCookies });
   const profile = createProfile({
     service: core.profiles,
     users: core.users,
     baseUrl: config.baseUrl,
-    entryPages: options.entryPages !== undefined && options.entryPages !== false,
+    entryPages,
   });
   const indieauth = createIndieAuth({
     config,
@@ -71,7 +73,13 @@ export async function createHttpFeatures(
   });
   const admin = createAdmin({
     accounts: core.accounts,
-    contentHandler: config.micropubHandler,
+    contentHandler: {
+      kind: content.kind,
+      setting: config.micropubHandler,
+      // the pages read the database handler's table or the in-memory handler's store
+      pages: entryPages && (content.kind === 'database' || content.kind === 'memory'),
+      ...(content.kind === 'files' ? { siteDirectory: (user) => userDirectory(config.files.contentDir, config.files.userDir, user) } : {}),
+    },
     users: core.users,
     passkeys,
     proofs: accounts.proofs,
@@ -94,13 +102,15 @@ export async function createHttpFeatures(
     doctor,
   });
   const entries = createEntries({
-    enabled: options.entryPages !== undefined && options.entryPages !== false,
-    entries: stores.entries,
+    enabled: entryPages,
+    // the in-memory handler's entries when it is the handler, else the database handler's table
+    entries: content.entryPages ?? stores.entries,
     findUserByName: async (name) => {
       if (core.users !== null) return core.users.findByName(name);
       const everyone = (await options.hostAccounts?.listUsers?.()) ?? [];
       return everyone.find((user) => user.name === name) ?? null;
     },
+    findUserById: async (id) => core.accounts.findUser(id),
     profiles: core.profiles,
     listMentions: (filter) => webmention.service.listPublic(filter),
     countMentions: (target) => webmention.service.countPublic(target),

@@ -14,6 +14,7 @@ import { notFoundHandler } from '../web/not-found.js';
 import { indieweb } from './plugin.js';
 import { addMetricsRoute, addRequestMetrics } from '../operations/metrics/http.js';
 import { sendText } from '../web/reply.js';
+import { logFormatOf, prettyLogStream } from '../web/pretty-log.js';
 
 const SECRET_QUERY_NAMES = /^(access_token|code|code_verifier|token|refresh_token|client_secret)$/i;
 
@@ -53,6 +54,8 @@ export interface StandaloneServer {
 export async function createServer(options: CreateServerOptions): Promise<StandaloneServer> {
   const { config } = options;
   const database = options.database ?? (await openDatabase(config));
+  // the same JSON lines either way (the serializers remove secrets); a person at a terminal reads them as text
+  const pretty = logFormatOf(config, process.stdout) === 'pretty';
   const app = Fastify({
     logger:
       options.logger === false
@@ -62,6 +65,9 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
             serializers: {
               req: (request: FastifyRequest) => ({ method: request.method, url: redactRequestUrl(request.url), remoteAddress: request.ip }),
             },
+            ...(pretty
+              ? { stream: prettyLogStream(process.stdout, { color: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '' }) }
+              : {}),
           },
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
@@ -124,8 +130,8 @@ export async function createServer(options: CreateServerOptions): Promise<Standa
     config,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.worker === undefined ? {} : { worker: options.worker }),
-    // standalone: the database handler's entries are served as pages (docs/entry-pages.md)
-    entryPages: config.micropubHandler === 'database',
+    // standalone: the entries of the database and the in-memory handler are served as pages (docs/entry-pages.md)
+    entryPages: config.micropubHandler === 'database' || config.micropubHandler === 'memory' || config.micropubHandler === null,
   });
   // at the root of the host, where Prometheus looks; absent (404) while metrics are off
   if (config.metricsToken !== null && app.indieweb.metrics !== null) {

@@ -23,6 +23,9 @@ export interface ConfigOverrides {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+/** `auto`: `pretty` when standard output is a terminal, else `json`. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8080;
@@ -219,6 +222,7 @@ export interface Config {
   /** Seconds. */
   readonly databaseTimeout: number;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   /** Null: generate one and keep it in the data directory (secret.ts). */
   readonly secret: string | null;
   readonly trustProxy: boolean;

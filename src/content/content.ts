@@ -9,7 +9,8 @@ import type { Config } from '../config/config.js';
 import { loadCallable, type LoadedCallable } from '../config/load-callable.js';
 import type { MicropubHandler } from '../contracts/micropub-handler.js';
 import type { UrlPolicy } from '../contracts/policies.js';
-import { resolveHandler, type DatabaseHandlerDeps } from './load-handler.js';
+import type { MemoryEntryPages } from './handlers/memory.js';
+import { handlerKindOf, resolveHandler, type DatabaseHandlerDeps } from './load-handler.js';
 import { createUrlPolicyCheck, type UrlPolicyCheck } from './url-policy.js';
 
 /** The media hooks a built-in handler gains (the media feature implements them over its table). */
@@ -17,7 +18,11 @@ export type MediaHooks = Required<Pick<MicropubHandler, 'listMedia' | 'getMedia'
 
 export interface Content {
   readonly handler: MicropubHandler;
+  /** Which handler it is: a built-in one, or the host's own (a module or, in plugin mode, an object). */
+  readonly kind: 'memory' | 'database' | 'files' | 'own';
   readonly urlPolicy: UrlPolicyCheck;
+  /** The in-memory handler's entries for the entry pages; absent for every other handler (the database handler's are in `stores.entries`). */
+  readonly entryPages?: MemoryEntryPages;
 }
 
 /** The handler with the media hooks added, keeping its own methods bound to it. */
@@ -54,7 +59,8 @@ export async function loadContent(deps: {
 }): Promise<Content> {
   const { config, log } = deps;
   const resolved = await resolveHandler(config, deps.handler, process.cwd(), log, deps.database);
-  if (resolved.inMemory) log.warn('micropub: using the in-memory handler; entries are lost on restart');
+  if (resolved.inMemory)
+    log.warn('micropub: using the in-memory handler; entries are lost on restart (INDIEWEB_MICROPUB_HANDLER=database keeps them)');
   // the built-in handlers answer media queries from the media table
   const handler = resolved.builtIn === true ? withMediaHooks(resolved.handler, deps.mediaHooks) : resolved.handler;
   let urlPolicy: LoadedCallable<UrlPolicy> | null = deps.urlPolicy === undefined ? null : { ok: true, fn: deps.urlPolicy };
@@ -66,5 +72,10 @@ export async function loadContent(deps: {
         'micropub URL policy cannot be loaded; requests that need it answer 500',
       );
   }
-  return { handler, urlPolicy: createUrlPolicyCheck(urlPolicy) };
+  return {
+    handler,
+    kind: handlerKindOf(config, deps.handler),
+    urlPolicy: createUrlPolicyCheck(urlPolicy),
+    ...(resolved.entryPages === undefined ? {} : { entryPages: resolved.entryPages }),
+  };
 }

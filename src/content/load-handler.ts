@@ -6,7 +6,7 @@ import { ConfigError } from '../core/errors.js';
 import type { EntriesRepository } from '../storage/repositories/entries.js';
 import { createDatabaseHandler } from './handlers/database/handler.js';
 import { createFilesHandlerFromConfig, type FilesHandlerLog } from './handlers/files/handler.js';
-import { createMemoryHandler } from './handlers/memory.js';
+import { createMemoryHandlerWithPages, type MemoryEntryPages } from './handlers/memory.js';
 
 const REQUIRED_METHODS = ['createEntry', 'getEntry', 'updateEntry', 'deleteEntry', 'undeleteEntry', 'getConfig'] as const;
 
@@ -23,6 +23,8 @@ export interface ResolvedHandler {
   readonly inMemory: boolean;
   /** One of ours (memory, files): its media queries are answered from the media table. */
   readonly builtIn?: boolean;
+  /** The in-memory handler's entries as the entry pages read them. */
+  readonly entryPages?: MemoryEntryPages;
 }
 
 /** What the built-in `database` handler is made of; the app root has them. */
@@ -60,12 +62,10 @@ export async function resolveHandler(
 ): Promise<ResolvedHandler> {
   if (given !== undefined) return { handler: given, inMemory: false };
   const specifier = config.micropubHandler;
-  if (specifier === null || specifier === 'memory')
-    return {
-      handler: createMemoryHandler({ baseUrl: config.baseUrl, maxEntries: config.memoryHandlerMaxEntries }),
-      inMemory: true,
-      builtIn: true,
-    };
+  if (specifier === null || specifier === 'memory') {
+    const memory = createMemoryHandlerWithPages({ baseUrl: config.baseUrl, maxEntries: config.memoryHandlerMaxEntries });
+    return { handler: memory.handler, inMemory: true, builtIn: true, entryPages: memory.pages };
+  }
   if (specifier === 'database') {
     if (database === undefined) throw new ConfigError(['INDIEWEB_MICROPUB_HANDLER: "database" needs the database the server runs on']);
     return {

@@ -1,7 +1,9 @@
 /**
  * What the entry pages read: the entries of the database handler, through a
  * narrow read-only view of its repository (`storage/repositories/entries.ts`
- * satisfies it), so the pages never write and tests can seed rows directly.
+ * satisfies it), so the pages never write and tests can seed rows directly;
+ * or those of the in-memory handler, through the same view of its store
+ * (`content/handlers/memory.ts` `MemoryEntryPages`).
  * @module
  */
 import type { EntryRow } from '../storage/repositories/entries.js';
@@ -15,6 +17,11 @@ export interface EntryCursor {
 }
 
 export interface EntrySource {
+  /**
+   * Where the entries live when their paths are not `/{user}/{yyyy}/{MM}/{slug}/`: the in-memory
+   * handler's `/indieweb/entries/` (`{slug}` alone, without a trailing slash). Absent: dated paths.
+   */
+  readonly pathPrefix?: string;
   /** The entry at this exact URL path, deleted and draft ones included (the caller decides). */
   findByPath(path: string): Promise<EntryRow | null>;
   /**

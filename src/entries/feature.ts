@@ -1,6 +1,7 @@
 /**
  * Entries as IndieWeb pages: the entries of the database handler served at
- * their own URLs (`/{user}/{yyyy}/{MM}/{slug}/`), each user's home page with
+ * their own URLs (`/{user}/{yyyy}/{MM}/{slug}/`; the in-memory handler's at
+ * `/indieweb/entries/{slug}`), each user's home page with
  * the h-card and an h-feed, Atom and JSON Feed, tombstones for deleted
  * entries, and the verified webmentions under each entry.
  * @see docs/entry-pages.md
@@ -27,6 +28,8 @@ export function createEntries(deps: {
   readonly enabled: boolean;
   readonly entries: EntrySource;
   readonly findUserByName: (name: string) => Promise<HostUser | null>;
+  /** Whose an entry of the in-memory handler is (its path names no user). */
+  readonly findUserById?: (id: string) => Promise<HostUser | null>;
   readonly profiles: Pick<ProfileService, 'get'>;
   /** The verified webmentions of a target, as the webmention service lists them. */
   readonly listMentions: (filter: { status: 'verified'; target: string; limit: number }) => Promise<{ items: readonly WebmentionRecord[] }>;
@@ -41,6 +44,7 @@ export function createEntries(deps: {
   const pages = createEntryPages({
     entries: deps.entries,
     findUserByName: deps.findUserByName,
+    ...(deps.findUserById === undefined ? {} : { findUserById: deps.findUserById }),
     profiles: deps.profiles,
     mentions: async (target) => (await deps.listMentions({ status: 'verified', target, limit: MAX_MENTIONS })).items,
     ...(deps.countMentions === undefined ? {} : { countMentions: deps.countMentions }),
@@ -49,5 +53,14 @@ export function createEntries(deps: {
     templates: deps.templates,
     stylesheetVersion: stylesheetHash(deps.templates.stylesheet),
   });
-  return { pages, routes: (app) => entryRoutes(app, { pages, templates: deps.templates, baseUrl: deps.baseUrl }) };
+  return {
+    pages,
+    routes: (app) =>
+      entryRoutes(app, {
+        pages,
+        templates: deps.templates,
+        baseUrl: deps.baseUrl,
+        ...(deps.entries.pathPrefix === undefined ? {} : { flatEntryPrefix: deps.entries.pathPrefix }),
+      }),
+  };
 }

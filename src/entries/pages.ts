@@ -47,6 +47,8 @@ export interface EntryPagesDeps {
   readonly entries: EntrySource;
   /** The active account of this name (exact spelling), or null. */
   readonly findUserByName: (name: string) => Promise<HostUser | null>;
+  /** The account of this id, or null: whose an entry at a path without a user name is (the in-memory handler's). */
+  readonly findUserById?: (id: string) => Promise<HostUser | null>;
   readonly profiles: Pick<ProfileService, 'get'>;
   /** The public mentions of a target URL, newest first (webmention/service.ts `listPublic`: what a visitor may see). */
   readonly mentions: (target: string) => Promise<readonly WebmentionRecord[]>;
@@ -70,7 +72,13 @@ export function createEntryPages(deps: EntryPagesDeps) {
 
   async function ownerNamed(name: string): Promise<{ user: HostUser; view: OwnerView } | null> {
     const user = await deps.findUserByName(name);
-    if (user === null || !user.isActive || user.name !== name) return null;
+    if (user === null || user.name !== name) return null;
+    return ownerOf(user);
+  }
+
+  /** An active account as the pages show it, or null. */
+  async function ownerOf(user: HostUser | null): Promise<{ user: HostUser; view: OwnerView } | null> {
+    if (user === null || !user.isActive) return null;
     const profile = await deps.profiles.get(user);
     const homeUrl = `${base}${homePath(user.name)}`;
     return {
@@ -94,12 +102,16 @@ export function createEntryPages(deps: EntryPagesDeps) {
 
     /** The entry at an exact path: its page, the tombstone (410), a redirect to the canonical spelling, or not found. */
     async entry(path: EntryPath): Promise<EntryAnswer> {
-      const owner = await ownerNamed(path.user);
-      if (owner === null) return { kind: 'not-found' };
+      // a dated path names its user; a flat one (the in-memory handler's) is its entry's owner's
+      let owner = path.user === null ? null : await ownerNamed(path.user);
+      if (owner === null && path.user !== null) return { kind: 'not-found' };
       const row = await entries.findByPath(path.path);
+      if (row === null || row.path !== path.path) return { kind: 'not-found' };
+      if (path.user === null) owner = await ownerOf((await deps.findUserById?.(row.userId)) ?? null);
       // the exact path, of this user: never another user's entry, whatever the repository matched
-      if (row === null || row.path !== path.path || row.userId !== owner.user.id || !isEntryVisible(row)) return { kind: 'not-found' };
-      if (!path.slash) return { kind: 'redirect', location: row.url };
+      if (owner === null || row.userId !== owner.user.id || !isEntryVisible(row)) return { kind: 'not-found' };
+      // the one spelling: a dated path ends in a slash, a flat one does not
+      if (path.slash !== path.path.endsWith('/')) return { kind: 'redirect', location: row.url };
       const head = (canonical: string) => headMarkup(owner.view, { baseUrl: base, stylesheetVersion: deps.stylesheetVersion, canonical });
       if (row.deletedAt !== null) {
         const tombstone = renderTombstone(row.url, row.deletedAt, asOwner(owner.view)).value;

@@ -11,6 +11,8 @@ import { trimEndOf } from '../core/text.js';
 
 /** A slug segment as sent: unreserved URL characters and percent escapes, never `.` or `..` alone. */
 const SLUG_SEGMENT = /^(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})+$/;
+/** A flat slug as the in-memory handler spells it (`encodeURIComponent` leaves `!'()*` as they are). */
+const FLAT_SLUG_SEGMENT = /^(?:[A-Za-z0-9._~!'()*-]|%[0-9A-F]{2})+$/;
 const YEAR = /^[0-9]{4}$/;
 const MONTH = /^(?:0[1-9]|1[0-2])$/;
 /** Longest path we look up; entry paths are far shorter. */
@@ -34,8 +36,8 @@ export function isUserSegment(segment: string): boolean {
   return USER_NAME_PATTERN.test(segment);
 }
 
-function isSlugSegment(segment: string): boolean {
-  if (!SLUG_SEGMENT.test(segment) || segment === '.' || segment === '..') return false;
+function isSlugSegment(segment: string, pattern = SLUG_SEGMENT): boolean {
+  if (!pattern.test(segment) || segment === '.' || segment === '..') return false;
   let decoded: string;
   try {
     decoded = decodeURIComponent(segment);
@@ -47,8 +49,9 @@ function isSlugSegment(segment: string): boolean {
 }
 
 export interface EntryPath {
-  readonly user: string;
-  /** The canonical path (with the base URL's path in front), with its trailing slash. */
+  /** The user the path names; null when it names none (the in-memory handler's `/indieweb/entries/{slug}`). */
+  readonly user: string | null;
+  /** The canonical path (with the base URL's path in front): a dated one with its trailing slash, a flat one without. */
   readonly path: string;
   /** Whether the request spelled the trailing slash. */
   readonly slash: boolean;
@@ -72,6 +75,20 @@ export function parseEntryPath(fullPath: string, prefix = ''): EntryPath | null 
   const [user, year, month, slug] = segments as [string, string, string, string];
   if (!isUserSegment(user) || !YEAR.test(year) || !MONTH.test(month) || !isSlugSegment(slug)) return null;
   return { user, path: `${prefix}/${user}/${year}/${month}/${slug}/`, slash };
+}
+
+/**
+ * `{entryPrefix}{slug}` (trailing slash optional; `entryPrefix` is the whole
+ * path before the slug, ending in `/`), or null when it is not below it or
+ * the slug is not well-formed.
+ */
+export function parseFlatEntryPath(fullPath: string, entryPrefix: string): EntryPath | null {
+  if (!fullPath.startsWith(entryPrefix)) return null;
+  const rest = fullPath.slice(entryPrefix.length);
+  const slash = rest.endsWith('/');
+  const slug = slash ? rest.slice(0, -1) : rest;
+  if (!isSlugSegment(slug, FLAT_SLUG_SEGMENT)) return null;
+  return { user: null, path: `${entryPrefix}${slug}`, slash };
 }
 
 /** A user's home page path. */

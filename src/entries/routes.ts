@@ -1,8 +1,9 @@
 /**
  * The entry pages' HTTP side, at the root of the site (outside
- * `/indieweb`): `/{user}/`, `/{user}/{yyyy}/{MM}/{slug}/`, the feeds, and the
- * stylesheet. Paths are read from the raw request URL (paths.ts), never
- * from decoded parameters.
+ * `/indieweb`): `/{user}/`, `/{user}/{yyyy}/{MM}/{slug}/` (the in-memory
+ * handler's `/indieweb/entries/{slug}`), the feeds, and the stylesheet.
+ * Paths are read from the raw request URL (paths.ts), never from decoded
+ * parameters.
  * @module
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,7 +13,8 @@ import { sendEntryDocument, STYLESHEET_PATH, stylesheetHash } from './document.j
 import { atomFeed } from './atom.js';
 import { jsonFeed } from './json-feed.js';
 import type { EntryPages, RenderedPage } from './pages.js';
-import { basePath, decodeCursor, isUserSegment, parseEntryPath, requestPath, requestQuery } from './paths.js';
+import type { EntryPath } from './paths.js';
+import { basePath, decodeCursor, isUserSegment, parseEntryPath, parseFlatEntryPath, requestPath, requestQuery } from './paths.js';
 import type { EntryTemplates } from './templates.js';
 import { sendStaticAsset, staticAsset } from '../web/static-asset.js';
 
@@ -20,9 +22,15 @@ export interface EntryRoutesDeps {
   readonly pages: EntryPages;
   readonly templates: EntryTemplates;
   readonly baseUrl: string;
+  /** The whole path before a flat entry's slug (the in-memory handler's `/indieweb/entries/`); absent: no flat entries. */
+  readonly flatEntryPrefix?: string;
 }
 
-const NOT_FOUND = 'not found\n';
+/** Not found: the answer of the host's not-found handler (standalone: a page for a browser, our JSON error otherwise), as for any unknown URL. */
+const notFound = (reply: FastifyReply): FastifyReply => {
+  reply.callNotFound();
+  return reply;
+};
 
 /** Registers a GET route with and without its trailing slash, unless the router already treats them as one. */
 function getBoth(
@@ -56,7 +64,7 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
   getBoth(app, `${prefix}/:user/`, async (request, reply) => {
     const path = below(request.url);
     const user = path === null ? null : /^\/([^/]+)\/?$/.exec(path)?.[1];
-    if (user === undefined || user === null || !isUserSegment(user)) return sendText(reply, 404, NOT_FOUND);
+    if (user === undefined || user === null || !isUserSegment(user)) return notFound(reply);
     const query = requestQuery(request.url);
     const beforeValue = query.get('before');
     const afterValue = query.get('after');
@@ -67,28 +75,33 @@ export async function entryRoutes(app: FastifyInstance, deps: EntryRoutesDeps): 
     if (!path!.endsWith('/')) {
       // the home page's one spelling ends in a slash; redirect only when it exists
       const owner = await pages.ownerNamed(user);
-      return owner === null ? sendText(reply, 404, NOT_FOUND) : reply.redirect(owner.view.homeUrl, 301);
+      return owner === null ? notFound(reply) : reply.redirect(owner.view.homeUrl, 301);
     }
     const page = await pages.home(user, { ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) });
-    return page === null ? sendText(reply, 404, NOT_FOUND) : send(reply, page);
+    return page === null ? notFound(reply) : send(reply, page);
   });
 
-  getBoth(app, `${prefix}/:user/:year/:month/:slug/`, async (request, reply) => {
-    const path = requestPath(request.url);
-    const entryPath = path === null ? null : parseEntryPath(path, prefix);
-    if (entryPath === null) return sendText(reply, 404, NOT_FOUND);
-    const answer = await pages.entry(entryPath);
-    if (answer.kind === 'redirect') return reply.redirect(answer.location, 301);
-    if (answer.kind === 'not-found') return sendText(reply, 404, NOT_FOUND);
-    return send(reply, answer.page);
-  });
+  const entryRoute = (url: string, parse: (path: string) => EntryPath | null) =>
+    getBoth(app, url, async (request, reply) => {
+      const path = requestPath(request.url);
+      const entryPath = path === null ? null : parse(path);
+      if (entryPath === null) return notFound(reply);
+      const answer = await pages.entry(entryPath);
+      if (answer.kind === 'redirect') return reply.redirect(answer.location, 301);
+      if (answer.kind === 'not-found') return notFound(reply);
+      return send(reply, answer.page);
+    });
+  entryRoute(`${prefix}/:user/:year/:month/:slug/`, (path) => parseEntryPath(path, prefix));
+  // the in-memory handler's entries: `{base}/indieweb/entries/{slug}` (its pathPrefix holds the base URL's path already)
+  const flat = deps.flatEntryPrefix;
+  if (flat !== undefined) entryRoute(`${flat}:slug/`, (path) => parseFlatEntryPath(path, flat));
 
   const feedRoute = (file: string, type: string, render: typeof atomFeed) =>
     app.get(`${prefix}/:user/${file}`, async (request, reply) => {
       const path = below(request.url);
       const user = path === null ? undefined : new RegExp(`^/([^/]+)/${escapeRegExp(file)}$`).exec(path)?.[1];
       const feed = user === undefined || !isUserSegment(user) ? null : await pages.feed(user);
-      if (feed === null) return sendText(reply, 404, NOT_FOUND);
+      if (feed === null) return notFound(reply);
       return reply
         .code(200)
         .header('content-type', `${type}; charset=utf-8`)

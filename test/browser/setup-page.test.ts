@@ -73,6 +73,15 @@ describe.skipIf(!HAS_CHROMIUM)('Check my setup in a real browser', () => {
       const tags = page.locator('textarea[readonly]');
       const [scrollHeight, clientHeight] = (await tags.evaluate((box) => [box.scrollHeight, box.clientHeight])) as [number, number];
       expect(scrollHeight, 'the link-tag box cuts no tag').toBeLessThanOrEqual(clientHeight);
+      // with its results (tables, the link tags) the page is no wider than the phone, nor is any panel or table in it
+      expect(Number(await page.evaluate('document.documentElement.scrollWidth')), 'the page at 390 px').toBeLessThanOrEqual(390);
+      const widest = Number(
+        await page.evaluate(
+          "Math.max(...[...document.querySelectorAll('main section, main table, main .panel, main textarea')].map((e) => e.getBoundingClientRect().right))",
+        ),
+      );
+      expect(widest, 'the right edge of the widest section, table or box').toBeLessThanOrEqual(390);
+      expect(widest, 'sections and tables were measured').toBeGreaterThan(300);
       await screenshot(page, 'admin-setup-390');
       expect(errors).toEqual([]);
     } finally {

@@ -132,6 +132,19 @@ describe.skipIf(!HAS_CHROMIUM).each(['memory', 'database'] as const)('writing in
     });
     await checked('2-published');
 
+    // "The post: URL" opens the post's own page, on either handler (issue 30 item 3): its h-entry with the photo and alt text
+    await page.click(`a:text-is("${url}")`);
+    await page.waitForURL(url);
+    await expect(page.locator('.h-entry .e-content, .h-entry .p-content').first().textContent()).resolves.toContain('A very small picture');
+    await expect(page.locator('.h-entry img.u-photo').getAttribute('alt')).resolves.toBe('One red pixel on nothing');
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 900 });
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(390);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, `write-${handler}-2-entry-page`);
+    await page.setViewportSize(viewport);
+    await page.goBack();
+
     // edit: the photo is shown with its alt text; change the text and the alt
     await page.click('a:text-is("Edit it")');
     await page.waitForURL(/\/indieweb\/admin\/posts\/edit\?url=/);

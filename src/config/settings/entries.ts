@@ -14,6 +14,6 @@ export const ENTRY_PAGE_SETTINGS: readonly Setting[] = [
     default: null,
     shownDefault: '(built in)',
     description:
-      'Entry pages (on with `INDIEWEB_MICROPUB_HANDLER=database`): templates replacing the built-in ones, as `./module.js#export` naming an object with any of `document`, `entry`, `home`, `gone` (functions returning HTML) and `stylesheet` (CSS) ([docs/entry-pages.md](docs/entry-pages.md)).',
+      'Entry pages (on with the `database` and the in-memory handler): templates replacing the built-in ones, as `./module.js#export` naming an object with any of `document`, `entry`, `home`, `gone` (functions returning HTML) and `stylesheet` (CSS) ([docs/entry-pages.md](docs/entry-pages.md)).',
   }),
 ];

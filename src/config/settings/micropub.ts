@@ -19,7 +19,7 @@ export const MICROPUB_SETTINGS: readonly Setting[] = [
     default: null,
     shownDefault: 'memory',
     description:
-      "Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries are lost on restart); `database` keeps entries in indiestack's own database (SQLite or PostgreSQL, shared by every instance) at `BASE_URL/{user}/{yyyy}/{MM}/{slug}/`; `files` writes Markdown files for a static site (INDIEWEB_FILES_*).",
+      "Content handler as `./module.js#export` (default export without `#`): a handler object or a factory returning one; `memory` is the built-in in-memory handler (entries served at `BASE_URL/indieweb/entries/{slug}` while the server runs, lost on restart); `database` keeps entries in indiestack's own database (SQLite or PostgreSQL, shared by every instance) at `BASE_URL/{user}/{yyyy}/{MM}/{slug}/`; `files` writes Markdown files for a static site (INDIEWEB_FILES_*).",
   }),
   defineSetting({
     name: 'INDIEWEB_MEMORY_HANDLER_MAX_ENTRIES',

@@ -10,6 +10,7 @@ import {
   DEFAULT_HOST,
   DEFAULT_PORT,
   DEFAULT_SERVER_LIMITS,
+  LOG_FORMATS,
   LOG_LEVELS,
   SQLITE_FILE_NAME,
   type DatabaseLocation,
@@ -118,6 +119,14 @@ export const SERVER_SETTINGS: readonly Setting[] = [
     default: 'info',
     override: 'logLevel',
     description: `One of ${LOG_LEVELS.join(', ')}.`,
+  }),
+  defineSetting({
+    name: 'INDIEWEB_LOG_FORMAT',
+    key: 'logFormat',
+    parser: oneOf(LOG_FORMATS),
+    default: 'auto',
+    description:
+      'How `serve` writes its log to standard output: `pretty` (one readable line per event, coloured on a terminal unless NO_COLOR is set), `json` (one JSON object per line, for log collectors), or `auto`: pretty on a terminal, JSON otherwise. Both show the same fields, secrets removed.',
   }),
   defineSetting({
     name: 'INDIEWEB_SECRET',
