@@ -1,0 +1,87 @@
+/**
+ * The syndication feature (POSSE to Mastodon and Bluesky, issue 33): the
+ * service (targets, queueing, status, retry, the credentials check), the job
+ * kind it registers with the core's worker, and the listener Micropub calls
+ * after each create, update and delete. Its pages are the admin's; its
+ * commands the CLI's.
+ * @module
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { Accounts } from '../contracts/accounts.js';
+import type { MicropubHandler } from '../contracts/micropub-handler.js';
+import type { Clock } from '../core/clock.js';
+import { createSealer } from '../core/sealing.js';
+import type { Signer } from '../core/signing.js';
+import type { PublishListener } from '../content/published.js';
+import type { JobWorker } from '../jobs/worker.js';
+import type { Stores } from '../storage/stores.js';
+import type { SyndicationClient } from './client.js';
+import type { OpenTarget } from './clients.js';
+import { createSyndicationService, SYNDICATION_JOB, type SyndicationService } from './service.js';
+
+/** The most bytes of one photo read to send to a silo (each is sized under the silo's limits first). */
+const MAX_PHOTO_BYTES = 50 * 1024 * 1024;
+
+export interface SyndicationFeature {
+  readonly service: SyndicationService;
+  /** What Micropub calls after each create and action. */
+  readonly onPublished: PublishListener;
+}
+
+/** Reads one of our stored photos by its public URL (one the media library knows); null otherwise or when it cannot be read. */
+function photoReader(stores: Pick<Stores, 'media'>, timeoutMs: number) {
+  return async (url: string): Promise<{ bytes: Buffer; type: string } | null> => {
+    if ((await stores.media.findByUrl(url)) === null) return null;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+      if (!response.ok) return null;
+      const declared = Number(response.headers.get('content-length') ?? '0');
+      if (declared > MAX_PHOTO_BYTES) return null;
+      const bytes = Buffer.from(await response.arrayBuffer());
+      if (bytes.length > MAX_PHOTO_BYTES) return null;
+      return { bytes, type: response.headers.get('content-type') ?? 'application/octet-stream' };
+    } catch {
+      return null;
+    }
+  };
+}
+
+export function createSyndication(deps: {
+  config: Pick<Config, 'outboundTimeout'>;
+  clock: Clock;
+  stores: Pick<Stores, 'syndication' | 'transactSyndication' | 'media'>;
+  /** Derives the key that seals targets' credentials from the server secret. */
+  signer: Signer;
+  accounts: Accounts;
+  /** The content handler (made on first use). */
+  handler: () => Promise<MicropubHandler>;
+  /** The core's job worker: the feature registers its kind and wakes it when it queues. */
+  jobs: Pick<JobWorker, 'register' | 'wake'>;
+  log: FastifyBaseLogger;
+  /** Makes a target's client (tests). @defaultValue the client of the target's service */
+  clientFor?: (target: OpenTarget) => Promise<SyndicationClient>;
+}): SyndicationFeature {
+  const { stores, jobs } = deps;
+  const timeoutMs = Math.max(deps.config.outboundTimeout * 1000, 30_000);
+  const service = createSyndicationService({
+    repository: stores.syndication,
+    transact: stores.transactSyndication,
+    sealer: createSealer(deps.signer, 'syndication credentials'),
+    clock: deps.clock,
+    handler: deps.handler,
+    findUser: async (id) => deps.accounts.findUser(id),
+    readPhoto: photoReader(stores, timeoutMs),
+    clientOptions: { timeoutMs },
+    ...(deps.clientFor === undefined ? {} : { clientFor: deps.clientFor }),
+    onEnqueued: () => jobs.wake(),
+  });
+  jobs.register(SYNDICATION_JOB, service.job);
+  return {
+    service,
+    onPublished: async (event) => {
+      const queued = await service.published(event);
+      if (queued > 0) deps.log.info({ action: event.action, queued }, 'syndication queued');
+    },
+  };
+}
