@@ -101,6 +101,7 @@ export async function createHttpFeatures(
     uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
     outbound: writeOutbound,
     doctor,
+    syndication: syndication.service,
   });
   const entries = createEntries({
     enabled: options.entryPages !== undefined && options.entryPages !== false,

@@ -75,6 +75,7 @@ export const FEATURE_PAIRS: Readonly<Record<string, string>> = {
   'admin -> webmention': 'the webmention pages',
   'admin -> entries': 'the Write preview renders content as entry pages do',
   'admin -> operations': 'Check my setup runs the doctor',
+  'admin -> syndication': 'the Syndication page: targets, status and retry through the syndication service',
   'syndication -> media': "photos go to a silo sized under its limits with the photo issue's fitWithin (photo-fit.ts)",
 };
 
