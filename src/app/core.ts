@@ -302,6 +302,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       storage: await mediaStorage.get(),
       clock,
       meter,
+      syndicationTargets: async (userId) => (await syndication.get()).service.doctorChecks(userId),
     });
   });
 

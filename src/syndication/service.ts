@@ -306,16 +306,31 @@ export function createSyndicationService(deps: {
     },
 
     /** Every target (of one user, or all) with whether its credentials still work; a transient failure is reported as such. */
-    async checkTargets(userId?: string): Promise<{ target: TargetView; userId: string; ok: boolean; reason: string | null }[]> {
+    async doctorChecks(userId?: string) {
+      return (await this.checkTargets(userId)).map((check) => ({
+        uid: check.target.uid,
+        service: check.target.service,
+        name: check.target.name,
+        ok: check.ok,
+        transient: check.transient,
+        reason: check.reason,
+      }));
+    },
+
+    /** Every target (of one user, or all) with whether its credentials still work; a transient failure is reported as such. */
+    async checkTargets(
+      userId?: string,
+    ): Promise<{ target: TargetView; userId: string; ok: boolean; transient: boolean; reason: string | null }[]> {
       const targets = userId === undefined ? await repository.listAllTargets() : await repository.listTargets(userId);
       const results = [];
       for (const target of targets) {
         try {
           await (await makeClient(open(target))).verify();
-          results.push({ target: view(target), userId: target.userId, ok: true, reason: null });
+          results.push({ target: view(target), userId: target.userId, ok: true, transient: false, reason: null });
         } catch (error) {
           const reason = error instanceof SyndicationError ? error.message : 'the check failed';
-          results.push({ target: view(target), userId: target.userId, ok: false, reason });
+          const transient = error instanceof SyndicationError ? error.transient : true;
+          results.push({ target: view(target), userId: target.userId, ok: false, transient, reason });
         }
       }
       return results;

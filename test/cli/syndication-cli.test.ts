@@ -145,4 +145,16 @@ describe('indiestack syndication (Mastodon double)', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(double.ownStatuses().filter((s) => s.text === 'Busy instance post')).toHaveLength(1);
   }, 60_000);
+
+  it('the doctor reports a target whose token stopped working', async () => {
+    const uid = (await cli(['syndication', 'list', '--user', 'alice'])).stdout.split('\t')[0]!;
+    const working = await cli(['doctor', 'alice']);
+    expect(working.stdout).toContain(`PASS syndication ${uid}: @alice@${new URL(double.origin).host} (mastodon): the credentials work`);
+    double.fail({ status: 401, body: { error: 'The access token was revoked' }, path: '/api/v1/accounts/verify_credentials' });
+    const revoked = await cli(['doctor', 'alice']);
+    expect(revoked.code).toBe(1);
+    expect(revoked.stdout).toMatch(
+      new RegExp(`^FAIL syndication ${uid}: .*the credentials stopped working: .*The access token was revoked; fix: `, 'm'),
+    );
+  }, 60_000);
 });
