@@ -17,7 +17,10 @@ import type { PublishListener } from '../content/published.js';
 import type { JobWorker } from '../jobs/worker.js';
 import type { Stores } from '../storage/stores.js';
 import type { SyndicationClient } from './client.js';
-import type { OpenTarget } from './clients.js';
+import { clientFor, type OpenTarget } from './clients.js';
+import { SyndicationError } from './client.js';
+import { lookup } from 'node:dns/promises';
+import { isPublicAddress } from '../outbound/address-guard.js';
 import { createSyndicationService, SYNDICATION_JOB, type SyndicationService } from './service.js';
 
 /** The most bytes of one photo read to send to a silo (each is sized under the silo's limits first). */
@@ -27,6 +30,23 @@ export interface SyndicationFeature {
   readonly service: SyndicationService;
   /** What Micropub calls after each create and action. */
   readonly onPublished: PublishListener;
+}
+
+/**
+ * Refuses a target on this machine or a private network unless `INDIEWEB_ALLOW_PRIVATE_NETWORKS` allows it: its
+ * host's addresses are looked up before each client is made (the clients speak PUT, DELETE and multipart, which the
+ * outbound module does not, so the check is here).
+ */
+async function assertPublicTarget(url: string): Promise<void> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+  } catch (error) {
+    throw new SyndicationError(`${host} cannot be found`, { transient: true, cause: error });
+  }
+  if (addresses.length === 0 || !addresses.every(isPublicAddress))
+    throw new SyndicationError(`refusing ${host}: not a public address (INDIEWEB_ALLOW_PRIVATE_NETWORKS)`, { transient: false });
 }
 
 /** Reads one of our stored photos by its public URL (one the media library knows); null otherwise or when it cannot be read. */
@@ -48,7 +68,7 @@ function photoReader(stores: Pick<Stores, 'media'>, timeoutMs: number) {
 }
 
 export function createSyndication(deps: {
-  config: Pick<Config, 'outboundTimeout'>;
+  config: Pick<Config, 'outboundTimeout' | 'allowPrivateNetworks'>;
   clock: Clock;
   stores: Pick<Stores, 'syndication' | 'transactSyndication' | 'media'>;
   /** Derives the key that seals targets' credentials from the server secret. */
@@ -72,8 +92,12 @@ export function createSyndication(deps: {
     handler: deps.handler,
     findUser: async (id) => deps.accounts.findUser(id),
     readPhoto: photoReader(stores, timeoutMs),
-    clientOptions: { timeoutMs },
-    ...(deps.clientFor === undefined ? {} : { clientFor: deps.clientFor }),
+    clientFor:
+      deps.clientFor ??
+      (async (target) => {
+        if (!deps.config.allowPrivateNetworks) await assertPublicTarget(target.url);
+        return clientFor(target, { timeoutMs });
+      }),
     onEnqueued: () => jobs.wake(),
   });
   jobs.register(SYNDICATION_JOB, service.job);

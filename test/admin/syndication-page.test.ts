@@ -17,7 +17,7 @@ describe('the Syndication page and the Write area', () => {
 
   beforeAll(async () => {
     double = await startMastodonDouble({ mediaPolls: 0 });
-    t = await buildAdminApp({ INDIEWEB_MICROPUB_HANDLER: 'database' });
+    t = await buildAdminApp({ INDIEWEB_MICROPUB_HANDLER: 'database', INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' });
     alice = await addUser(t, 'alice');
   });
   afterAll(async () => {
@@ -99,5 +99,24 @@ describe('the Syndication page and the Write area', () => {
     expect((await postAdmin(t, alice.jar, '/syndication/remove', { _csrf: csrfOf(page), uid: 'nope' })).statusCode).toBe(404);
     expect((await postAdmin(t, alice.jar, '/syndication/remove', { _csrf: csrfOf(page), uid: target!.uid })).statusCode).toBe(303);
     expect(await t.app.indieweb.syndication.listTargets(alice.user.id)).toEqual([]);
+  });
+
+  it('refuses a target on this machine unless INDIEWEB_ALLOW_PRIVATE_NETWORKS allows it', async () => {
+    const strict = await buildAdminApp({ INDIEWEB_MICROPUB_HANDLER: 'database' });
+    try {
+      const bob = await addUser(strict, 'bob');
+      const refused = await submitAdmin(strict, bob.jar, '/syndication/', '/syndication/add', {
+        service: 'mastodon',
+        url: double.origin,
+        secret: double.token,
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(unescapeHtml(refused.body)).toContain('not a public address');
+      expect(
+        double.requests.some((request) => request.path === '/api/v1/accounts/verify_credentials' && request.idempotencyKey === 'x'),
+      ).toBe(false);
+    } finally {
+      await strict.close();
+    }
   });
 });

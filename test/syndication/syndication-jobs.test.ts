@@ -10,7 +10,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { startMastodonDouble, type MastodonDouble } from '../helpers/mastodon-double.js';
 
 async function appWithAlice() {
-  const t = await buildTestApp({ env: { INDIEWEB_MICROPUB_HANDLER: 'database' } });
+  const t = await buildTestApp({ env: { INDIEWEB_MICROPUB_HANDLER: 'database', INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' } });
   const alice = await t.app.indieweb.users!.addUser({ name: 'alice', me: ['https://alice.example/'], password: 'alice password 1' });
   const { token } = await t.app.indieweb.tokens.issue({
     userId: alice.id,
