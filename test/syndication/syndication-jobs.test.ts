@@ -98,7 +98,10 @@ describe('syndication jobs (Mastodon double)', () => {
     expect(lines.map((line) => [line.uid, line.state, line.detail])).toEqual([[uid, 'sent', copies[0]!.url]]);
     // the entry page shows it as u-syndication
     const page = await app.t.app.inject({ method: 'GET', url: new URL(url).pathname });
-    if (page.statusCode === 200) expect(page.body).toContain('u-syndication');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toMatch(
+      new RegExp(`class="u-syndication"[^>]*href="${copies[0]!.url}"|href="${copies[0]!.url}"[^>]*class="u-syndication"`),
+    );
     // running the job again (a crash after the copy was stored) never makes a second copy
     await app.t.app.indieweb.jobs.drain();
     expect(double.ownStatuses().filter((status) => status.text.startsWith('Hello fediverse'))).toHaveLength(1);
