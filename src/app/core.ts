@@ -286,6 +286,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       signer,
       accounts,
       handler: async () => (await content.get()).content.handler,
+      mediaStorage: mediaStorage.get,
       jobs,
       log,
       ...(options.syndicationClients === undefined ? {} : { clientFor: options.syndicationClients }),

@@ -21,6 +21,10 @@ import { clientFor, type OpenTarget } from './clients.js';
 import { SyndicationError } from './client.js';
 import { lookup } from 'node:dns/promises';
 import { isPublicAddress } from '../outbound/address-guard.js';
+import { createReadStream } from 'node:fs';
+import type { MediaStorage } from '../contracts/media-storage.js';
+import type { LocalMediaStorage } from '../media/fs-storage.js';
+import type { S3MediaStorage } from '../media/s3-storage.js';
 import { createSyndicationService, SYNDICATION_JOB, type SyndicationService } from './service.js';
 
 /** The most bytes of one photo read to send to a silo (each is sized under the silo's limits first). */
@@ -49,18 +53,37 @@ async function assertPublicTarget(url: string): Promise<void> {
     throw new SyndicationError(`refusing ${host}: not a public address (INDIEWEB_ALLOW_PRIVATE_NETWORKS)`, { transient: false });
 }
 
-/** Reads one of our stored photos by its public URL (one the media library knows); null otherwise or when it cannot be read. */
-function photoReader(stores: Pick<Stores, 'media'>, timeoutMs: number) {
+/** Reads up to MAX_PHOTO_BYTES of a stream; null past it. */
+async function readCapped(body: AsyncIterable<Uint8Array>): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_PHOTO_BYTES) return null;
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads one of our stored photos by its public URL (one the media library knows) straight from the storage: the
+ * local directory or the S3 bucket (a server need not reach its own public URL); null for a photo that is not ours
+ * or cannot be read (the post goes without it).
+ */
+function photoReader(stores: Pick<Stores, 'media'>, mediaStorage: () => Promise<MediaStorage>) {
   return async (url: string): Promise<{ bytes: Buffer; type: string } | null> => {
-    if ((await stores.media.findByUrl(url)) === null) return null;
+    const record = await stores.media.findByUrl(url);
+    if (record === null || record.size > MAX_PHOTO_BYTES) return null;
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-      if (!response.ok) return null;
-      const declared = Number(response.headers.get('content-length') ?? '0');
-      if (declared > MAX_PHOTO_BYTES) return null;
-      const bytes = Buffer.from(await response.arrayBuffer());
-      if (bytes.length > MAX_PHOTO_BYTES) return null;
-      return { bytes, type: response.headers.get('content-type') ?? 'application/octet-stream' };
+      const storage = (await mediaStorage()) as MediaStorage &
+        Partial<Pick<LocalMediaStorage, 'pathOf'> & Pick<S3MediaStorage, 'getObject'>>;
+      let bytes: Buffer | null = null;
+      if (typeof storage.pathOf === 'function') bytes = await readCapped(createReadStream(storage.pathOf(record.storageKey)));
+      else if (typeof storage.getObject === 'function') {
+        const stored = await storage.getObject(record.storageKey);
+        bytes = stored === null ? null : await readCapped(stored.body);
+      }
+      return bytes === null ? null : { bytes, type: record.mediaType };
     } catch {
       return null;
     }
@@ -74,6 +97,8 @@ export function createSyndication(deps: {
   /** Derives the key that seals targets' credentials from the server secret. */
   signer: Signer;
   accounts: Accounts;
+  /** Where uploads are stored (our photos are read from there). */
+  mediaStorage: () => Promise<MediaStorage>;
   /** The content handler (made on first use). */
   handler: () => Promise<MicropubHandler>;
   /** The core's job worker: the feature registers its kind and wakes it when it queues. */
@@ -91,7 +116,7 @@ export function createSyndication(deps: {
     clock: deps.clock,
     handler: deps.handler,
     findUser: async (id) => deps.accounts.findUser(id),
-    readPhoto: photoReader(stores, timeoutMs),
+    readPhoto: photoReader(stores, deps.mediaStorage),
     clientFor:
       deps.clientFor ??
       (async (target) => {

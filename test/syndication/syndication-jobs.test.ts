@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SyndicationError } from '../../src/syndication/client.js';
 import { buildTestApp } from '../helpers/app.js';
 import { startMastodonDouble, type MastodonDouble } from '../helpers/mastodon-double.js';
+import { multipart } from '../helpers/media.js';
+import { phonePhoto } from '../helpers/photos.js';
 
 async function appWithAlice() {
   const t = await buildTestApp({ env: { INDIEWEB_MICROPUB_HANDLER: 'database', INDIEWEB_ALLOW_PRIVATE_NETWORKS: 'true' } });
@@ -114,6 +116,27 @@ describe('syndication jobs (Mastodon double)', () => {
     expect(await drain()).toBe(1);
     expect(double.ownStatuses().map((status) => status.text)).toContain('JSON post');
     expect(double.ownStatuses().map((status) => status.text)).not.toContain('Not syndicated');
+  });
+
+  it('a photo post (multipart) goes with its photo, read from our storage, and its alt text', async () => {
+    const body = multipart([
+      { name: 'h', value: 'entry' },
+      { name: 'content', value: 'A photo' },
+      { name: 'mp-photo-alt', value: 'Red on the left, blue on the right' },
+      { name: 'mp-syndicate-to', value: uid },
+      { name: 'photo', filename: 'p.jpg', type: 'image/jpeg', content: await phonePhoto(400, 300) },
+    ]);
+    const response = await app.t.app.inject({
+      method: 'POST',
+      url: '/indieweb/micropub/',
+      headers: { ...app.auth, 'content-type': body.contentType },
+      payload: body.body,
+    });
+    expect(response.statusCode).toBe(201);
+    expect(await drain()).toBe(1);
+    const copy = double.ownStatuses().find((status) => status.text === 'A photo')!;
+    expect(copy.media_ids).toHaveLength(1);
+    expect(double.media.get(copy.media_ids[0]!)).toMatchObject({ description: 'Red on the left, blue on the right', type: 'image/jpeg' });
   });
 
   it('an update edits the copy; a delete removes it; an undelete does not repost', async () => {
