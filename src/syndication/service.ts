@@ -19,6 +19,7 @@ import type { MicropubEntry } from '../contracts/micropub-types.js';
 import type { Clock } from '../core/clock.js';
 import { randomId, sha256Base64Url } from '../core/crypto.js';
 import type { Sealer } from '../core/sealing.js';
+import { postStatusOf, visibilityOf } from '../core/visibility.js';
 import type { EntryPublished } from '../content/published.js';
 import { RetryLaterError, type JobHandler } from '../jobs/worker.js';
 import type { JobRecord } from '../storage/repositories/jobs.js';
@@ -141,7 +142,7 @@ export function createSyndicationService(deps: {
     await handler.updateEntry(entry.url, { add: { syndication: [copyUrl] } }, user);
   }
 
-  async function runRow(row: SyndicationRecord, target: SyndicationTargetRecord): Promise<'sent' | 'removed'> {
+  async function runRow(row: SyndicationRecord, target: SyndicationTargetRecord): Promise<'sent' | 'removed' | 'waiting'> {
     const client = await makeClient(open(target));
     const copy = row.copyId !== null && row.copyUrl !== null ? { id: row.copyId, url: row.copyUrl } : null;
     if (row.action === 'remove') {
@@ -158,6 +159,8 @@ export function createSyndicationService(deps: {
     }
     if (entry === null) throw new SyndicationError('the entry is gone', { transient: false });
     const post = syndicationPostOf(entry, deps.readPhoto);
+    // a draft or a private post goes nowhere yet: the update that publishes it queues this again
+    if (copy === null && (postStatusOf(entry.properties) !== 'published' || visibilityOf(entry.properties) === 'private')) return 'waiting';
     if (copy === null) {
       const made = await client.publish(post, copyKey(row.entryUrl, row.targetId), (named) => repository.recordCopy(row.id, named, now()));
       await repository.recordCopy(row.id, made, now());
@@ -185,6 +188,12 @@ export function createSyndicationService(deps: {
       try {
         const outcome = await runRow(row, target);
         if (outcome === 'removed') await repository.delete(row.id);
+        else if (outcome === 'waiting')
+          await repository.recordOutcome(row.id, {
+            state: 'queued',
+            error: 'waiting until the post is published (it is a draft or private)',
+            now: now(),
+          });
         else await repository.recordOutcome(row.id, { state: 'sent', error: null, now: now() });
       } catch (error) {
         if (error instanceof SyndicationError && !error.transient) {

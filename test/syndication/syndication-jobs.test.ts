@@ -155,6 +155,20 @@ describe('syndication jobs (Mastodon double)', () => {
     expect(double.ownStatuses().filter((status) => status.text.startsWith('Version'))).toHaveLength(0);
   });
 
+  it('a draft waits; the update that publishes it sends it', async () => {
+    const url = await createForm({ h: 'entry', content: 'Draft first', 'post-status': 'draft', 'mp-syndicate-to': uid });
+    expect(await drain()).toBe(1);
+    expect(double.ownStatuses().some((status) => status.text === 'Draft first')).toBe(false);
+    expect((await service().status([url]))[0]).toMatchObject({
+      state: 'queued',
+      detail: expect.stringContaining('waiting until the post is published'),
+    });
+    expect((await action({ action: 'update', url, replace: { 'post-status': ['published'] } })).statusCode).toBeLessThan(300);
+    expect(await drain()).toBe(1);
+    expect(double.ownStatuses().filter((status) => status.text === 'Draft first')).toHaveLength(1);
+    expect((await service().status([url]))[0]).toMatchObject({ state: 'sent' });
+  });
+
   it('a 503 with Retry-After: 1 is retried a second later, not after the backoff', async () => {
     double.fail({ status: 503, headers: { 'retry-after': '1' }, path: '/api/v1/statuses' });
     const url = await createForm({ h: 'entry', content: 'Busy instance', 'mp-syndicate-to': uid });
