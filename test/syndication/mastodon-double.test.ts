@@ -109,4 +109,19 @@ describe('the Mastodon API double, read by masto', () => {
       .catch((e: unknown) => e);
     expect((error as MastoHttpError).statusCode).toBe(503);
   });
+
+  it('answers 429 past its rate limit, with X-RateLimit-Reset', async () => {
+    const limited = await startMastodonDouble({ rateLimit: 2 });
+    try {
+      const masto = createRestAPIClient({ url: limited.origin, accessToken: limited.token });
+      await masto.v1.accounts.verifyCredentials();
+      await masto.v1.accounts.verifyCredentials();
+      const error = (await masto.v1.accounts.verifyCredentials().catch((e: unknown) => e)) as MastoHttpError;
+      expect(error.statusCode).toBe(429);
+      const response = await fetch(`${limited.origin}/api/v1/notifications`, { headers: { authorization: `Bearer ${limited.token}` } });
+      expect([response.status, response.headers.get('x-ratelimit-remaining')]).toEqual([429, '0']);
+    } finally {
+      await limited.close();
+    }
+  });
 });
