@@ -68,9 +68,12 @@ export function originOf(typed: string): string {
   return url.origin;
 }
 
-/** The key of one entry's copy on one target: the same on every retry, by any instance. */
-export function copyKey(entryUrl: string, targetId: string): string {
-  return `indiestack-${sha256Base64Url(`${entryUrl}\u0000${targetId}`).slice(0, 32)}`;
+/**
+ * The key of one entry's copy on one target: the same on every retry, by any instance. `since` (when the entry was
+ * first queued for the target) tells a post deleted and made again at the same URL from the one before.
+ */
+export function copyKey(entryUrl: string, targetId: string, since: string): string {
+  return `indiestack-${sha256Base64Url(`${entryUrl}\u0000${targetId}\u0000${since}`).slice(0, 32)}`;
 }
 
 export type SyndicationService = ReturnType<typeof createSyndicationService>;
@@ -162,7 +165,9 @@ export function createSyndicationService(deps: {
     // a draft or a private post goes nowhere yet: the update that publishes it queues this again
     if (copy === null && (postStatusOf(entry.properties) !== 'published' || visibilityOf(entry.properties) === 'private')) return 'waiting';
     if (copy === null) {
-      const made = await client.publish(post, copyKey(row.entryUrl, row.targetId), (named) => repository.recordCopy(row.id, named, now()));
+      const made = await client.publish(post, copyKey(row.entryUrl, row.targetId, row.createdAt), (named) =>
+        repository.recordCopy(row.id, named, now()),
+      );
       await repository.recordCopy(row.id, made, now());
       await linkCopy(handler, entry, made.url, user);
     } else if (row.action === 'update') {
