@@ -155,6 +155,22 @@ export const ROUTES = [
       ],
     },
   },
+  { id: 'micropub-syndicate-to', method: 'GET', path: '/indieweb/micropub/', auth: 'token', query: [['q', 'syndicate-to']] },
+  {
+    id: 'micropub-syndicate-create',
+    method: 'POST',
+    path: '/indieweb/micropub/',
+    auth: 'token',
+    body: {
+      type: 'form',
+      fields: [
+        ['h', 'entry'],
+        ['content', 'hello'],
+        ['mp-syndicate-to', 'nothere'],
+        ['mp-syndicate-to[]', 'other'],
+      ],
+    },
+  },
   {
     id: 'micropub-json',
     method: 'POST',
@@ -374,6 +390,49 @@ export const ROUTES = [
     id: 'admin-media-delete',
     method: 'POST',
     path: '/indieweb/admin/media/delete',
+    auth: 'csrf',
+    body: {
+      type: 'form',
+      fields: [
+        ['_csrf', '{{CSRF}}'],
+        ['id', 'nothere'],
+      ],
+    },
+  },
+  { id: 'admin-syndication', method: 'GET', path: '/indieweb/admin/syndication/', auth: 'session', query: [['offset', '0']] },
+  {
+    id: 'admin-syndication-add',
+    method: 'POST',
+    path: '/indieweb/admin/syndication/add',
+    auth: 'csrf',
+    body: {
+      type: 'form',
+      fields: [
+        ['_csrf', '{{CSRF}}'],
+        ['service', 'mastodon'],
+        ['url', 'https://mastodon.invalid'],
+        ['handle', ''],
+        ['secret', 'token'],
+      ],
+    },
+  },
+  {
+    id: 'admin-syndication-remove',
+    method: 'POST',
+    path: '/indieweb/admin/syndication/remove',
+    auth: 'csrf',
+    body: {
+      type: 'form',
+      fields: [
+        ['_csrf', '{{CSRF}}'],
+        ['uid', 'nothere'],
+      ],
+    },
+  },
+  {
+    id: 'admin-syndication-retry',
+    method: 'POST',
+    path: '/indieweb/admin/syndication/retry',
     auth: 'csrf',
     body: {
       type: 'form',

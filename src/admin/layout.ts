@@ -40,6 +40,9 @@ const NOTICES: Readonly<Record<string, string>> = {
   unchanged: 'Nothing was changed: the form was the same as the post.',
   'post-deleted': 'Post deleted.',
   restored: 'Post restored.',
+  'target-added': 'Target added: the service accepted the credentials.',
+  'target-removed': 'Target removed. Copies already made stay where they are.',
+  'syndication-retried': 'Queued again.',
 };
 export type Done = keyof typeof NOTICES;
 
@@ -50,6 +53,7 @@ const PAGES: readonly NavLink[] = [
   { href: `${ADMIN}/apps/`, label: 'Apps' },
   { href: `${ADMIN}/webmentions/`, label: 'Webmentions' },
   { href: `${ADMIN}/media/`, label: 'Media' },
+  { href: `${ADMIN}/syndication/`, label: 'Syndication' },
   { href: `${ADMIN}/setup/`, label: 'Check my setup' },
 ];
 const ACCOUNT: NavLink = { href: `${ADMIN}/account/`, label: 'Account' };

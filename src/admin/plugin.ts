@@ -44,6 +44,8 @@ import { setupPage } from './setup-page.js';
 import { webmentionSettingsPage } from './webmention-settings-page.js';
 import { webmentionsPage } from './webmentions-page.js';
 import { webmentionsSentPage } from './webmentions-sent-page.js';
+import { syndicationPage } from './syndication-page.js';
+import type { SyndicationService } from '../syndication/service.js';
 import type { PublishSender } from '../webmention/publish/sender.js';
 
 export interface AdminDeps {
@@ -82,6 +84,8 @@ export interface AdminDeps {
   readonly outbound: Outbound;
   /** The deployment checks of "Check my setup". */
   readonly doctor: DoctorService;
+  /** Syndication targets and where posts went (the Syndication page). */
+  readonly syndication: SyndicationService;
 }
 
 export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promise<void> {
@@ -118,6 +122,7 @@ export async function adminPlugin(app: FastifyInstance, deps: AdminDeps): Promis
       mediaPage(pages, { media: deps.media, upload: deps.mediaUpload, limits: deps.mediaLimits, csrf: deps.csrf, baseUrl });
       writeArea(pages, { micropub, csrf: deps.csrf, uploads: deps.uploads, outbound: deps.outbound, baseUrl });
       setupPage(pages, { doctor: deps.doctor, baseUrl });
+      syndicationPage(pages, { syndication: deps.syndication, baseUrl });
       if (users !== null && deps.passkeys !== null && deps.proofs !== null) {
         // session freshness: account changes need a proof of the last 5 minutes (issue 28 F6)
         const confirm = createConfirmStep({

@@ -13,6 +13,7 @@ import type { Webhooks } from '../webmention/webhooks.js';
 import type { WebmentionService } from '../webmention/service.js';
 import type { JobWorker } from '../jobs/worker.js';
 import type { Metrics } from '../operations/metrics/metrics.js';
+import type { SyndicationService } from '../syndication/service.js';
 
 /**
  * What the plugin hangs on the host's Fastify instance as `indieweb`: the
@@ -52,6 +53,8 @@ export interface IndieWebContext {
     /** The uploads indiestack stored, by user. */
     readonly repository: MediaRepository;
   };
+  /** Syndication (POSSE): the user's targets on Mastodon and Bluesky, entries' copies there, status and retry. */
+  readonly syndication: SyndicationService;
   /** The metrics of this instance; null unless `config.metricsToken` is set. Serve them with `addMetricsRoute` (docs/operations.md). */
   readonly metrics: Metrics | null;
 }

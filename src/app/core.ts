@@ -39,6 +39,9 @@ import type { DatabaseHandle } from '../storage/connect.js';
 import { createStores, type Stores } from '../storage/stores.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import type { WebmentionFeature } from '../webmention/feature.js';
+import type { SyndicationFeature } from '../syndication/feature.js';
+import type { SyndicationClient } from '../syndication/client.js';
+import type { OpenTarget } from '../syndication/clients.js';
 
 export interface CoreOptions {
   readonly config: Config;
@@ -64,6 +67,8 @@ export interface CoreOptions {
   readonly onWebmentionReceived?: ((event: WebmentionReceivedEvent) => void) | undefined;
   /** Run the job worker in this process (server door only). @defaultValue true */
   readonly worker?: boolean;
+  /** Makes a syndication target's client (tests). @defaultValue the client of the target's service */
+  readonly syndicationClients?: ((target: OpenTarget) => Promise<SyndicationClient>) | undefined;
 }
 
 /** Who may use a token at a resource endpoint. */
@@ -109,6 +114,8 @@ export interface Core {
   content(): Promise<ContentPart>;
   /** The webmention services: receiving and processing, moderation (an approval notifies webhooks), webhooks, sending; its job kinds registered. */
   webmention(): Promise<WebmentionFeature>;
+  /** Syndication (POSSE): targets, the copies of entries and their job kind. */
+  syndication(): Promise<SyndicationFeature>;
   /** "Check my setup" inside the server. */
   doctor(): Promise<DoctorService>;
   /** Starts the job worker (server door, unless `worker: false`) and what the parts run in the background. */
@@ -269,6 +276,23 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     return feature;
   });
 
+  // syndication: targets (credentials sealed with a key from the server secret), copies of entries, its job kind
+  const syndication = part(async () => {
+    const { createSyndication } = await import('../syndication/feature.js');
+    return createSyndication({
+      config,
+      clock,
+      stores,
+      signer,
+      accounts,
+      handler: async () => (await content.get()).content.handler,
+      mediaStorage: mediaStorage.get,
+      jobs,
+      log,
+      ...(options.syndicationClients === undefined ? {} : { clientFor: options.syndicationClients }),
+    });
+  });
+
   // operations: "Check my setup" (a secret given to the core counts as set)
   const doctor = part(async () => {
     const { createDoctorService } = await import('../operations/doctor/service.js');
@@ -279,6 +303,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       storage: await mediaStorage.get(),
       clock,
       meter,
+      syndicationTargets: async (userId) => (await syndication.get()).service.doctorChecks(userId),
     });
   });
 
@@ -301,6 +326,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     mediaStorage: mediaStorage.get,
     content: content.get,
     webmention: webmention.get,
+    syndication: syndication.get,
     doctor: doctor.get,
     async start() {
       if (server && options.worker !== false) jobs.start();

@@ -33,6 +33,8 @@ export async function createHttpFeatures(
   const { clientPolicy, bearer } = await core.access();
   const { content, mediaStorage } = await core.content();
   const webmention = await core.webmention();
+  // made before the worker starts: its job kind must be registered by then
+  const syndication = await core.syndication();
   const doctor = await core.doctor();
 
   const entryPages = options.entryPages !== undefined && options.entryPages !== false;
@@ -57,14 +59,21 @@ export async function createHttpFeatures(
     meter,
   });
   const media = createMedia({ config, clock, storage: mediaStorage, repository: stores.media, bearer, content, meter });
-  // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH)
+  // entries published through Micropub send webmentions (INDIEWEB_WEBMENTION_SEND_ON_PUBLISH) and go to the silos chosen
+  const listeners = [webmention.onPublished, syndication.onPublished].filter((listener) => listener !== undefined);
   const micropub = createMicropub({
     config,
     content,
     bearer,
     media,
     meter,
-    ...(webmention.onPublished === undefined ? {} : { onPublished: webmention.onPublished }),
+    onPublished: async (event) => {
+      // each listener is told, whatever another did; the first failure is what the route logs
+      const outcomes = await Promise.allSettled(listeners.map((listener) => listener(event)));
+      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    },
+    syndicationTargets: (user) => syndication.service.syndicateTo(user.id),
   });
   // the admin's Write area looks at the pages a post cites (title, author)
   const writeOutbound = outboundFor(config, {
@@ -100,6 +109,7 @@ export async function createHttpFeatures(
     uploads: { pipeline: media.pipeline, limits: config.media, fieldBytes: config.maxBodyBytes, requestLimits: config.limits },
     outbound: writeOutbound,
     doctor,
+    syndication: syndication.service,
   });
   const entries = createEntries({
     enabled: entryPages,

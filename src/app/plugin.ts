@@ -149,6 +149,7 @@ async function indiewebPlugin(app: FastifyInstance, options: IndieWebPluginOptio
     jobs: core.jobs,
     indieauth: { bearer: (await core.access()).bearer },
     media: { repository: media.repository },
+    syndication: (await core.syndication()).service,
     metrics,
   });
   app.decorate('indieweb', decorator);

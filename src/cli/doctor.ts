@@ -19,7 +19,7 @@ export function registerDoctorCommand(program: Command, io: CliIo, run: (work: (
           import('../operations/doctor/remote-checks.js'),
           import('../outbound/fetch.js'),
         ]);
-        const checks = await withCore(io, async ({ config, database, users, stores, clock, mediaStorage }) => {
+        const checks = await withCore(io, async ({ config, database, users, stores, clock, mediaStorage, syndication }) => {
           const accounts = name === undefined ? (await users.list()).filter((user) => user.isActive) : [await users.findByName(name)];
           if (accounts[0] === null) throw new NotFoundError(`no user named "${name}"`);
           const outbound = outboundFor(config);
@@ -32,6 +32,12 @@ export function registerDoctorCommand(program: Command, io: CliIo, run: (work: (
                 jobs: stores.jobs,
                 storage: await mediaStorage(),
                 now: () => clock.now(),
+                // the targets of the accounts checked (every account's without a name)
+                syndicationTargets: async () => {
+                  const service = (await syndication()).service;
+                  const checked = await Promise.all(accounts.map((user) => (user === null ? [] : service.doctorChecks(user.id))));
+                  return checked.flat();
+                },
               },
               accounts.flatMap((user) =>
                 user === null

@@ -21,6 +21,7 @@ import { didYouMean } from './suggest.js';
 import { packageVersion } from './version.js';
 import { registerBackupCommands } from './backup.js';
 import { registerDoctorCommand } from './doctor.js';
+import { registerSyndicationCommands } from './syndication.js';
 
 export const EXIT_FAILURE = 1;
 
@@ -188,6 +189,7 @@ export async function main(argv: readonly string[], given: CliIo = processIo): P
   registerProfileCommands(program, io, run);
   registerBackupCommands(program, io, run);
   registerDoctorCommand(program, io, run);
+  registerSyndicationCommands(program, io, run);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

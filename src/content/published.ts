@@ -15,6 +15,8 @@ export interface EntryPublished {
   readonly entry: MicropubEntry | null;
   /** Absolute spellings of the URL the action named (read against the request's origin and the base URL); empty for a create. */
   readonly urls: readonly string[];
+  /** A create's `mp-syndicate-to` (the uids of the syndication targets chosen), as the request sent it. */
+  readonly syndicateTo?: readonly string[];
 }
 
 export type PublishListener = (event: EntryPublished) => Promise<void>;

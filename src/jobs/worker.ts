@@ -17,7 +17,16 @@ const MAX_IDLE_POLL_MS = 30_000;
 
 export class RetryLaterError extends Error {
   override readonly name = 'RetryLaterError';
+  /** When the other side said when to come back (e.g. `Retry-After`): the next attempt then, instead of the backoff. */
+  readonly retryAfterMs: number | null;
+  constructor(message: string, options: { cause?: unknown; retryAfterMs?: number | null } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterMs = options.retryAfterMs ?? null;
+  }
 }
+
+/** The longest wait a job takes from the other side's word (`Retry-After`) before its next attempt. */
+const MAX_RETRY_AFTER_MS = 6 * 3600_000;
 
 export interface JobHandler {
   /** Does the work; throws {@link RetryLaterError} (or anything) to be retried. */
@@ -70,7 +79,12 @@ export function createJobWorker(deps: {
         await jobs.complete(job);
         log.warn({ kind: job.kind, ref: job.ref, attempts: job.attempts }, 'job given up');
       } else {
-        await jobs.reschedule(job, addSeconds(clock.now(), backoffSeconds(job.attempts)).toISOString(), reason);
+        const said = error instanceof RetryLaterError ? error.retryAfterMs : null;
+        const next =
+          said === null
+            ? addSeconds(clock.now(), backoffSeconds(job.attempts))
+            : new Date(clock.now().getTime() + Math.min(Math.max(said, 0), MAX_RETRY_AFTER_MS));
+        await jobs.reschedule(job, next.toISOString(), reason);
         log.info({ kind: job.kind, ref: job.ref, attempts: job.attempts }, 'job will be retried');
       }
     }

@@ -14,6 +14,7 @@ import type { PublishListener } from '../content/published.js';
 import { serverManagedSet } from './properties.js';
 import { micropubErrorHandler } from './responses.js';
 import { micropubRoutes } from './routes.js';
+import type { SyndicationTargets } from './queries.js';
 
 export interface MicropubFeature {
   readonly routes: (app: FastifyInstance) => Promise<void>;
@@ -30,6 +31,8 @@ export function createMicropub(deps: {
   meter?: Meter;
   /** Told after each create and action that succeeded (sending webmentions on publish). */
   onPublished?: PublishListener;
+  /** The user's syndication targets, listed in `q=syndicate-to` (and `q=config`) after the handler's own. */
+  syndicationTargets?: SyndicationTargets;
 }): MicropubFeature {
   const { config } = deps;
   const routeDeps = {
@@ -41,6 +44,7 @@ export function createMicropub(deps: {
     config,
     meter: deps.meter ?? NO_METER,
     onPublished: deps.onPublished ?? null,
+    syndicationTargets: deps.syndicationTargets ?? null,
   };
   return {
     routes: (app) => micropubRoutes(app, routeDeps),

@@ -14,8 +14,13 @@ import type { UrlPolicyCheck } from '../content/url-policy.js';
 
 export const DEFAULT_SOURCE_LIMIT = 20;
 
+/** The user's syndication targets the server adds to the handler's (`{ uid, name, service }` each). */
+export type SyndicationTargets = (user: HostUser) => Promise<readonly object[]>;
+
 export interface QueryDeps {
   readonly handler: MicropubHandler;
+  /** Added after the handler's `syndicate-to` list; null: none. */
+  readonly syndicationTargets?: SyndicationTargets | null;
   /** Absolute URL of the bundled media endpoint. */
   readonly mediaEndpoint: string;
   readonly urlPolicy: UrlPolicyCheck;
@@ -33,6 +38,12 @@ function withMediaEndpoint(deps: QueryDeps, config: unknown): MicropubConfig {
 
 async function loadConfigMap(deps: QueryDeps, user: HostUser): Promise<MicropubConfig> {
   return withMediaEndpoint(deps, await callHandler('get_config', () => deps.handler.getConfig(user)));
+}
+
+/** The handler's syndication targets, then the user's own (an empty list when there are none of either). */
+async function syndicateToList(deps: QueryDeps, config: MicropubConfig, user: HostUser): Promise<unknown[]> {
+  const extra = deps.syndicationTargets === undefined || deps.syndicationTargets === null ? [] : await deps.syndicationTargets(user);
+  return [...listOf(config['syndicate-to']), ...extra];
 }
 
 /**
@@ -63,6 +74,12 @@ export function createConfigText(deps: QueryDeps): (user: HostUser) => Promise<s
   const texts = new WeakMap<object, string>();
   return async (user) => {
     const config = await callHandler('get_config', () => deps.handler.getConfig(user));
+    const extra = deps.syndicationTargets === undefined || deps.syndicationTargets === null ? [] : await deps.syndicationTargets(user);
+    if (extra.length > 0) {
+      // the user's targets: never cached (they change without the handler's config changing)
+      const map = withMediaEndpoint(deps, config);
+      return JSON.stringify({ ...map, 'syndicate-to': [...listOf(map['syndicate-to']), ...extra] });
+    }
     const cacheable = typeof config === 'object' && config !== null;
     const known = cacheable ? texts.get(config) : undefined;
     if (known !== undefined) return known;
@@ -76,7 +93,7 @@ export function createConfigText(deps: QueryDeps): (user: HostUser) => Promise<s
 export async function runConfigQuery(deps: QueryDeps, q: string, query: unknown, user: HostUser): Promise<Record<string, unknown>> {
   switch (q) {
     case 'syndicate-to':
-      return { 'syndicate-to': listOf((await loadConfigMap(deps, user))['syndicate-to']) };
+      return { 'syndicate-to': await syndicateToList(deps, await loadConfigMap(deps, user), user) };
     case 'media-endpoint':
       return { 'media-endpoint': (await loadConfigMap(deps, user))['media-endpoint'] };
     case 'category': {

@@ -17,7 +17,8 @@ import { createEntry, isAction, prepareCreate, runAction, assertLocalUrl } from 
 import type { Content } from '../content/content.js';
 import type { EntryPublished, PublishListener } from '../content/published.js';
 import { parseFormPost, parseJsonPost, type MicropubPost } from './parse-request.js';
-import { createConfigText, runConfigQuery, runSourceQuery } from './queries.js';
+import { createConfigText, runConfigQuery, runSourceQuery, type SyndicationTargets } from './queries.js';
+import type { NewEntry } from '../contracts/micropub-types.js';
 import { micropubErrorHandler } from './responses.js';
 import { excerpt, forClient, InvalidRequestError } from '../core/errors.js';
 
@@ -45,6 +46,12 @@ export interface MicropubRoutesDeps {
   readonly meter: Meter;
   /** Told after each create and action that succeeded; null: nobody listens. */
   readonly onPublished: PublishListener | null;
+  readonly syndicationTargets: SyndicationTargets | null;
+}
+
+/** The uids a create's `mp-syndicate-to` names (strings only). */
+function syndicateToOf(entry: NewEntry): string[] {
+  return (entry.properties['mp-syndicate-to'] ?? []).filter((value): value is string => typeof value === 'string');
 }
 
 export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRoutesDeps): Promise<void> {
@@ -60,7 +67,12 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
     }
   }
   const handler = content.handler;
-  const deps = { handler, mediaEndpoint: routeDeps.mediaEndpoint, urlPolicy: content.urlPolicy };
+  const deps = {
+    handler,
+    mediaEndpoint: routeDeps.mediaEndpoint,
+    urlPolicy: content.urlPolicy,
+    syndicationTargets: routeDeps.syndicationTargets,
+  };
 
   /** Hosts an action URL may name: the request's, and those where the user's entries live. */
   const hostsOf = (request: FastifyRequest, user: HostUser) => [request.host.toLowerCase(), ...entryHostsOf(config.baseUrl, handler, user)];
@@ -94,10 +106,11 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
 
     if (post.kind === 'create') {
       bearer.assertScope(auth, 'create');
-      const entry = await createEntry(handler, prepareCreate(post.entry, serverManaged), auth.user);
+      const prepared = prepareCreate(post.entry, serverManaged);
+      const entry = await createEntry(handler, prepared, auth.user);
       request.log.info({ userId: auth.user.id, url: entry.url }, 'entry created');
       meter.micropubOperation('create');
-      await published(request, { action: 'create', user: auth.user, entry, urls: [] });
+      await published(request, { action: 'create', user: auth.user, entry, urls: [], syndicateTo: syndicateToOf(prepared) });
       return reply.code(201).header('location', entry.url).send('');
     }
     return runActionRequest(request, reply, post, auth);
@@ -129,7 +142,7 @@ export async function micropubRoutes(app: FastifyInstance, routeDeps: MicropubRo
       const entry = await createEntry(handler, prepared, received.user);
       request.log.info({ userId: received.user.id, url: entry.url, files: received.stored.length }, 'entry created');
       meter.micropubOperation('create');
-      await published(request, { action: 'create', user: received.user, entry, urls: [] });
+      await published(request, { action: 'create', user: received.user, entry, urls: [], syndicateTo: syndicateToOf(prepared) });
       return reply.code(201).header('location', entry.url).send('');
     } catch (error) {
       await media.pipeline.discard(received.stored);

@@ -169,6 +169,33 @@ export interface WebmentionOutgoingTable {
   updated_at: string;
 }
 
+export interface SyndicationTargetTable {
+  id: string;
+  user_id: string;
+  service: string;
+  name: string;
+  url: string;
+  handle: string | null;
+  /** Sealed with a key derived from the server secret (core/sealing.ts); never plain text. */
+  credentials: string;
+  created_at: string;
+}
+
+export interface SyndicationTable {
+  id: string;
+  user_id: string;
+  entry_url: string;
+  target_id: string;
+  action: string;
+  state: string;
+  copy_id: string | null;
+  copy_url: string | null;
+  error: string | null;
+  attempts: ColumnType<number | string, number | undefined, number>;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface JobTable {
   id: string;
   kind: string;
@@ -259,6 +286,8 @@ export interface Database {
   indieweb_webmention_outgoing: WebmentionOutgoingTable;
   indieweb_passkey: PasskeyTable;
   indieweb_webauthn_challenge: WebauthnChallengeTable;
+  indieweb_syndication_target: SyndicationTargetTable;
+  indieweb_syndication: SyndicationTable;
 }
 
 export type UserRow = Selectable<UserTable>;
@@ -280,3 +309,5 @@ export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
 export type WebmentionOutgoingRow = Selectable<WebmentionOutgoingTable>;
 export type PasskeyRow = Selectable<PasskeyTable>;
 export type WebauthnChallengeRow = Selectable<WebauthnChallengeTable>;
+export type SyndicationTargetRow = Selectable<SyndicationTargetTable>;
+export type SyndicationRow = Selectable<SyndicationTable>;

@@ -20,6 +20,7 @@ import { createWebmentionAccountsRepository, type WebmentionAccountsRepository }
 import { createWebmentionRulesRepository, type WebmentionRulesRepository } from './repositories/webmention-rules.js';
 import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './repositories/webhook-deliveries.js';
 import { createWebmentionOutgoingRepository, type WebmentionOutgoingRepository } from './repositories/webmention-outgoing.js';
+import { createSyndicationRepository, type SyndicationRepository } from './repositories/syndication.js';
 import { createTransactor, type Transactor } from './unit-of-work.js';
 
 /** Runs work against the webmention and job repositories bound to one transaction: all of it lands, or none. */
@@ -30,6 +31,11 @@ export type WebmentionTransactor = <T>(
 /** Runs work against the sent-on-publish webmentions and their jobs bound to one transaction. */
 export type OutgoingTransactor = <T>(
   work: (repositories: { outgoing: WebmentionOutgoingRepository; jobs: JobsRepository }) => Promise<T>,
+) => Promise<T>;
+
+/** Runs work against the syndication rows and their jobs bound to one transaction. */
+export type SyndicationTransactor = <T>(
+  work: (repositories: { syndication: SyndicationRepository; jobs: JobsRepository }) => Promise<T>,
 ) => Promise<T>;
 
 export interface Stores {
@@ -53,12 +59,16 @@ export interface Stores {
   readonly webmentionOutgoing: WebmentionOutgoingRepository;
   readonly passkeys: PasskeysRepository;
   readonly webauthnChallenges: WebauthnChallengesRepository;
+  /** Syndication targets (sealed credentials) and each entry's copies on them. */
+  readonly syndication: SyndicationRepository;
   /** One transaction over users, tokens, refresh tokens and codes. */
   readonly transact: Transactor;
   /** One transaction over webmentions and their jobs. */
   readonly transactWebmentions: WebmentionTransactor;
   /** One transaction over webmentions sent on publish and their jobs. */
   readonly transactOutgoing: OutgoingTransactor;
+  /** One transaction over syndication rows and their jobs. */
+  readonly transactSyndication: SyndicationTransactor;
 }
 
 export function createStores(database: DatabaseHandle): Stores {
@@ -79,6 +89,7 @@ export function createStores(database: DatabaseHandle): Stores {
     webmentionOutgoing: createWebmentionOutgoingRepository(db),
     passkeys: createPasskeysRepository(db),
     webauthnChallenges: createWebauthnChallengesRepository(db),
+    syndication: createSyndicationRepository(db),
     transact: createTransactor(db),
     transactWebmentions: (work) =>
       db.transaction().execute((trx) => work({ webmentions: createWebmentionsRepository(trx), jobs: createJobsRepository(trx, dialect) })),
@@ -86,5 +97,7 @@ export function createStores(database: DatabaseHandle): Stores {
       db
         .transaction()
         .execute((trx) => work({ outgoing: createWebmentionOutgoingRepository(trx), jobs: createJobsRepository(trx, dialect) })),
+    transactSyndication: (work) =>
+      db.transaction().execute((trx) => work({ syndication: createSyndicationRepository(trx), jobs: createJobsRepository(trx, dialect) })),
   };
 }

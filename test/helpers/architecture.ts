@@ -75,7 +75,8 @@ export const FEATURE_PAIRS: Readonly<Record<string, string>> = {
   'admin -> webmention': 'the webmention pages',
   'admin -> entries': 'the Write preview renders content as entry pages do',
   'admin -> operations': 'Check my setup runs the doctor',
-  'syndication -> media': "the clients size photos under each service's limits with fitWithin (media/photo-fit.ts)",
+  'admin -> syndication': 'the Syndication page: targets, status and retry through the syndication service',
+  'syndication -> media': "photos go to a silo sized under its limits with the photo issue's fitWithin (photo-fit.ts)",
 };
 
 /** Top-level folders that never import the app root: the features and the platform layers. */

@@ -9,7 +9,7 @@ import type { MediaStorage } from '../../contracts/media-storage.js';
 import type { Outbound } from '../../outbound/fetch.js';
 import type { DatabaseHandle } from '../../storage/connect.js';
 import type { JobsRepository } from '../../storage/repositories/jobs.js';
-import type { CheckResult } from './check.js';
+import { fail, pass, warn, type CheckResult } from './check.js';
 import { checkDatabase, checkJobQueue, checkMediaStorage, checkSecret } from './local-checks.js';
 import { checkAuthorizationHeader, checkBaseUrl, checkClock, checkProfile, type LinksHint, type RemoteContext } from './remote-checks.js';
 
@@ -21,6 +21,36 @@ export interface DoctorDeps {
   /** Null: the media check is skipped (storage could not be opened is reported by the caller). */
   readonly storage: MediaStorage | null;
   readonly now: () => Date;
+  /** Syndication targets with whether their credentials still work (the syndication service's check); absent: not checked. */
+  readonly syndicationTargets?: () => Promise<readonly SyndicationTargetCheck[]>;
+}
+
+/** One syndication target as the doctor reports it. */
+export interface SyndicationTargetCheck {
+  readonly uid: string;
+  readonly service: string;
+  readonly name: string;
+  readonly ok: boolean;
+  /** The service could not be reached (a warning), rather than refusing the credentials (a failure). */
+  readonly transient: boolean;
+  readonly reason: string | null;
+}
+
+/** A line per syndication target: its credentials work, were refused (FAIL), or could not be checked now (WARN). */
+export function syndicationChecks(targets: readonly SyndicationTargetCheck[]): CheckResult[] {
+  return targets.map((target) => {
+    const name = `syndication ${target.uid}`;
+    const who = `${target.name} (${target.service})`;
+    if (target.ok) return pass(name, `${who}: the credentials work`);
+    const reason = target.reason ?? 'the check failed';
+    if (target.transient)
+      return warn(name, `${who} could not be checked now: ${reason}`, 'try again later; posts for it wait and are retried');
+    return fail(
+      name,
+      `${who}: the credentials stopped working: ${reason}`,
+      `make a new token (Mastodon) or app password (Bluesky), then indiestack syndication remove --user NAME ${target.uid} and syndication add again (or use the admin's Syndication page)`,
+    );
+  });
 }
 
 export interface DoctorSubject {
@@ -59,5 +89,6 @@ export async function runDoctor(deps: DoctorDeps, subjects: readonly DoctorSubje
   checks.push(await checkDatabase(deps.database));
   if (deps.storage !== null) checks.push(await checkMediaStorage(deps.storage, deps.outbound));
   checks.push(await checkJobQueue(deps.jobs, deps.now()));
+  if (deps.syndicationTargets !== undefined) checks.push(...syndicationChecks(await deps.syndicationTargets()));
   return checks.map(explainLocalTrial);
 }

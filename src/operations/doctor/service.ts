@@ -15,7 +15,7 @@ import { outboundFor } from '../../outbound/fetch.js';
 import type { DatabaseHandle } from '../../storage/connect.js';
 import type { JobsRepository } from '../../storage/repositories/jobs.js';
 import type { CheckResult } from './check.js';
-import { runDoctor } from './doctor.js';
+import { runDoctor, type SyndicationTargetCheck } from './doctor.js';
 import type { LinksHint } from './remote-checks.js';
 
 export interface DoctorServiceDeps {
@@ -26,6 +26,8 @@ export interface DoctorServiceDeps {
   readonly clock: Clock;
   /** Counts the doctor's fetches with the server's other outbound fetches. */
   readonly meter: Pick<Meter, 'outboundFetch'>;
+  /** The account's syndication targets with whether their credentials still work; absent: not checked. */
+  readonly syndicationTargets?: (userId: string) => Promise<readonly SyndicationTargetCheck[]>;
 }
 
 /** The outcome of asking for a run: the checks, or `busy` when one for the same account is still running. */
@@ -52,7 +54,15 @@ export function createDoctorService(deps: DoctorServiceDeps): DoctorService {
       running.add(user.id);
       try {
         const checks = await runDoctor(
-          { config, outbound, database: deps.database, jobs: deps.jobs, storage: deps.storage, now: () => deps.clock.now() },
+          {
+            config,
+            outbound,
+            database: deps.database,
+            jobs: deps.jobs,
+            storage: deps.storage,
+            now: () => deps.clock.now(),
+            ...(deps.syndicationTargets === undefined ? {} : { syndicationTargets: () => deps.syndicationTargets!(user.id) }),
+          },
           [{ profileUrls: user.me, links }],
         );
         return { status: 'done', checks };
