@@ -33,7 +33,9 @@ interface Typed {
 }
 
 function targetRow(target: TargetView, csrf: string): SafeHtml {
-  return html`<tr><td data-label="Service">${target.service === 'mastodon' ? 'Mastodon' : 'Bluesky'}</td><td data-label="Account">${target.name}</td><td data-label="Server"><code>${target.url}</code></td><td data-label="uid"><code>${target.uid}</code></td>
+  const service = target.service === 'mastodon' ? 'Mastodon' : 'Bluesky';
+  return html`<tr><td data-label="Service">${service}</td><td data-label="Account">${target.name}</td>
+<td data-label="Server"><code>${target.url}</code></td><td data-label="uid"><code>${target.uid}</code></td>
 <td>${buttonForm({ action: `${ADMIN}${SYNDICATION_PATH}remove`, csrf, hidden: { uid: target.uid }, label: 'Remove' })}</td></tr>`;
 }
 
@@ -42,10 +44,21 @@ function addForm(csrf: string, typed: Typed): SafeHtml {
   return postForm({
     action: `${ADMIN}${SYNDICATION_PATH}add`,
     csrf,
-    content: html`<label for="target-service">Service</label><select id="target-service" name="service"><option value="mastodon"${selected('mastodon')}>Mastodon</option><option value="bluesky"${selected('bluesky')}>Bluesky</option></select>
-<label for="target-url">Server</label><span class="hint" id="target-url-hint">Mastodon: your instance, e.g. <code>https://mastodon.social</code>. Bluesky: your PDS, <code>https://bsky.social</code> unless you host your own.</span><input id="target-url" name="url" required value="${typed.url}" aria-describedby="target-url-hint">
-<label for="target-handle">Bluesky handle</label><span class="hint" id="target-handle-hint">Bluesky only, e.g. <code>alice.bsky.social</code>.</span><input id="target-handle" name="handle" value="${typed.handle}" aria-describedby="target-handle-hint">
-<label for="target-secret">Access token or app password</label><span class="hint" id="target-secret-hint">Mastodon: Preferences → Development → New application, with the scopes <code>read:accounts read:search write:statuses write:media write:favourites</code>; paste “Your access token”. Bluesky: Settings → Privacy and security → App passwords. It is checked with the service now, then kept encrypted.</span><input id="target-secret" name="secret" type="password" required autocomplete="off" aria-describedby="target-secret-hint">
+    content: html`<label for="target-service">Service</label><select id="target-service" name="service">
+<option value="mastodon"${selected('mastodon')}>Mastodon</option><option value="bluesky"${selected('bluesky')}>Bluesky</option>
+</select>
+<label for="target-url">Server</label>
+<span class="hint" id="target-url-hint">Mastodon: your instance, e.g. <code>https://mastodon.social</code>.
+Bluesky: your PDS, <code>https://bsky.social</code> unless you host your own.</span>
+<input id="target-url" name="url" required value="${typed.url}" aria-describedby="target-url-hint">
+<label for="target-handle">Bluesky handle</label>
+<span class="hint" id="target-handle-hint">Bluesky only, e.g. <code>alice.bsky.social</code>.</span>
+<input id="target-handle" name="handle" value="${typed.handle}" aria-describedby="target-handle-hint">
+<label for="target-secret">Access token or app password</label>
+<span class="hint" id="target-secret-hint">Mastodon: Preferences → Development → New application, with the scopes
+<code>read:accounts read:search write:statuses write:media write:favourites</code>; paste “Your access token”.
+Bluesky: Settings → Privacy and security → App passwords. It is checked with the service now, then kept encrypted.</span>
+<input id="target-secret" name="secret" type="password" required autocomplete="off" aria-describedby="target-secret-hint">
 <button type="submit">Add target</button>`,
   });
 }
@@ -59,7 +72,10 @@ function stateCell(row: SyndicationRecord): SafeHtml {
 function statusRow(row: SyndicationRecord, names: ReadonlyMap<string, string>, csrf: string): SafeHtml {
   const retry =
     row.state === 'sent' ? '' : buttonForm({ action: `${ADMIN}${SYNDICATION_PATH}retry`, csrf, hidden: { id: row.id }, label: 'Retry' });
-  return html`<tr class="syndication-${row.state}"><td data-label="Post"><a href="${row.entryUrl}">${row.entryUrl}</a></td><td data-label="Target">${names.get(row.targetId) ?? '(removed)'}</td><td data-label="State">${stateCell(row)}</td><td data-label="Attempts">${String(row.attempts)}</td><td data-label="Updated">${timestamp(row.updatedAt)}</td><td>${retry}</td></tr>`;
+  const target = names.get(row.targetId) ?? '(removed)';
+  return html`<tr class="syndication-${row.state}"><td data-label="Post"><a href="${row.entryUrl}">${row.entryUrl}</a></td>
+<td data-label="Target">${target}</td><td data-label="State">${stateCell(row)}</td><td data-label="Attempts">${String(row.attempts)}</td>
+<td data-label="Updated">${timestamp(row.updatedAt)}</td><td>${retry}</td></tr>`;
 }
 
 export function syndicationPage(app: FastifyInstance, deps: SyndicationPageDeps): void {
@@ -75,16 +91,21 @@ export function syndicationPage(app: FastifyInstance, deps: SyndicationPageDeps)
     const table =
       targets.length === 0
         ? html`<p>No targets yet: add your Mastodon or Bluesky account below, then tick it when you write.</p>`
-        : html`<table class="targets"><thead><tr><th>Service</th><th>Account</th><th>Server</th><th>uid</th><th></th></tr></thead><tbody>${targets.map((target) => targetRow(target, csrf))}</tbody></table>`;
+        : html`<table class="targets"><thead><tr><th>Service</th><th>Account</th><th>Server</th><th>uid</th><th></th></tr></thead>
+<tbody>${targets.map((target) => targetRow(target, csrf))}</tbody></table>`;
     const status =
       rows.length === 0
         ? html`<p>No post was syndicated yet.</p>`
-        : html`<table class="syndication-status"><thead><tr><th>Post</th><th>Target</th><th>State</th><th>Attempts</th><th>Updated</th><th></th></tr></thead><tbody>${rows.slice(0, PAGE_SIZE).map((row) => statusRow(row, names, csrf))}</tbody></table>`;
+        : html`<table class="syndication-status">
+<thead><tr><th>Post</th><th>Target</th><th>State</th><th>Attempts</th><th>Updated</th><th></th></tr></thead>
+<tbody>${rows.slice(0, PAGE_SIZE).map((row) => statusRow(row, names, csrf))}</tbody></table>`;
     const more =
       rows.length > PAGE_SIZE ? html`<p><a href="${ADMIN}${SYNDICATION_PATH}?offset=${String(offset + PAGE_SIZE)}">Older</a></p>` : '';
+    const typed = options.typed ?? { service: 'mastodon', url: '', handle: '' };
     const content = html`${options.problem === undefined ? '' : errorAlert(options.problem)}<div class="stack">
-<section id="targets" class="card"><h2>Targets</h2><p>A post you publish here goes to the targets you tick in the Write area (or a Micropub client's <code>mp-syndicate-to</code>); its copy's link is added to the post.</p>${table}</section>
-<section id="add-target" class="card"><h2>Add a target</h2>${addForm(csrf, options.typed ?? { service: 'mastodon', url: '', handle: '' })}</section>
+<section id="targets" class="card"><h2>Targets</h2><p>A post you publish here goes to the targets you tick in the Write area
+(or a Micropub client's <code>mp-syndicate-to</code>); its copy's link is added to the post.</p>${table}</section>
+<section id="add-target" class="card"><h2>Add a target</h2>${addForm(csrf, typed)}</section>
 <section id="status" class="card"><h2>Your posts on other sites</h2>${status}${more}</section></div>`;
     return sendAdminPage(request, reply, { title: TITLE, status: options.status ?? 200, content });
   }

@@ -7,17 +7,14 @@
  * Idempotency-Key); a 503 with Retry-After: 1 twice, then success, is done
  * within 30 s.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startMastodonDouble, type MastodonDouble } from '../helpers/mastodon-double.js';
 import { freePort } from '../helpers/net.js';
 import { killServe, startServe, waitFor, type ServeProcess } from '../helpers/serve.js';
-
-const BLUESKY_BUILT = existsSync(fileURLToPath(new URL('../../src/syndication/bluesky/client.ts', import.meta.url)));
 
 describe('indiestack syndication (Mastodon double)', () => {
   let cwd: string;
@@ -81,16 +78,6 @@ describe('indiestack syndication (Mastodon double)', () => {
       `${uid}\tmastodon\t@alice@${new URL(double.origin).host}\n`,
     );
     expect(await cli(['syndication', 'status', 'https://nowhere.example/1'])).toMatchObject({ code: 0, stdout: '' });
-  });
-
-  it.skipIf(BLUESKY_BUILT)('bluesky answers "not available in this build" until its client lands', async () => {
-    oneLineFailure(
-      await cli(
-        ['syndication', 'add', '--user', 'alice', '--service', 'bluesky', '--url', 'https://pds.example', '--handle', 'alice.example'],
-        'app-pass\n',
-      ),
-      'bluesky: not available in this build',
-    );
   });
 
   it('SIGKILL while the copy is being made, then a restart: exactly one copy, its URL in the status', async () => {
