@@ -12,7 +12,7 @@
  *   (tid.ts); `publish` first looks for a record at that key and adopts it,
  *   because a second `createRecord` at a taken key answers 500, not 409.
  * - Bluesky has no edits: `update` leaves the copy as it is.
- * @see docs/syndication-bluesky.md
+ * @see docs/syndication.md ("Bluesky in detail")
  * @module
  */
 import { fitWithin } from '../../media/photo-fit.js';
@@ -135,7 +135,7 @@ export function createBlueskyClient(target: BlueskyTarget): SyndicationClient {
     },
 
     async update() {
-      // Bluesky has no edits: a post stays as it was first sent (docs/syndication-bluesky.md)
+      // Bluesky has no edits: a post stays as it was first sent (docs/syndication.md ("Bluesky in detail"))
     },
 
     async remove(copy) {
