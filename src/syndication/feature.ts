@@ -21,6 +21,7 @@ import { clientFor, type OpenTarget } from './clients.js';
 import { SyndicationError } from './client.js';
 import { lookup } from 'node:dns/promises';
 import { isPublicAddress } from '../outbound/address-guard.js';
+import { siloFetch } from './silo-fetch.js';
 import { createReadStream } from 'node:fs';
 import type { MediaStorage } from '../contracts/media-storage.js';
 import type { LocalMediaStorage } from '../media/fs-storage.js';
@@ -109,6 +110,8 @@ export function createSyndication(deps: {
 }): SyndicationFeature {
   const { stores, jobs } = deps;
   const timeoutMs = Math.max(deps.config.outboundTimeout * 1000, 30_000);
+  // one guarded fetch for every client (the Bluesky client shares an account's session per fetch function)
+  const fetchSilo = siloFetch({ allowPrivateNetworks: deps.config.allowPrivateNetworks });
   const service = createSyndicationService({
     repository: stores.syndication,
     transact: stores.transactSyndication,
@@ -121,7 +124,7 @@ export function createSyndication(deps: {
       deps.clientFor ??
       (async (target) => {
         if (!deps.config.allowPrivateNetworks) await assertPublicTarget(target.url);
-        return clientFor(target, { timeoutMs });
+        return clientFor(target, { timeoutMs, fetch: fetchSilo });
       }),
     onEnqueued: () => jobs.wake(),
   });
