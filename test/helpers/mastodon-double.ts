@@ -115,6 +115,8 @@ export interface MastodonDouble {
   unfavourite(account: DoubleAccount, statusId: string): void;
   reblog(account: DoubleAccount, statusId: string): void;
   unreblog(account: DoubleAccount, statusId: string): void;
+  /** A notification as Mastodon would send it (by any account, the user's own too: for tests of what is left out). */
+  notify(type: DoubleNotification['type'], accountId: string, statusId: string): DoubleNotification;
   /** Deletes any status (a reply by someone else too). */
   deleteStatus(id: string): void;
   /** Pauses every answer to GET /api/v1/notifications by `ms`, counting how many are in flight at once: for lease tests. */
@@ -622,6 +624,11 @@ export async function startMastodonDouble(options: MastodonDoubleOptions = {}): 
     unreblog(who, statusId) {
       const status = statuses.get(statusId)!;
       status.rebloggedBy = (status.rebloggedBy ?? []).filter((id) => id !== who.id);
+    },
+    notify(type, accountId, statusId) {
+      const made: DoubleNotification = { id: newId(), type, created_at: NOW(), accountId, statusId };
+      notifications.push(made);
+      return made;
     },
     deleteStatus(id) {
       statuses.get(id)!.deleted = true;

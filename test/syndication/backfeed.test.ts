@@ -118,20 +118,14 @@ describe('backfeed from Mastodon (API double)', () => {
   it('the user’s own replies (their account) are never fed back', async () => {
     const own = double.reply('1', copyId, 'my own follow-up');
     // Mastodon does not notify of one's own replies; even if it did, they are left out
-    double.notifications.push({ id: '9999999', type: 'mention', created_at: new Date().toISOString(), accountId: '1', statusId: own.id });
+    double.notify('mention', '1', own.id);
     await poll();
     expect((await mentions()).map((mention) => mention.source)).not.toContain(own.url);
   });
 
   it('a reply to something else (not a copy) is ignored', async () => {
     const other = double.reply(bob, double.addStatus('https://elsewhere.example/@x/1').id, 'unrelated');
-    double.notifications.push({
-      id: '99999999',
-      type: 'mention',
-      created_at: new Date().toISOString(),
-      accountId: bob.id,
-      statusId: other.id,
-    });
+    double.notify('mention', bob.id, other.id);
     await poll();
     expect((await mentions()).map((mention) => mention.source)).not.toContain(other.url);
   });
