@@ -32,10 +32,19 @@ interface Typed {
   readonly handle: string;
 }
 
-function targetRow(target: TargetView, csrf: string): SafeHtml {
+type PollView = { readonly polledAt: string | null; readonly found: string | null; readonly error: string | null } | null;
+
+/** Backfeed (issue 34): when the target was last polled and what it found, or why it failed. */
+function pollCell(poll: PollView): SafeHtml {
+  if (poll === null || poll.polledAt === null) return html`<td data-label="Last poll">not yet</td>`;
+  const what = poll.error === null ? (poll.found ?? '') : `failed: ${poll.error}`;
+  return html`<td data-label="Last poll">${timestamp(poll.polledAt)}: ${what}</td>`;
+}
+
+function targetRow(target: TargetView, csrf: string, poll: PollView): SafeHtml {
   const service = target.service === 'mastodon' ? 'Mastodon' : 'Bluesky';
   return html`<tr><td data-label="Service">${service}</td><td data-label="Account">${target.name}</td>
-<td data-label="Server"><code>${target.url}</code></td><td data-label="uid"><code>${target.uid}</code></td>
+<td data-label="Server"><code>${target.url}</code></td><td data-label="uid"><code>${target.uid}</code></td>${pollCell(poll)}
 <td>${buttonForm({ action: `${ADMIN}${SYNDICATION_PATH}remove`, csrf, hidden: { uid: target.uid }, label: 'Remove' })}</td></tr>`;
 }
 
@@ -86,13 +95,16 @@ export function syndicationPage(app: FastifyInstance, deps: SyndicationPageDeps)
     const offsetText = readParam(request.query, 'offset') ?? '0';
     const offset = /^\d{1,9}$/.test(offsetText) ? Number(offsetText) : 0;
     const targets = await syndication.listTargets(user.id);
+    const polls = await Promise.all(
+      targets.map(async (target) => ({ target, poll: (await syndication.backfeed?.pollState(target.uid)) ?? null })),
+    );
     const rows = await syndication.listRows(user.id, { limit: PAGE_SIZE + 1, offset });
     const names = new Map(targets.map((target) => [target.uid, `${target.name} (${target.service})`]));
     const table =
       targets.length === 0
         ? html`<p>No targets yet: add your Mastodon or Bluesky account below, then tick it when you write.</p>`
-        : html`<table class="targets"><thead><tr><th>Service</th><th>Account</th><th>Server</th><th>uid</th><th></th></tr></thead>
-<tbody>${targets.map((target) => targetRow(target, csrf))}</tbody></table>`;
+        : html`<table class="targets"><thead><tr><th>Service</th><th>Account</th><th>Server</th><th>uid</th><th>Last poll</th><th></th></tr>
+</thead><tbody>${polls.map(({ target, poll }) => targetRow(target, csrf, poll))}</tbody></table>`;
     const status =
       rows.length === 0
         ? html`<p>No post was syndicated yet.</p>`

@@ -289,6 +289,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       mediaStorage: mediaStorage.get,
       jobs,
       log,
+      // backfeed: responses on the copies are stored through the webmention service, the door every mention takes
+      inbox: async () => (await webmention.get()).service,
       ...(options.syndicationClients === undefined ? {} : { clientFor: options.syndicationClients }),
     });
   });
@@ -331,6 +333,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     async start() {
       if (server && options.worker !== false) jobs.start();
       await (await webmention.made())?.start();
+      await (await syndication.made())?.start();
     },
     async close() {
       // the worker hands its jobs back first: they use what the parts hold

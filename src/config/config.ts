@@ -264,6 +264,8 @@ export interface Config {
   readonly webmentionSendDelay: number | null;
   /** Seconds. */
   readonly jobLeaseSeconds: number;
+  /** Seconds between two backfeed polls of one syndication target (INDIEWEB_SYNDICATION_POLL_SECONDS). */
+  readonly syndicationPollSeconds: number;
   /** Seconds. */
   readonly outboundTimeout: number;
   /** Seconds one fetched page may take to parse in the parse pool. */

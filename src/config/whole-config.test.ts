@@ -65,6 +65,7 @@ describe('loadConfig, whole results', () => {
       webmentionSendOnPublish: 'auto',
       webmentionSendDelay: null,
       jobLeaseSeconds: 60,
+      syndicationPollSeconds: 300,
       outboundTimeout: 10,
       parseTimeout: 5,
       files: {
@@ -212,6 +213,7 @@ describe('loadConfig, whole results', () => {
       webmentionSendOnPublish: 'deploy',
       webmentionSendDelay: 300,
       jobLeaseSeconds: 120,
+      syndicationPollSeconds: 300,
       outboundTimeout: 4,
       parseTimeout: 7,
       files: {

@@ -196,6 +196,27 @@ export interface SyndicationTable {
   updated_at: string;
 }
 
+export interface SyndicationPollTable {
+  target_id: string;
+  cursor: string | null;
+  polled_at: string | null;
+  found: string | null;
+  error: string | null;
+  updated_at: string;
+}
+
+export interface BackfeedTable {
+  id: string;
+  target_id: string;
+  webmention_id: string;
+  kind: string;
+  copy_id: string;
+  silo_id: string;
+  source: string;
+  created_at: string;
+  checked_at: string;
+}
+
 export interface JobTable {
   id: string;
   kind: string;
@@ -288,6 +309,8 @@ export interface Database {
   indieweb_webauthn_challenge: WebauthnChallengeTable;
   indieweb_syndication_target: SyndicationTargetTable;
   indieweb_syndication: SyndicationTable;
+  indieweb_syndication_poll: SyndicationPollTable;
+  indieweb_backfeed: BackfeedTable;
 }
 
 export type UserRow = Selectable<UserTable>;

@@ -77,4 +77,41 @@ export interface SyndicationClient {
   remove(copy: SyndicatedCopy): Promise<void>;
   /** Whether `url` is a post on this target's service (replies, likes and reposts go natively there). */
   isOnService(url: string): boolean;
+  /** Responses on the copies (backfeed); absent for a client that cannot poll. */
+  readonly backfeed?: BackfeedClient;
+}
+
+/** Kinds of responses on a copy that come home (backfeed, issue 34). */
+export type ResponseKind = 'reply' | 'like' | 'repost' | 'quote';
+
+/** One response on one of the copies, as the silo's API reported it. */
+export interface SiloResponse {
+  readonly kind: ResponseKind;
+  /** The copy it responds to: its id on the silo (a Mastodon status id, a Bluesky at:// URI). */
+  readonly copyId: string;
+  /** The reply's or quote's own id there; for a like or repost, the account's id (a DID on Bluesky). */
+  readonly siloId: string;
+  /** The reply's or quote's public URL; null for a like or repost (the feature names them with a fragment). */
+  readonly url: string | null;
+  readonly author: { readonly id: string; readonly name: string | null; readonly url: string | null; readonly photo: string | null };
+  readonly contentHtml: string | null;
+  readonly contentText: string | null;
+  /** When it was made on the silo (ISO). */
+  readonly published: string | null;
+}
+
+/**
+ * Polling one target for responses on its copies (backfeed). Throws {@link SyndicationError}; a 429 is transient
+ * with `retryAfterMs`.
+ */
+export interface BackfeedClient {
+  /**
+   * The responses reported since `cursor` (Mastodon: notifications after `since_id`; Bluesky: newer than the last
+   * seen `indexedAt`), oldest first, bounded per call, without the account's own; and the cursor to keep.
+   */
+  responses(cursor: string | null): Promise<{ readonly responses: readonly SiloResponse[]; readonly cursor: string | null }>;
+  /** The accounts that like (or repost) the copy now; null when the copy itself is gone. */
+  responders(copyId: string, kind: 'like' | 'repost'): Promise<ReadonlySet<string> | null>;
+  /** Whether a reply or quote (by its id there) still exists. */
+  responseExists(siloId: string): Promise<boolean>;
 }

@@ -27,12 +27,15 @@ import type { MediaStorage } from '../contracts/media-storage.js';
 import type { LocalMediaStorage } from '../media/fs-storage.js';
 import type { S3MediaStorage } from '../media/s3-storage.js';
 import { createSyndicationService, SYNDICATION_JOB, type SyndicationService } from './service.js';
+import { POLL_JOB, type BackfeedInbox } from './backfeed.js';
 
 /** The most bytes of one photo read to send to a silo (each is sized under the silo's limits first). */
 const MAX_PHOTO_BYTES = 50 * 1024 * 1024;
 
 export interface SyndicationFeature {
   readonly service: SyndicationService;
+  /** Once the server is ready: every target gets its backfeed poll job (the core starts the worker). */
+  start(): Promise<void>;
   /** What Micropub calls after each create and action. */
   readonly onPublished: PublishListener;
 }
@@ -92,7 +95,7 @@ function photoReader(stores: Pick<Stores, 'media'>, mediaStorage: () => Promise<
 }
 
 export function createSyndication(deps: {
-  config: Pick<Config, 'outboundTimeout' | 'allowPrivateNetworks'>;
+  config: Pick<Config, 'outboundTimeout' | 'allowPrivateNetworks'> & Partial<Pick<Config, 'syndicationPollSeconds'>>;
   clock: Clock;
   stores: Pick<Stores, 'syndication' | 'transactSyndication' | 'media'>;
   /** Derives the key that seals targets' credentials from the server secret. */
@@ -105,6 +108,8 @@ export function createSyndication(deps: {
   /** The core's job worker: the feature registers its kind and wakes it when it queues. */
   jobs: Pick<JobWorker, 'register' | 'wake'>;
   log: FastifyBaseLogger;
+  /** Backfeed: the webmention service responses are stored through; without it targets are not polled. */
+  inbox?: () => Promise<BackfeedInbox>;
   /** Makes a target's client (tests). @defaultValue the client of the target's service */
   clientFor?: (target: OpenTarget) => Promise<SyndicationClient>;
 }): SyndicationFeature {
@@ -127,10 +132,17 @@ export function createSyndication(deps: {
         return clientFor(target, { timeoutMs, fetch: fetchSilo });
       }),
     onEnqueued: () => jobs.wake(),
+    pollSeconds: deps.config.syndicationPollSeconds ?? 300,
+    ...(deps.inbox === undefined ? {} : { inbox: deps.inbox }),
+    log: deps.log,
   });
   jobs.register(SYNDICATION_JOB, service.job);
+  if (service.backfeed !== null) jobs.register(POLL_JOB, service.backfeed.job);
   return {
     service,
+    async start() {
+      await service.backfeed?.ensureJobs();
+    },
     onPublished: async (event) => {
       const queued = await service.published(event);
       if (queued > 0) deps.log.info({ action: event.action, queued }, 'syndication queued');

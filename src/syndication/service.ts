@@ -28,6 +28,7 @@ import type { SyndicationTransactor } from '../storage/stores.js';
 import { SyndicationError, type SyndicationClient } from './client.js';
 import { clientFor, isService, SERVICE_NAMES, type ClientOptions, type OpenTarget, type ServiceName } from './clients.js';
 import { syndicationPostOf } from './post.js';
+import { createBackfeed, type BackfeedInbox } from './backfeed.js';
 
 export const SYNDICATION_JOB = 'syndication.sync';
 
@@ -94,6 +95,11 @@ export function createSyndicationService(deps: {
   clientFor?: (target: OpenTarget) => Promise<SyndicationClient>;
   /** Called after jobs were queued, to start them soon. */
   onEnqueued?: () => void;
+  /** Backfeed: seconds between two polls of a target (INDIEWEB_SYNDICATION_POLL_SECONDS). @defaultValue 300 */
+  pollSeconds?: number;
+  /** Backfeed: where responses are stored (the webmention service); without it targets are not polled. */
+  inbox?: () => Promise<BackfeedInbox>;
+  log?: Parameters<typeof createBackfeed>[0]['log'];
 }) {
   const { repository, clock, sealer } = deps;
   const now = () => clock.now().toISOString();
@@ -179,6 +185,20 @@ export function createSyndicationService(deps: {
     return 'sent';
   }
 
+  const backfeed =
+    deps.inbox === undefined
+      ? null
+      : createBackfeed({
+          repository,
+          transact: deps.transact,
+          clock,
+          pollSeconds: deps.pollSeconds ?? 300,
+          clientOf: (target) => makeClient(open(target)),
+          inbox: deps.inbox,
+          ...(deps.log === undefined ? {} : { log: deps.log }),
+          ...(deps.onEnqueued === undefined ? {} : { onEnqueued: deps.onEnqueued }),
+        });
+
   const job: JobHandler = {
     async run(record: JobRecord) {
       const row = await repository.find(record.ref);
@@ -219,6 +239,8 @@ export function createSyndicationService(deps: {
 
   return {
     job,
+    /** Backfeed polling (null without an inbox): its job, the first poll of a new target, the poll states. */
+    backfeed,
 
     /** Checks the credentials with the service, then stores the target (sealed); its uid and the account's name. */
     async addTarget(input: { userId: string; service: string; url: string; handle?: string | null; secret: string }): Promise<TargetView> {
@@ -243,6 +265,7 @@ export function createSyndicationService(deps: {
         sealedCredentials: sealer.seal(JSON.stringify({ secret })),
         now: now(),
       });
+      await backfeed?.pollSoon(id);
       return { uid: id, service: input.service, name, url, handle };
     },
 

@@ -13,8 +13,15 @@ import { requireMention as findMention } from './require-mention.js';
 import { createFixedWindowLimiter, type FixedWindowLimiter } from '../core/fixed-window-limiter.js';
 import { clientAddressKey } from '../outbound/address-guard.js';
 import type { JobRecord, JobsRepository } from '../storage/repositories/jobs.js';
-import type { WebmentionApproval, WebmentionRecord, WebmentionStatus, WebmentionsRepository } from '../storage/repositories/webmentions.js';
+import type {
+  ParsedMention,
+  WebmentionApproval,
+  WebmentionRecord,
+  WebmentionStatus,
+  WebmentionsRepository,
+} from '../storage/repositories/webmentions.js';
 import { canonicalUrl } from './canonical-url.js';
+import { capMention } from './cap-mention.js';
 import { bareHost } from './host.js';
 import type { WebmentionEvents } from './events.js';
 import type { ModerationDecision } from './moderation.js';
@@ -196,6 +203,90 @@ export function createWebmentionService(deps: {
         deps.onListenerError?.(error);
       }
       return { record, created, statusUrl: statusUrl(record.id) };
+    },
+
+    /**
+     * A response that came from a silo's API (backfeed, issue 34), stored as verified without fetching its source:
+     * the API is the evidence that it responds to the copy of the target. It goes through the same door as a
+     * received mention: the target must be ours and gets its owner, moderation decides on the author's URL (a
+     * domain rule matches the author's instance, a URL prefix the account), every field is capped and sanitized
+     * (capMention), the webhooks and `webmention_received` follow. The same source and target again store nothing
+     * new (`changed: false`); one the owner marked spam or rejected stays so; one withdrawn before comes back.
+     */
+    async receiveVerified(input: {
+      source: string;
+      target: string;
+      origin: string;
+      mention: ParsedMention;
+    }): Promise<{ record: WebmentionRecord; created: boolean; changed: boolean }> {
+      const source = parseMentionUrl('source', input.source);
+      const target = parseMentionUrl('target', input.target);
+      const targetKey = canonicalUrl(target.href)!;
+      const targetHost = bareHost(target.hostname);
+      if (!(await deps.ownHosts()).has(targetHost)) throw new InvalidRequestError(forClient('target is not on this site'));
+      const ownerId = await ownership.ownerOf(target.href);
+      let judged = source;
+      try {
+        if (input.mention.author?.url != null) judged = new URL(input.mention.author.url);
+      } catch {
+        // the author's URL is not one: the source is judged
+      }
+      const decision: ModerationDecision =
+        deps.moderate === undefined ? { kind: 'admit', approval: 'approved' } : await deps.moderate(judged, ownerId);
+      const at = now();
+      const capped = capMention({ ...input.mention, author: input.mention.author });
+      const outcome = await transact(async (store) => {
+        const stored = await store.webmentions.upsert({
+          id: randomId(18),
+          source: input.source,
+          target: input.target,
+          targetKey,
+          targetHost,
+          ownerId,
+          now: at,
+          approval: decision.kind === 'admit' ? decision.approval : 'approved',
+          origin: input.origin,
+        });
+        const before = stored.record;
+        if (!stored.created && (before.status === 'verified' || before.status === 'spam' || before.approval === 'rejected'))
+          return { before, created: false, changed: false };
+        if (decision.kind === 'blocked') {
+          await store.webmentions.markStatus(before.id, 'spam', 'the author is blocked', at);
+          return { before, created: stored.created, changed: true };
+        }
+        await store.webmentions.markVerified(before.id, capped, at);
+        return { before, created: stored.created, changed: true };
+      });
+      const record = (await webmentions.findById(outcome.before.id)) ?? outcome.before;
+      if (outcome.changed) {
+        if (deps.onProcessed !== undefined) await deps.onProcessed(outcome.before, record);
+        try {
+          events.emit('webmention_received', {
+            id: record.id,
+            source: record.source,
+            target: record.target,
+            statusUrl: statusUrl(record.id),
+            isNew: outcome.created,
+            receivedAt: at,
+          });
+        } catch (error) {
+          deps.onListenerError?.(error);
+        }
+      }
+      return { record, created: outcome.created, changed: outcome.changed };
+    },
+
+    /**
+     * A backfed response the silo no longer has (unliked, deleted): made failed with `reason`, as a mention whose
+     * source went away is (410), so it leaves the entry page and the APIs and a public one sends the `deleted`
+     * webhook. False when there is no such mention or it was not verified.
+     */
+    async withdrawVerified(id: string, reason: string): Promise<boolean> {
+      const before = await webmentions.findById(id);
+      if (before === null || before.status !== 'verified') return false;
+      await webmentions.markStatus(id, 'failed', reason, now());
+      await afterProcessing(before);
+      return true;
     },
 
     async get(id: string): Promise<WebmentionRecord> {

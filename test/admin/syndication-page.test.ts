@@ -63,11 +63,14 @@ describe('the Syndication page and the Write area', () => {
       'mp-syndicate-to': target!.uid,
     });
     expect(posted.statusCode).toBe(303);
-    expect(await t.app.indieweb.jobs.drain()).toBe(1);
+    // the post's copy, and the new target's first backfeed poll (issue 34)
+    expect(await t.app.indieweb.jobs.drain()).toBe(2);
     const copy = double.ownStatuses().find((status) => status.text === 'Written in the admin');
     expect(copy).toBeDefined();
     const status = await getAdmin(t, alice.jar, '/syndication/');
     expect(status.body).toContain(`href="${copy!.url}"`);
+    // the target's last backfeed poll and what it found
+    expect(status.body).toMatch(/data-label="Last poll">[^<]*<time[^>]*>[^<]*<\/time>: nothing new</);
   });
 
   it('a failed copy shows why; Retry queues it again and it goes', async () => {

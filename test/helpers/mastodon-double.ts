@@ -6,7 +6,10 @@
  * Idempotency-Key, GET, PUT edits, DELETE, favourite, reblog and their undo),
  * media v2 with background processing (202, `url: null`, then
  * `GET /api/v1/media/:id` 206 until 200), search v2 (`resolve=true` finds
- * remote posts), notifications, rate-limit headers and the error shape
+ * remote posts), notifications (types[], since_id, max_id, limit, the `Link`
+ * header; made by other accounts' replies, favourites and reblogs, which
+ * tests make with {@link MastodonDouble.reply}, `favourite`, `reblog`),
+ * favourited_by / reblogged_by, accounts/:id, rate-limit headers and the error shape
  * `{ "error": … }`, 401/404/422/429/503. It is checked against the real
  * `masto` client (test/syndication/mastodon-double.test.ts) so it cannot
  * drift from the API.
@@ -38,6 +41,28 @@ export interface DoubleStatus {
   remote: boolean;
   deleted: boolean;
   idempotencyKey: string | null;
+  /** The author of a reply made with {@link MastodonDouble.reply}. */
+  accountId?: string;
+  /** Who favourited / reblogged it (other accounts' ids). */
+  favouritedBy?: string[];
+  rebloggedBy?: string[];
+}
+
+export interface DoubleAccount {
+  id: string;
+  username: string;
+  acct: string;
+  display_name: string;
+  url: string;
+  avatar: string;
+}
+
+export interface DoubleNotification {
+  id: string;
+  type: 'mention' | 'favourite' | 'reblog';
+  created_at: string;
+  accountId: string;
+  statusId: string;
 }
 
 export interface DoubleMedia {
@@ -81,6 +106,23 @@ export interface MastodonDouble {
   addStatus(url: string, options?: { remote?: boolean }): DoubleStatus;
   /** Pauses every answer to POST /api/v1/statuses by `ms` (after the status exists): for crash tests. */
   delayCreates(ms: number): void;
+  readonly notifications: DoubleNotification[];
+  /** Another account (on this instance or a remote one); the user's own is `1`. */
+  addAccount(username: string, options?: { host?: string; displayName?: string }): DoubleAccount;
+  /** `account` replies to status `inReplyToId`: a new status, and a mention notification for the user when it replies to theirs. */
+  reply(account: DoubleAccount | '1', inReplyToId: string, text: string): DoubleStatus;
+  favourite(account: DoubleAccount, statusId: string): void;
+  unfavourite(account: DoubleAccount, statusId: string): void;
+  reblog(account: DoubleAccount, statusId: string): void;
+  unreblog(account: DoubleAccount, statusId: string): void;
+  /** A notification as Mastodon would send it (by any account, the user's own too: for tests of what is left out). */
+  notify(type: DoubleNotification['type'], accountId: string, statusId: string): DoubleNotification;
+  /** Deletes any status (a reply by someone else too). */
+  deleteStatus(id: string): void;
+  /** Pauses every answer to GET /api/v1/notifications by `ms`, counting how many are in flight at once: for lease tests. */
+  delayNotifications(ms: number): void;
+  /** The most GET /api/v1/notifications requests that were in flight at once. */
+  notificationsInFlightMax(): number;
   close(): Promise<void>;
 }
 
@@ -139,6 +181,11 @@ export async function startMastodonDouble(options: MastodonDoubleOptions = {}): 
   const requests: MastodonDouble['requests'] = [];
   const faults: (Fault & { path?: string })[] = [];
   let createDelay = 0;
+  let notificationDelay = 0;
+  let inFlight = 0;
+  let inFlightMax = 0;
+  const accounts = new Map<string, DoubleAccount>();
+  const notifications: DoubleNotification[] = [];
   let nextId = 100_000;
   let used = 0;
   let windowReset = Date.now() + 300_000;
@@ -177,6 +224,13 @@ export async function startMastodonDouble(options: MastodonDoubleOptions = {}): 
     url: 'https://elsewhere.example/@bob',
   });
 
+  const otherAccountJson = (id: string) => {
+    const other = accounts.get(id);
+    if (other === undefined) return foreignAccount();
+    return { ...account(), ...other, uri: other.url, avatar_static: other.avatar, statuses_count: 1 };
+  };
+  const accountJson = (id: string) => (id === '1' ? account() : otherAccountJson(id));
+
   const mediaJson = (item: DoubleMedia) => ({
     id: item.id,
     type: 'image',
@@ -196,7 +250,7 @@ export async function startMastodonDouble(options: MastodonDoubleOptions = {}): 
     url: status.url,
     created_at: status.created_at,
     edited_at: status.edited_at,
-    account: status.foreign ? foreignAccount() : account(),
+    account: status.accountId !== undefined ? accountJson(status.accountId) : status.foreign ? foreignAccount() : account(),
     content: `<p>${escapeHtml(status.text)}</p>`,
     visibility: 'public',
     sensitive: false,
@@ -206,8 +260,8 @@ export async function startMastodonDouble(options: MastodonDoubleOptions = {}): 
     mentions: [],
     tags: [],
     emojis: [],
-    reblogs_count: status.reblogged ? 1 : 0,
-    favourites_count: status.favourited ? 1 : 0,
+    reblogs_count: (status.reblogged ? 1 : 0) + (status.rebloggedBy?.length ?? 0),
+    favourites_count: (status.favourited ? 1 : 0) + (status.favouritedBy?.length ?? 0),
     replies_count: 0,
     in_reply_to_id: status.in_reply_to_id,
     in_reply_to_account_id: status.in_reply_to_id === null ? null : '2',
@@ -300,7 +354,56 @@ export async function startMastodonDouble(options: MastodonDoubleOptions = {}): 
 
     if (path === '/api/v1/accounts/verify_credentials' && method === 'GET')
       return send(response, 200, { ...account(), source: { privacy: 'public', sensitive: false, language: 'en', note: '', fields: [] } });
-    if (path === '/api/v1/notifications' && method === 'GET') return send(response, 200, []);
+    if (path === '/api/v1/notifications' && method === 'GET') {
+      const types = url.searchParams.getAll('types[]');
+      const limit = Math.min(Number(url.searchParams.get('limit') ?? 40) || 40, 80);
+      const since = url.searchParams.get('since_id');
+      const max = url.searchParams.get('max_id');
+      const newer = (a: string, b: string) => (a.length === b.length ? a > b : a.length > b.length);
+      const found = notifications
+        .filter(
+          (n) =>
+            (types.length === 0 || types.includes(n.type)) && (since === null || newer(n.id, since)) && (max === null || newer(max, n.id)),
+        )
+        .sort((a, b) => (newer(a.id, b.id) ? -1 : 1))
+        .slice(0, limit);
+      inFlight += 1;
+      inFlightMax = Math.max(inFlightMax, inFlight);
+      if (notificationDelay > 0) await new Promise((resolve) => setTimeout(resolve, notificationDelay));
+      inFlight -= 1;
+      const link =
+        found.length === limit
+          ? { link: `<${origin}/api/v1/notifications?max_id=${found[found.length - 1]!.id}&limit=${limit}>; rel="next"` }
+          : undefined;
+      return send(
+        response,
+        200,
+        found.map((n) => ({
+          id: n.id,
+          type: n.type,
+          created_at: n.created_at,
+          account: accountJson(n.accountId),
+          status: statusJson(statuses.get(n.statusId)!),
+        })),
+        link,
+      );
+    }
+    if (segments[0] === 'api' && segments[1] === 'v1' && segments[2] === 'accounts' && segments.length === 4 && method === 'GET') {
+      if (segments[3] !== '1' && !accounts.has(segments[3]!)) return send(response, 404, { error: 'Record not found' });
+      return send(response, 200, accountJson(segments[3]!));
+    }
+    if (
+      segments[0] === 'api' &&
+      segments[1] === 'v1' &&
+      segments[2] === 'statuses' &&
+      (segments[4] === 'favourited_by' || segments[4] === 'reblogged_by') &&
+      method === 'GET'
+    ) {
+      const status = own(segments[3]!);
+      if (status === undefined) return send(response, 404, { error: 'Record not found' });
+      const ids = (segments[4] === 'favourited_by' ? status.favouritedBy : status.rebloggedBy) ?? [];
+      return send(response, 200, ids.map(accountJson));
+    }
 
     if (path === '/api/v2/search' && method === 'GET') {
       const q = url.searchParams.get('q') ?? '';
@@ -458,6 +561,82 @@ export async function startMastodonDouble(options: MastodonDoubleOptions = {}): 
     delayCreates(ms) {
       createDelay = ms;
     },
+    notifications,
+    addAccount(name, accountOptions = {}) {
+      const host = accountOptions.host ?? new URL(origin).host;
+      const id = String(2000 + accounts.size);
+      const made: DoubleAccount = {
+        id,
+        username: name,
+        acct: host === new URL(origin).host ? name : `${name}@${host}`,
+        display_name: accountOptions.displayName ?? name,
+        url: host === new URL(origin).host ? `${origin}/@${name}` : `https://${host}/@${name}`,
+        avatar: `${origin}/avatars/${name}.png`,
+      };
+      accounts.set(id, made);
+      return made;
+    },
+    reply(who, inReplyToId, text) {
+      const id = newId();
+      const accountId = who === '1' ? '1' : who.id;
+      const name = who === '1' ? username : who.username;
+      const status: DoubleStatus = {
+        id,
+        uri: `${origin}/users/${name}/statuses/${id}`,
+        url: `${origin}/@${name}/${id}`,
+        text,
+        created_at: NOW(),
+        edited_at: null,
+        edits: 0,
+        in_reply_to_id: inReplyToId,
+        media_ids: [],
+        favourited: false,
+        reblogged: false,
+        foreign: accountId !== '1',
+        remote: false,
+        deleted: false,
+        idempotencyKey: null,
+        accountId,
+      };
+      statuses.set(id, status);
+      const parent = statuses.get(inReplyToId);
+      // Mastodon notifies of replies to one's statuses, never of one's own
+      if (accountId !== '1' && parent !== undefined && !parent.foreign)
+        notifications.push({ id: newId(), type: 'mention', created_at: NOW(), accountId, statusId: id });
+      return status;
+    },
+    favourite(who, statusId) {
+      const status = statuses.get(statusId)!;
+      if ((status.favouritedBy ??= []).includes(who.id)) return;
+      status.favouritedBy.push(who.id);
+      notifications.push({ id: newId(), type: 'favourite', created_at: NOW(), accountId: who.id, statusId });
+    },
+    unfavourite(who, statusId) {
+      const status = statuses.get(statusId)!;
+      status.favouritedBy = (status.favouritedBy ?? []).filter((id) => id !== who.id);
+    },
+    reblog(who, statusId) {
+      const status = statuses.get(statusId)!;
+      if ((status.rebloggedBy ??= []).includes(who.id)) return;
+      status.rebloggedBy.push(who.id);
+      notifications.push({ id: newId(), type: 'reblog', created_at: NOW(), accountId: who.id, statusId });
+    },
+    unreblog(who, statusId) {
+      const status = statuses.get(statusId)!;
+      status.rebloggedBy = (status.rebloggedBy ?? []).filter((id) => id !== who.id);
+    },
+    notify(type, accountId, statusId) {
+      const made: DoubleNotification = { id: newId(), type, created_at: NOW(), accountId, statusId };
+      notifications.push(made);
+      return made;
+    },
+    deleteStatus(id) {
+      statuses.get(id)!.deleted = true;
+    },
+    delayNotifications(ms) {
+      notificationDelay = ms;
+    },
+    notificationsInFlightMax: () => inFlightMax,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

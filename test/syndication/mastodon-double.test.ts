@@ -124,4 +124,37 @@ describe('the Mastodon API double, read by masto', () => {
       await limited.close();
     }
   });
+
+  it('lists notifications by types[] and since_id, and who favourited and reblogged a status (backfeed)', async () => {
+    const masto = client();
+    const mine = await masto.v1.statuses.create({ status: 'Backfeed me' });
+    const bob = double.addAccount('bob', { host: 'elsewhere.example' });
+    const reply = double.reply(bob, mine.id, 'a reply');
+    double.favourite(bob, mine.id);
+    double.reblog(bob, mine.id);
+    const all = await masto.v1.notifications.list({ types: ['mention', 'favourite', 'reblog'] });
+    expect(all.map((n) => n.type).sort()).toEqual(['favourite', 'mention', 'reblog']);
+    const mention = all.find((n) => n.type === 'mention')!;
+    expect(mention.status?.inReplyToId).toBe(mine.id);
+    expect(mention.status?.url).toBe(reply.url);
+    expect(mention.account.url).toBe('https://elsewhere.example/@bob');
+    const favourites = await masto.v1.notifications.list({ types: ['favourite'] });
+    expect(favourites.map((n) => [n.type, n.status?.id, n.account.id])).toEqual([['favourite', mine.id, bob.id]]);
+    const newest = all
+      .map((n) => n.id)
+      .sort((a, b) => (a.length === b.length ? (a < b ? -1 : 1) : a.length - b.length))
+      .at(-1)!;
+    expect(await masto.v1.notifications.list({ sinceId: newest })).toEqual([]);
+    expect((await masto.v1.statuses.$select(mine.id).favouritedBy.list()).map((a) => a.id)).toEqual([bob.id]);
+    expect((await masto.v1.statuses.$select(mine.id).rebloggedBy.list()).map((a) => a.acct)).toEqual(['bob@elsewhere.example']);
+    expect((await masto.v1.accounts.$select(bob.id).fetch()).username).toBe('bob');
+    double.unfavourite(bob, mine.id);
+    expect(await masto.v1.statuses.$select(mine.id).favouritedBy.list()).toEqual([]);
+    double.deleteStatus(reply.id);
+    const gone = await masto.v1.statuses
+      .$select(reply.id)
+      .fetch()
+      .catch((e: unknown) => e);
+    expect((gone as MastoHttpError).statusCode).toBe(404);
+  });
 });

@@ -103,4 +103,12 @@ export const WEBMENTION_SETTINGS: readonly Setting[] = [
     default: 60,
     description: 'How long a background job (webmention verification) stays claimed before another worker may take it over after a crash.',
   }),
+  defineSetting({
+    name: 'INDIEWEB_SYNDICATION_POLL_SECONDS',
+    key: 'syndicationPollSeconds',
+    parser: integer({ min: 2, max: 86_400 }),
+    default: 300,
+    description:
+      'Backfeed: how often each syndication target (Mastodon, Bluesky) is polled for replies, likes and reposts of the copies, which come home as webmentions; a target that answers 429 waits as long as it says.',
+  }),
 ];

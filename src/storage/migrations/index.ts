@@ -15,6 +15,7 @@ import * as m0013 from './0013-entry-visibility.js';
 import * as m0014 from './0014-webhook-webmention-io.js';
 import * as m0015 from './0015-entry-search-text.js';
 import * as m0016 from './0016-syndication.js';
+import * as m0017 from './0017-backfeed.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -34,4 +35,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0014-webhook-webmention-io': m0014,
   '0015-entry-search-text': m0015,
   '0016-syndication': m0016,
+  '0017-backfeed': m0017,
 });

@@ -65,6 +65,31 @@ function toRecord(row: SyndicationRow): SyndicationRecord {
   };
 }
 
+/** Where a target's backfeed poll stands (issue 34). */
+export interface PollState {
+  readonly targetId: string;
+  /** Mastodon's `since_id`, Bluesky's newest `indexedAt` seen; null before the first poll. */
+  readonly cursor: string | null;
+  readonly polledAt: string | null;
+  /** What the last poll found, as a sentence people read. */
+  readonly found: string | null;
+  /** Why the last poll failed; null when it worked. */
+  readonly error: string | null;
+}
+
+/** A response on a copy that came home as a received webmention (what to check to see whether it is still there). */
+export interface BackfeedRecord {
+  readonly id: string;
+  readonly targetId: string;
+  readonly webmentionId: string;
+  readonly kind: string;
+  readonly copyId: string;
+  readonly siloId: string;
+  readonly source: string;
+  readonly createdAt: string;
+  readonly checkedAt: string;
+}
+
 export type SyndicationRepository = ReturnType<typeof createSyndicationRepository>;
 
 export function createSyndicationRepository(db: Kysely<Database>) {
@@ -209,5 +234,125 @@ export function createSyndicationRepository(db: Kysely<Database>) {
     async delete(id: string): Promise<void> {
       await db.deleteFrom('indieweb_syndication').where('id', '=', id).execute();
     },
+
+    /** The copies made on a target, by their ids there: the entry and the copy's URL (backfeed). */
+    async copiesByIds(targetId: string, copyIds: readonly string[]): Promise<Map<string, { entryUrl: string; copyUrl: string }>> {
+      if (copyIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('indieweb_syndication')
+        .select(['copy_id', 'copy_url', 'entry_url'])
+        .where('target_id', '=', targetId)
+        .where('copy_id', 'in', [...new Set(copyIds)])
+        .execute();
+      return new Map(
+        rows.flatMap((row) =>
+          row.copy_id === null || row.copy_url === null ? [] : [[row.copy_id, { entryUrl: row.entry_url, copyUrl: row.copy_url }]],
+        ),
+      );
+    },
+
+    async pollState(targetId: string): Promise<PollState | null> {
+      const row = await db.selectFrom('indieweb_syndication_poll').selectAll().where('target_id', '=', targetId).executeTakeFirst();
+      return row === undefined
+        ? null
+        : { targetId: row.target_id, cursor: row.cursor, polledAt: row.polled_at, found: row.found, error: row.error };
+    },
+
+    /** After a poll: when, what it found or why it failed; the cursor moves only when given. */
+    async recordPoll(
+      targetId: string,
+      poll: { cursor?: string | null; polledAt: string; found: string | null; error: string | null },
+    ): Promise<void> {
+      const values = {
+        polled_at: poll.polledAt,
+        found: poll.found === null ? null : poll.found.slice(0, 500),
+        error: poll.error === null ? null : poll.error.slice(0, 500),
+        updated_at: poll.polledAt,
+        ...(poll.cursor === undefined ? {} : { cursor: poll.cursor }),
+      };
+      await db
+        .insertInto('indieweb_syndication_poll')
+        .values({ target_id: targetId, cursor: null, ...values })
+        .onConflict((oc) => oc.column('target_id').doUpdateSet(values))
+        .execute();
+    },
+
+    async findBackfeed(targetId: string, source: string): Promise<BackfeedRecord | null> {
+      const row = await db
+        .selectFrom('indieweb_backfeed')
+        .selectAll()
+        .where('target_id', '=', targetId)
+        .where('source', '=', source)
+        .executeTakeFirst();
+      return row === undefined ? null : toBackfeed(row);
+    },
+
+    async addBackfeed(record: Omit<BackfeedRecord, 'checkedAt'>): Promise<void> {
+      await db
+        .insertInto('indieweb_backfeed')
+        .values({
+          id: record.id,
+          target_id: record.targetId,
+          webmention_id: record.webmentionId,
+          kind: record.kind,
+          copy_id: record.copyId,
+          silo_id: record.siloId,
+          source: record.source,
+          created_at: record.createdAt,
+          checked_at: record.createdAt,
+        })
+        .onConflict((oc) => oc.columns(['target_id', 'source']).doUpdateSet({ webmention_id: record.webmentionId }))
+        .execute();
+    },
+
+    /** A target's backfed responses checked longest ago first: the ones a poll looks at to see whether they are still there. */
+    async backfeedToCheck(targetId: string, limit: number): Promise<BackfeedRecord[]> {
+      const rows = await db
+        .selectFrom('indieweb_backfeed')
+        .selectAll()
+        .where('target_id', '=', targetId)
+        .orderBy('checked_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toBackfeed);
+    },
+
+    async markBackfeedChecked(ids: readonly string[], now: string): Promise<void> {
+      if (ids.length === 0) return;
+      await db
+        .updateTable('indieweb_backfeed')
+        .set({ checked_at: now })
+        .where('id', 'in', [...ids])
+        .execute();
+    },
+
+    async deleteBackfeed(id: string): Promise<void> {
+      await db.deleteFrom('indieweb_backfeed').where('id', '=', id).execute();
+    },
+  };
+}
+
+function toBackfeed(row: {
+  id: string;
+  target_id: string;
+  webmention_id: string;
+  kind: string;
+  copy_id: string;
+  silo_id: string;
+  source: string;
+  created_at: string;
+  checked_at: string;
+}): BackfeedRecord {
+  return {
+    id: row.id,
+    targetId: row.target_id,
+    webmentionId: row.webmention_id,
+    kind: row.kind,
+    copyId: row.copy_id,
+    siloId: row.silo_id,
+    source: row.source,
+    createdAt: row.created_at,
+    checkedAt: row.checked_at,
   };
 }

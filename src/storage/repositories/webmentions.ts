@@ -170,6 +170,8 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
       now: string;
       /** Moderation of a new record. @defaultValue 'approved' */
       approval?: WebmentionApproval;
+      /** Where a new record came from (a backfed one: `mastodon:TARGET_UID`). @defaultValue null (received here) */
+      origin?: string | null;
     }): Promise<{ record: WebmentionRecord; created: boolean }> {
       const wmId = await nextWmId(db);
       const inserted = await db
@@ -186,6 +188,7 @@ export function createWebmentionsRepository(db: Kysely<Database>) {
           target_host: input.targetHost,
           wm_id: wmId,
           approval: input.approval ?? 'approved',
+          origin: input.origin ?? null,
         })
         .onConflict((oc) =>
           oc.columns(['source', 'target']).doUpdateSet({ updated_at: input.now, owner_id: input.ownerId, target_host: input.targetHost }),

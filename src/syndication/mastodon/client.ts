@@ -14,7 +14,16 @@
  * @module
  */
 import { fitWithin } from '../../media/photo-fit.js';
-import { SyndicationError, type SyndicatedCopy, type SyndicationClient, type SyndicationPhoto, type SyndicationPost } from '../client.js';
+import {
+  SyndicationError,
+  type BackfeedClient,
+  type SiloResponse,
+  type SyndicatedCopy,
+  type SyndicationClient,
+  type SyndicationPhoto,
+  type SyndicationPost,
+} from '../client.js';
+import { htmlToText } from '../post.js';
 import { DEFAULT_LIMITS, statusText, type StatusLimits } from './text.js';
 
 export interface MastodonTarget {
@@ -85,7 +94,7 @@ export function createMastodonClient(target: MastodonTarget, options: MastodonCl
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
     init: { json?: unknown; form?: FormData; headers?: Record<string, string>; okStatuses?: readonly number[] } = {},
-  ): Promise<{ status: number; body: unknown }> {
+  ): Promise<{ status: number; body: unknown; headers: Headers }> {
     const headers: Record<string, string> = { authorization: `Bearer ${target.accessToken}`, accept: 'application/json', ...init.headers };
     let body: string | FormData | undefined;
     if (init.json !== undefined) {
@@ -111,7 +120,8 @@ export function createMastodonClient(target: MastodonTarget, options: MastodonCl
     } catch {
       parsed = null;
     }
-    if (response.ok || init.okStatuses?.includes(response.status)) return { status: response.status, body: parsed };
+    if (response.ok || init.okStatuses?.includes(response.status))
+      return { status: response.status, body: parsed, headers: response.headers };
     const what = `mastodon: ${method} ${path.split('?')[0]} answered ${response.status}${errorText(parsed)}`;
     if (response.status === 429 || response.status >= 500 || response.status === 408)
       throw new SyndicationError(what, { transient: true, retryAfterMs: retryAfterMs(response.headers) });
@@ -192,6 +202,83 @@ export function createMastodonClient(target: MastodonTarget, options: MastodonCl
 
   const copyOf = (status: Status): SyndicatedCopy => ({ id: status.id, url: status.url ?? status.uri });
 
+  let ownId: Promise<string> | null = null;
+  function ownAccountId(): Promise<string> {
+    ownId ??= call('GET', '/api/v1/accounts/verify_credentials')
+      .then(({ body }) => {
+        const id = (body as { id?: unknown } | null)?.id;
+        if (typeof id !== 'string') throw new SyndicationError('mastodon: verify_credentials answered no account', { transient: true });
+        return id;
+      })
+      .catch((error: unknown) => {
+        ownId = null;
+        throw error;
+      });
+    return ownId;
+  }
+
+  const backfeed: BackfeedClient = {
+    async responses(cursor) {
+      const self = await ownAccountId();
+      const seen: Notification[] = [];
+      let maxId: string | null = null;
+      // newest first: page back (max_id) until since_id is reached, at most NOTIFICATION_PAGES pages
+      for (let page = 0; page < NOTIFICATION_PAGES; page += 1) {
+        const query = new URLSearchParams({ limit: String(NOTIFICATION_LIMIT) });
+        for (const type of ['mention', 'favourite', 'reblog']) query.append('types[]', type);
+        if (cursor !== null) query.set('since_id', cursor);
+        if (maxId !== null) query.set('max_id', maxId);
+        const { body } = await call('GET', `/api/v1/notifications?${query.toString()}`);
+        const items = (Array.isArray(body) ? body : []).filter(
+          (item): item is Notification => typeof (item as Notification | null)?.id === 'string',
+        );
+        seen.push(...items);
+        if (items.length < NOTIFICATION_LIMIT) break;
+        maxId = items.reduce((low, item) => (idBefore(item.id, low) ? item.id : low), items[0]!.id);
+      }
+      const newest = seen.reduce<string | null>((high, item) => (high === null || idBefore(high, item.id) ? item.id : high), cursor);
+      const responses: SiloResponse[] = [];
+      for (const item of seen.sort((a, b) => (idBefore(a.id, b.id) ? -1 : idBefore(b.id, a.id) ? 1 : 0))) {
+        const response = responseOf(item, self);
+        if (response !== null) responses.push(response);
+      }
+      return { responses, cursor: newest };
+    },
+
+    async responders(copyId, kind) {
+      const ids = new Set<string>();
+      let path: string | null =
+        `/api/v1/statuses/${encodeURIComponent(copyId)}/${kind === 'like' ? 'favourited_by' : 'reblogged_by'}?limit=${ACCOUNT_LIMIT}`;
+      for (let page = 0; page < ACCOUNT_PAGES && path !== null; page += 1) {
+        const { status, body, headers } = await call('GET', path, { okStatuses: [404] });
+        if (status === 404) return null;
+        for (const account of Array.isArray(body) ? body : []) {
+          const id = (account as { id?: unknown } | null)?.id;
+          if (typeof id === 'string') ids.add(id);
+        }
+        path = nextPath(headers.get('link'));
+      }
+      return ids;
+    },
+
+    async responseExists(siloId) {
+      const { status } = await call('GET', `/api/v1/statuses/${encodeURIComponent(siloId)}`, { okStatuses: [404] });
+      return status !== 404;
+    },
+  };
+
+  /** The next page of a `Link` header, as a path on this instance; null when there is none (or it points elsewhere). */
+  function nextPath(link: string | null): string | null {
+    const match = link?.match(/<([^>]+)>\s*;\s*rel="next"/);
+    if (match === undefined || match === null) return null;
+    try {
+      const url = new URL(match[1]!);
+      return url.origin === origin ? `${url.pathname}${url.search}` : null;
+    } catch {
+      return null;
+    }
+  }
+
   return {
     async verify() {
       const { body } = await call('GET', '/api/v1/accounts/verify_credentials');
@@ -264,5 +351,72 @@ export function createMastodonClient(target: MastodonTarget, options: MastodonCl
     },
 
     isOnService: sameInstance,
+    backfeed,
+  };
+}
+
+/** Notifications asked for per page, and pages per poll (Mastodon answers at most 80, 40 by default). */
+const NOTIFICATION_LIMIT = 40;
+const NOTIFICATION_PAGES = 5;
+/** Accounts per page of favourited_by / reblogged_by, and pages per copy. */
+const ACCOUNT_LIMIT = 80;
+const ACCOUNT_PAGES = 5;
+
+interface Account {
+  readonly id: string;
+  readonly acct?: string;
+  readonly username?: string;
+  readonly display_name?: string;
+  readonly url?: string | null;
+  readonly avatar?: string | null;
+}
+
+interface Notification {
+  readonly id: string;
+  readonly type: string;
+  readonly created_at?: string;
+  readonly account?: Account;
+  readonly status?: (Status & { in_reply_to_id?: string | null; content?: string; created_at?: string; account?: Account }) | null;
+}
+
+/** Whether Mastodon id `a` is older than `b`: ids are numbers in strings (snowflakes), longer is newer. */
+export function idBefore(a: string, b: string): boolean {
+  return a.length === b.length ? a < b : a.length < b.length;
+}
+
+/** A notification as a response on a copy; null for anything else (the user's own, a mention that replies to nothing). */
+function responseOf(item: Notification, self: string): SiloResponse | null {
+  const account = item.account;
+  const status = item.status;
+  if (account === undefined || typeof account.id !== 'string' || account.id === self || status == null) return null;
+  const author = {
+    id: account.id,
+    name:
+      account.display_name !== undefined && account.display_name !== '' ? account.display_name : (account.acct ?? account.username ?? null),
+    url: account.url ?? null,
+    photo: account.avatar ?? null,
+  };
+  if (item.type === 'favourite' || item.type === 'reblog')
+    return {
+      kind: item.type === 'favourite' ? 'like' : 'repost',
+      copyId: status.id,
+      siloId: account.id,
+      url: null,
+      author,
+      contentHtml: null,
+      contentText: null,
+      published: item.created_at ?? null,
+    };
+  if (item.type !== 'mention' || typeof status.in_reply_to_id !== 'string' || status.account?.id === self) return null;
+  const html = typeof status.content === 'string' ? status.content : '';
+  return {
+    kind: 'reply',
+    copyId: status.in_reply_to_id,
+    siloId: status.id,
+    url: status.url ?? status.uri,
+    author,
+    contentHtml: html,
+    contentText: htmlToText(html),
+    published: status.created_at ?? item.created_at ?? null,
   };
 }
