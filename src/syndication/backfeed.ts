@@ -56,7 +56,8 @@ const TYPES: Readonly<Record<ResponseKind, string>> = { reply: 'reply', like: 'l
 export function sourceOf(service: string, response: SiloResponse, copyUrl: string): string | null {
   if (response.kind === 'reply' || response.kind === 'quote') return response.url;
   const fragment = (FRAGMENTS[service] ?? FRAGMENTS.mastodon!)[response.kind];
-  return `${copyUrl.replace(/#.*$/, '')}#${fragment}-${response.siloId}`;
+  const hash = copyUrl.indexOf('#');
+  return `${hash === -1 ? copyUrl : copyUrl.slice(0, hash)}#${fragment}-${response.siloId}`;
 }
 
 function summary(counts: Record<ResponseKind, number>, removed: number): string {

@@ -27,11 +27,14 @@ function safeCodePoint(code: number): string | null {
 /** HTML as plain text: block ends and `<br>` as line breaks, other tags dropped, entities decoded. */
 export function htmlToText(html: string): string {
   const broken = html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/(p|div|li|h[1-6]|blockquote|pre)\s*>/gi, '\n\n');
-  return decodeEntities(replaceTags(broken))
-    .replace(/[ \t]+/g, ' ')
-    .replace(/ *\n */g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return (
+    decodeEntities(replaceTags(broken))
+      .replace(/[ \t]+/g, ' ')
+      // the line above left runs of one space at most, so one on either side of a line break is all there is
+      .replace(/ ?\n ?/g, '\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim()
+  );
 }
 
 function textOf(value: unknown): string {

@@ -10,8 +10,14 @@ describe('the job worker: one per core, features register their job kinds', () =
     await t.close();
   });
 
-  it('the one worker runs the kinds the features registered: webmention verification, webhook delivery, sending; syndication', () => {
-    expect(t.app.indieweb.jobs.kinds()).toEqual(['webmention.verify', 'webmention.webhook', 'webmention.send', 'syndication.sync']);
+  it('the one worker runs the kinds the features registered: webmention verification, webhook delivery, sending; syndication and its backfeed polls', () => {
+    expect(t.app.indieweb.jobs.kinds()).toEqual([
+      'webmention.verify',
+      'webmention.webhook',
+      'webmention.send',
+      'syndication.sync',
+      'syndication.poll',
+    ]);
   });
 
   it('a kind registered twice is refused, naming it (two features cannot both own a job kind)', () => {

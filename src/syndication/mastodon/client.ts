@@ -13,6 +13,7 @@
  * @see https://docs.joinmastodon.org/api/rate-limits/
  * @module
  */
+import LinkHeader from 'http-link-header';
 import { fitWithin } from '../../media/photo-fit.js';
 import {
   SyndicationError,
@@ -269,10 +270,16 @@ export function createMastodonClient(target: MastodonTarget, options: MastodonCl
 
   /** The next page of a `Link` header, as a path on this instance; null when there is none (or it points elsewhere). */
   function nextPath(link: string | null): string | null {
-    const match = link?.match(/<([^>]+)>\s*;\s*rel="next"/);
-    if (match === undefined || match === null) return null;
+    if (link === null) return null;
+    let next: string | undefined;
     try {
-      const url = new URL(match[1]!);
+      next = LinkHeader.parse(link).rel('next')[0]?.uri;
+    } catch {
+      return null;
+    }
+    if (next === undefined) return null;
+    try {
+      const url = new URL(next);
       return url.origin === origin ? `${url.pathname}${url.search}` : null;
     } catch {
       return null;
