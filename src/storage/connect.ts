@@ -7,6 +7,8 @@ import type { Database } from './schema.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { markingFailures } from './tag-failures.js';
 import { prepareDatabaseFiles } from './file-modes.js';
+import { registerRawAccess } from './raw-access.js';
+import { markFromDatabase } from '../core/database-faults.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -85,7 +87,9 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
       return heard === null ? null : `${heard}:${writes}`;
     };
     const dialect = countingWrites(markingFailures(new PostgresDialect({ pool })), () => writes++);
-    return wrap(new Kysely<Database>({ dialect }), 'postgres', changeStamp, {
+    const db = new Kysely<Database>({ dialect });
+    registerRawAccess(db, { dialect: 'postgres', pool });
+    return wrap(db, 'postgres', changeStamp, {
       onChangeFeed: (listener) => listeners.add(listener),
       close: async () => {
         open = false;
@@ -105,13 +109,36 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
   let writes = 0;
   const dataVersion = database.prepare('PRAGMA data_version').pluck();
   const changeStamp = () => `${String(dataVersion.get())}:${writes}`;
-  return wrap(
-    new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }),
-    'sqlite',
-    changeStamp,
-    { tightenedFiles, looseFiles },
-  );
+  const db = new Kysely<Database>({
+    dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })),
+  });
+  const rawStatements = new Map<string, SqliteDatabase.Statement>();
+  registerRawAccess(db, {
+    dialect: 'sqlite',
+    statement(sqlText) {
+      let statement = rawStatements.get(sqlText);
+      if (statement === undefined) {
+        statement = database.prepare(sqlText);
+        // callers use a handful of fixed texts; past that, statements are not kept
+        if (rawStatements.size < RAW_STATEMENTS) rawStatements.set(sqlText, statement);
+      }
+      return statement;
+    },
+    // Kysely's SQLite driver hands its one connection out under a mutex (a transaction keeps it across awaits)
+    exclusive: (work) =>
+      db.connection().execute(async () => {
+        try {
+          return work(database);
+        } catch (error) {
+          throw markFromDatabase(error);
+        }
+      }),
+  });
+  return wrap(db, 'sqlite', changeStamp, { tightenedFiles, looseFiles });
 }
+
+/** Statements kept for the code below Kysely (raw-access.ts). */
+const RAW_STATEMENTS = 16;
 
 const STATEMENT_CACHE_SIZE = 500;
 

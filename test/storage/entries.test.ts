@@ -143,6 +143,83 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  describe(`entry inserts of one turn (group commit below Kysely, issue 31) on ${dialect}`, () => {
+    let database: TestDatabase;
+    let entries: EntriesRepository;
+    beforeAll(async () => {
+      database = await openTestDatabase(dialect);
+      entries = createEntriesRepository(database.db);
+      await entries.insert(entry({ id: 'taken', path: '/alice/2026/11/taken/' }));
+    });
+    afterAll(async () => {
+      await database.dispose();
+    });
+    const outcome = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'stored',
+        (error: unknown) => (isUniqueViolation(error) ? 'taken' : error),
+      );
+
+    it('stores every entry of a turn with all its columns; a taken path refuses only its own, and of two asking for one path the first wins', async () => {
+      const asked = [
+        ...Array.from({ length: 20 }, (_, index) => entry({ id: `t${index}`, path: `/alice/2026/11/t${index}/` })),
+        entry({ id: 'again', path: '/alice/2026/11/taken/', url: `${BASE}/elsewhere` }),
+        entry({ id: 'twin-1', path: '/alice/2026/11/twin/' }),
+        entry({ id: 'twin-2', path: '/alice/2026/11/twin/', url: `${BASE}/alice/2026/11/twin-url-2/` }),
+        entry({ id: 'same-url', path: '/alice/2026/11/other-path/', url: `${BASE}/alice/2026/11/t3/` }),
+      ];
+      const results = await Promise.all(asked.map((row) => outcome(entries.insert(row))));
+      expect(results).toEqual([...Array.from({ length: 20 }, () => 'stored'), 'taken', 'stored', 'taken', 'taken']);
+      const rows = await database.db
+        .selectFrom('indieweb_entry')
+        .select(['id', 'version', 'deleted_at', 'slug_series', 'slug_number', 'search_text', 'post_status', 'visibility'])
+        .where('id', 'in', ['t7', 'twin-1', 'twin-2', 'again', 'same-url'])
+        .orderBy('id')
+        .execute();
+      expect(rows.map((row) => ({ ...row, version: Number(row.version), slug_number: Number(row.slug_number) }))).toEqual([
+        {
+          id: 't7',
+          version: 1,
+          deleted_at: null,
+          slug_series: '/alice/2026/11/t7',
+          slug_number: 1,
+          search_text: expect.stringContaining('"entry t7"'),
+          post_status: 'published',
+          visibility: 'public',
+        },
+        expect.objectContaining({ id: 'twin-1' }),
+      ]);
+      expect(await entries.findByPath('/alice/2026/11/t7/')).toMatchObject({ id: 't7', properties: { content: ['entry t7'] } });
+    });
+
+    it('never writes into a transaction another caller keeps open: its rollback leaves an entry asked for meanwhile', async () => {
+      let inserted: Promise<unknown> | undefined;
+      await database.db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.insertInto('indieweb_counter').values({ name: 'rolled-back', value: 1 }).execute();
+          inserted = outcome(entries.insert(entry({ id: 'meanwhile', path: '/alice/2026/11/meanwhile/' })));
+          // the group commit's turn comes and goes while this transaction is open
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          throw new Error('roll back');
+        })
+        .catch(() => {});
+      expect(await inserted).toBe('stored');
+      expect(await entries.findByPath('/alice/2026/11/meanwhile/')).toMatchObject({ id: 'meanwhile' });
+      const counter = await database.db.selectFrom('indieweb_counter').selectAll().where('name', '=', 'rolled-back').execute();
+      expect(counter).toEqual([]);
+    });
+
+    it('through a Kysely instance it did not open (a transaction here) the inserts go through Kysely, with the same answers', async () => {
+      await database.db.transaction().execute(async (trx) => {
+        const inTransaction = createEntriesRepository(trx);
+        expect(await outcome(inTransaction.insert(entry({ id: 'in-trx', path: '/alice/2026/11/in-trx/' })))).toBe('stored');
+        expect(await outcome(inTransaction.insert(entry({ id: 'in-trx-2', path: '/alice/2026/11/in-trx/' })))).toBe('taken');
+      });
+      expect(await entries.findByPath('/alice/2026/11/in-trx/')).toMatchObject({ id: 'in-trx', version: 1 });
+    });
+  });
+
   describe(`entry listings on ${dialect}`, () => {
     let database: TestDatabase;
     let entries: EntriesRepository;
