@@ -50,6 +50,18 @@ const SLUG_BATCH = 16;
 /** Inserts tried when other writers keep taking the chosen path; the last one probes the numbered paths from 1. */
 const MAX_INSERT_ATTEMPTS = 10;
 
+/** The random tails of entry ids, cut from a pooled buffer: one getrandom call per 512 entries (it was 3 % of a create's CPU). */
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+function randomTail(): string {
+  if (randomOffset + 8 > randomPool.length) {
+    randomPool = randomBytes(8 * 512);
+    randomOffset = 0;
+  }
+  randomOffset += 8;
+  return randomPool.toString('hex', randomOffset - 8, randomOffset);
+}
+
 /** Ids that sort in creation order within a process (time, then a counter) and never collide across instances (random tail). */
 let lastMillis = 0;
 let sequence = 0;
@@ -59,7 +71,7 @@ function newEntryId(): string {
     lastMillis = now;
     sequence = 0;
   } else sequence += 1;
-  return `${lastMillis.toString(16).padStart(12, '0')}${sequence.toString(16).padStart(6, '0')}${randomBytes(8).toString('hex')}`;
+  return `${lastMillis.toString(16).padStart(12, '0')}${sequence.toString(16).padStart(6, '0')}${randomTail()}`;
 }
 
 const toEntry = (row: EntryRow): MicropubEntry => ({ url: row.url, type: row.type, properties: row.properties });
