@@ -14,6 +14,7 @@ import * as m0012 from './0012-webmention-sending.js';
 import * as m0013 from './0013-entry-visibility.js';
 import * as m0014 from './0014-webhook-webmention-io.js';
 import * as m0015 from './0015-entry-search-text.js';
+import * as m0016 from './0016-entry-counts.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -32,4 +33,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0013-entry-visibility': m0013,
   '0014-webhook-webmention-io': m0014,
   '0015-entry-search-text': m0015,
+  '0016-entry-counts': m0016,
 });
