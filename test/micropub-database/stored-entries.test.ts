@@ -207,4 +207,52 @@ for (const dialect of DIALECTS) {
       expect(page.items.map((item) => item.properties.content)).toEqual([['plain']]);
     });
   });
+
+  describe(`q=config and q=source totals with two instances on one database (issue 31, ${dialect})`, () => {
+    let database: TestDatabase;
+    let one: MicropubHandler;
+    let two: MicropubHandler;
+    const dana: HostUser = { id: 'dana-id', name: 'dana', me: ['https://dana.example/'], isActive: true };
+    beforeAll(async () => {
+      database = await openTestDatabase(dialect);
+      // two handlers, two repositories: what two instances of the server have
+      one = createDatabaseHandler({ baseUrl: 'https://id.example', entries: createEntriesRepository(database.db) });
+      two = createDatabaseHandler({ baseUrl: 'https://id.example', entries: createEntriesRepository(database.db) });
+    });
+    afterAll(async () => {
+      await database.dispose();
+    });
+
+    it('a config remembered by one instance follows every change of the account’s entries, by either instance or by SQL', async () => {
+      expect((await one.getConfig(dana)).categories).toEqual([]);
+      const first = await two.createEntry({ type: ['h-entry'], properties: { content: ['x'], category: [' Travel '] } }, dana);
+      expect((await one.getConfig(dana)).categories).toEqual(['Travel']);
+      // asked again with nothing changed: the same (frozen) object
+      expect(await one.getConfig(dana)).toBe(await one.getConfig(dana));
+      expect(Object.isFrozen((await one.getConfig(dana)).categories)).toBe(true);
+      await two.updateEntry(first.url, { add: { category: ['Food'] } }, dana);
+      expect((await one.getConfig(dana)).categories).toEqual(['Food', 'Travel']);
+      await two.deleteEntry(first.url, dana);
+      expect((await one.getConfig(dana)).categories).toEqual([]);
+      await two.undeleteEntry(first.url, dana);
+      expect((await one.getConfig(dana)).categories).toEqual(['Food', 'Travel']);
+      await database.db.deleteFrom('indieweb_entry').where('user_id', '=', dana.id).execute();
+      expect((await one.getConfig(dana)).categories).toEqual([]);
+    });
+
+    it('q=source’s total counts the account’s live entries, whichever instance wrote them', async () => {
+      const created = await Promise.all(
+        Array.from({ length: 6 }, (_, n) =>
+          (n % 2 === 0 ? one : two).createEntry({ type: ['h-entry'], properties: { content: [`n${n}`] } }, dana),
+        ),
+      );
+      expect((await one.listEntries!(dana, { limit: 2, offset: 0, filter: null })).total).toBe(6);
+      await one.deleteEntry(created[0]!.url, dana);
+      await two.deleteEntry(created[1]!.url, dana);
+      expect((await two.listEntries!(dana, { limit: 2, offset: 0, filter: null })).total).toBe(4);
+      await one.undeleteEntry(created[1]!.url, dana);
+      expect((await one.listEntries!(dana, { limit: 20, offset: 0, filter: null })).total).toBe(5);
+      expect((await one.listEntries!(dana, { limit: 20, offset: 0, filter: null })).items).toHaveLength(5);
+    });
+  });
 }
