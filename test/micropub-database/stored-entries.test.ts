@@ -10,6 +10,7 @@ import { createDatabaseHandler } from '../../src/content/handlers/database/handl
 import { createEntriesRepository, type EntriesRepository } from '../../src/storage/repositories/entries.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
 import { matchesFilter } from '../../src/core/list-params.js';
+import { categoriesOf } from '../../src/content/handlers/entry-rules.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 const alice: HostUser = { id: 'alice-id', name: 'alice', me: ['https://alice.example/'], isActive: true };
@@ -238,6 +239,38 @@ for (const dialect of DIALECTS) {
       expect((await one.getConfig(dana)).categories).toEqual(['Food', 'Travel']);
       await database.db.deleteFrom('indieweb_entry').where('user_id', '=', dana.id).execute();
       expect((await one.getConfig(dana)).categories).toEqual([]);
+    });
+
+    it('the categories are the plain-text ones of the account’s 1,000 latest live entries, as the entries themselves say', async () => {
+      const erin: HostUser = { id: 'erin-id', name: 'erin', me: ['https://erin.example/'], isActive: true };
+      const repository = createEntriesRepository(database.db);
+      const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+      const odd: unknown[][] = [[' spaced ', 'Zeta', 'alpha'], [42, { value: 'object' }, '', '  '], ['alpha', 'Émile'], ['ß']];
+      // five old ones, then 1,000 newer ones; one newer one deleted (so the window reaches back to the newest old one), one with category not a list
+      await Promise.all(
+        Array.from({ length: 1005 }, (_, n) =>
+          repository.insert({
+            id: `erin-${String(n).padStart(4, '0')}`,
+            userId: erin.id,
+            url: `https://id.example/erin/2026/01/e${n}/`,
+            path: `/erin/2026/01/e${n}/`,
+            type: ['h-entry'],
+            properties:
+              n < 5
+                ? { content: ['old'], category: [`too-old-${n}`] }
+                : n === 6
+                  ? { content: ['odd'], category: 'not a list' as never }
+                  : { content: ['new'], category: odd[n % odd.length] as never },
+            published: at(n),
+            createdAt: at(n),
+          }),
+        ),
+      );
+      await repository.markDeleted('erin-0007', at(2000));
+      const stored = await repository.listByUser(erin.id, { offset: 0, limit: 1000 });
+      const expected = categoriesOf(stored.filter((row) => Array.isArray(row.properties.category)));
+      expect(expected).toEqual(['alpha', 'Émile', 'spaced', 'ß', 'too-old-4', 'Zeta'].sort((a, b) => a.localeCompare(b)));
+      expect((await one.getConfig(erin)).categories).toEqual(expected);
     });
 
     it('q=source’s total counts the account’s live entries, whichever instance wrote them', async () => {

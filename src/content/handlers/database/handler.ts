@@ -254,7 +254,11 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
         const { version } = await entries.statsOf(user.id);
         return (
           configs.get(user.id, version) ??
-          configs.set(user.id, version, categoriesOf(await entries.listByUser(user.id, { offset: 0, limit: CATEGORY_WINDOW })))
+          configs.set(
+            user.id,
+            version,
+            categoriesOf([{ properties: { category: await entries.latestCategories(user.id, CATEGORY_WINDOW) } }]),
+          )
         );
       } catch (error) {
         if (isDatabaseUnavailable(error)) return configWithCategories([]);
