@@ -146,7 +146,14 @@ const SQLITE_CACHE_KIB = 4096;
 /** Statements kept for the code below Kysely (raw-access.ts). */
 const RAW_STATEMENTS = 16;
 
+/**
+ * Prepared statements kept, by count and by the length of their SQL text
+ * together: a compiled statement costs SQLite about 12 KiB for a 300-character
+ * select (measured), more for a longer text, so both bound the cache's memory
+ * (≤ ~6 MiB; a server uses a few hundred statements at most).
+ */
 const STATEMENT_CACHE_SIZE = 500;
+const STATEMENT_CACHE_CHARS = 512 * 1024;
 
 /**
  * Writes that cannot change what a remembered token depends on (its row, its
@@ -182,6 +189,7 @@ const STATEMENT_TIMEOUT_MS = 30_000;
  */
 function withStatementCache(database: SqliteDatabase.Database, onWrite: () => void) {
   const cache = new Map<string, SqliteDatabase.Statement>();
+  let chars = 0;
   return {
     close: () => database.close(),
     prepare(sqlText: string) {
@@ -190,8 +198,14 @@ function withStatementCache(database: SqliteDatabase.Database, onWrite: () => vo
       if (statement?.busy === true) statement = database.prepare(sqlText);
       else if (statement === undefined) {
         statement = database.prepare(sqlText);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
         cache.set(sqlText, statement);
+        chars += sqlText.length;
+        // the oldest prepared first out
+        for (const oldest of cache.keys()) {
+          if (cache.size <= STATEMENT_CACHE_SIZE && chars <= STATEMENT_CACHE_CHARS) break;
+          cache.delete(oldest);
+          chars -= oldest.length;
+        }
       }
       // Kysely prepares right before it runs: every statement that is not a reader counts as a write
       if (!statement.reader && mayChangeAuth(sqlText) && !TRANSACTION_CONTROL.test(sqlText)) onWrite();
