@@ -16,8 +16,11 @@
  *   BENCH_WAIT_QUIET   seconds to wait, at most, before each workload for other
  *                      processes to go quiet (default 0: measure at once)
  *   BENCH_SKIP_BUILD=1 use dist/ as it is
+ *   BENCH_SOAK_SECONDS how long --soak runs its load (default 600)
  * Flags:
  *   --update-docs      rewrite the generated block of docs/performance.md
+ *   --soak             instead of the workloads: a database-handler server under a mixed
+ *                      create/read load, its RSS sampled every 2 s, and whether it stays flat
  */
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -51,6 +54,7 @@ import {
 } from './lib/seed.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 import { concurrentUploads } from './lib/uploads.mjs';
+import { formatSoak, soak } from './lib/soak.mjs';
 
 const MiB = 1024 * 1024;
 const number = (name, fallback) => {
@@ -80,6 +84,8 @@ const settings = {
   build: process.env.BENCH_SKIP_BUILD !== '1',
   waitQuiet: number('BENCH_WAIT_QUIET', 0),
   updateDocs: process.argv.includes('--update-docs'),
+  soak: process.argv.includes('--soak'),
+  soakSeconds: Math.max(10, Math.round(number('BENCH_SOAK_SECONDS', 600))),
 };
 const wanted = (id) =>
   settings.only.length === 0 ||
@@ -278,12 +284,32 @@ async function coldStarts(tmp) {
   return { fresh, migrated };
 }
 
+/** `--soak`: the memory of a database-handler server under a long mixed load (issue 31). */
+async function mainSoak() {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'indiestack-bench-'));
+  const run = { settings, machine: machine(), ...gitCommit(), date: new Date().toISOString() };
+  try {
+    log(`soak: ${settings.soakSeconds} s of mixed load on a database-handler server`);
+    run.soak = await soak({ tmp, seconds: settings.soakSeconds, everyMs: 2_000, connections: settings.connections, log });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  process.stdout.write(`${formatSoak(run)}\n`);
+  const resultsDir = path.join(ROOT, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${run.date.slice(0, 10)}-${run.commit}-soak.json`);
+  writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
+  log(`wrote ${path.relative(ROOT, file)}`);
+  if (run.soak.verdict.flat === false) process.exitCode = 1;
+}
+
 async function main() {
   const started = Date.now();
   if (settings.build) {
     log('npm run build');
     execSync('npm run build', { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   }
+  if (settings.soak) return mainSoak();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'indiestack-bench-'));
   const servers = [];
   let postgres;

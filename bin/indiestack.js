@@ -10,6 +10,19 @@ if (major < wantMajor || (major === wantMajor && (minor < wantMinor || (minor ==
   process.exit(1);
 }
 
+// `serve` runs itself again, in this same process, with V8's young generation bounded (issue 31; cli/serve-flags.ts)
+if (typeof process.execve === 'function') {
+  const { serveRelaunchArgs, serveRelaunchEnv } = await import('../dist/cli/serve-flags.js');
+  const args = serveRelaunchArgs(process.execPath, process.argv, process.execArgv, process.env.NODE_OPTIONS);
+  if (args !== null) {
+    try {
+      process.execve(process.execPath, args, serveRelaunchEnv(process.env));
+    } catch {
+      // it could not run again (newer Nodes throw instead of aborting): the server runs with Node's default
+    }
+  }
+}
+
 // compiled code is cached on disk between runs (Node's own cache, under the system's temporary directory): a command starts faster
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();

@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import type { EntriesRepository } from '../storage/repositories/entries.js';
 import { createDatabaseHandler } from './handlers/database/handler.js';
-import { createFilesHandlerFromConfig, type FilesHandlerLog } from './handlers/files/handler.js';
+import type { FilesHandlerLog } from './handlers/files/handler.js';
 import { createMemoryHandlerWithPages, type MemoryEntryPages } from './handlers/memory.js';
 
 const REQUIRED_METHODS = ['createEntry', 'getEntry', 'updateEntry', 'deleteEntry', 'undeleteEntry', 'getConfig'] as const;
@@ -74,7 +74,11 @@ export async function resolveHandler(
       builtIn: true,
     };
   }
-  if (specifier === 'files') return { handler: createFilesHandlerFromConfig(config, log), inMemory: false, builtIn: true };
+  if (specifier === 'files') {
+    // loaded only when chosen: the files handler brings the YAML and TOML parsers (issue 31: memory of every other server)
+    const { createFilesHandlerFromConfig } = await import('./handlers/files/handler.js');
+    return { handler: createFilesHandlerFromConfig(config, log), inMemory: false, builtIn: true };
+  }
   let loaded: unknown;
   try {
     loaded = await loadExport(specifier, cwd);

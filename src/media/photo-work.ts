@@ -6,7 +6,8 @@
  * requests arrive.
  * @module
  */
-import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
+import { createRequire } from 'node:module';
+import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { forClient, PayloadTooLargeError, UnsupportedMediaTypeError } from '../core/errors.js';
 
 /** Pixels of one decoded image (all frames of an animation together): 8192 × 8192. */
@@ -27,10 +28,25 @@ export const PHOTO_TYPES: ReadonlySet<string> = new Set([
   'image/gif',
 ]);
 
-// libvips' own worker threads per image; two cores are the expected machine
-sharp.concurrency(2);
-// no operation cache: memory stays tied to the photos being worked on
-sharp.cache(false);
+type SharpLibrary = (typeof import('sharp'))['default'];
+let library: SharpLibrary | undefined;
+
+/**
+ * sharp, loaded by the first photo rather than when the server starts: libvips
+ * and its libraries are about 10 MiB of a server's memory that most servers
+ * seldom need (issue 31). A synchronous require (sharp ships CommonJS), so
+ * the functions below stay as they are.
+ */
+function sharp(): SharpLibrary {
+  if (library === undefined) {
+    library = createRequire(import.meta.url)('sharp') as SharpLibrary;
+    // libvips' own worker threads per image; two cores are the expected machine
+    library.concurrency(2);
+    // no operation cache: memory stays tied to the photos being worked on
+    library.cache(false);
+  }
+  return library;
+}
 
 let running = 0;
 const waiting: (() => void)[] = [];
@@ -54,13 +70,13 @@ export async function photoJob<T>(work: () => Promise<T>): Promise<T> {
  */
 export function openPhoto(input: string | Buffer, options: { animated?: boolean } = {}): Sharp {
   const base: SharpOptions = { limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true, failOn: 'none' };
-  return sharp(input, options.animated === true ? { ...base, animated: true } : base);
+  return sharp()(input, options.animated === true ? { ...base, animated: true } : base);
 }
 
 /** What sharp reads from the header (no pixel is decoded, so no limit applies yet), or null when it cannot read the file as an image at all. */
 export async function readPhotoHeader(input: string | Buffer): Promise<Metadata | null> {
   try {
-    return await sharp(input, { limitInputPixels: false }).metadata();
+    return await sharp()(input, { limitInputPixels: false }).metadata();
   } catch {
     return null;
   }

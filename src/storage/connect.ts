@@ -7,6 +7,8 @@ import type { Database } from './schema.js';
 import { createChangeFeed, type ChangeFeed } from './change-feed.js';
 import { markingFailures } from './tag-failures.js';
 import { prepareDatabaseFiles } from './file-modes.js';
+import { registerRawAccess } from './raw-access.js';
+import { markFromDatabase } from '../core/database-faults.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -85,7 +87,9 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
       return heard === null ? null : `${heard}:${writes}`;
     };
     const dialect = countingWrites(markingFailures(new PostgresDialect({ pool })), () => writes++);
-    return wrap(new Kysely<Database>({ dialect }), 'postgres', changeStamp, {
+    const db = new Kysely<Database>({ dialect });
+    registerRawAccess(db, { dialect: 'postgres', pool });
+    return wrap(db, 'postgres', changeStamp, {
       onChangeFeed: (listener) => listeners.add(listener),
       close: async () => {
         open = false;
@@ -102,18 +106,54 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
   // better-sqlite3 waits for a lock held elsewhere on the calling thread: the wait is bounded by timeoutMs
   database.pragma(`busy_timeout = ${timeoutMs}`);
   database.pragma('synchronous = NORMAL');
+  // better-sqlite3 builds SQLite with a 16 MiB page cache per connection (SQLite's own default is 2 MiB): under a create
+  // load it filled and stayed, a tenth of the server's memory (issue 31); pages beyond it come from the OS's file cache
+  database.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   let writes = 0;
   const dataVersion = database.prepare('PRAGMA data_version').pluck();
   const changeStamp = () => `${String(dataVersion.get())}:${writes}`;
-  return wrap(
-    new Kysely<Database>({ dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })) }),
-    'sqlite',
-    changeStamp,
-    { tightenedFiles, looseFiles },
-  );
+  const db = new Kysely<Database>({
+    dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })),
+  });
+  const rawStatements = new Map<string, SqliteDatabase.Statement>();
+  registerRawAccess(db, {
+    dialect: 'sqlite',
+    statement(sqlText) {
+      let statement = rawStatements.get(sqlText);
+      if (statement === undefined) {
+        statement = database.prepare(sqlText);
+        // callers use a handful of fixed texts; past that, statements are not kept
+        if (rawStatements.size < RAW_STATEMENTS) rawStatements.set(sqlText, statement);
+      }
+      return statement;
+    },
+    // Kysely's SQLite driver hands its one connection out under a mutex (a transaction keeps it across awaits)
+    exclusive: (work) =>
+      db.connection().execute(async () => {
+        try {
+          return work(database);
+        } catch (error) {
+          throw markFromDatabase(error);
+        }
+      }),
+  });
+  return wrap(db, 'sqlite', changeStamp, { tightenedFiles, looseFiles });
 }
 
+/** SQLite's page cache of the connection, in KiB (docs/performance.md "Memory"). */
+const SQLITE_CACHE_KIB = 4096;
+
+/** Statements kept for the code below Kysely (raw-access.ts). */
+const RAW_STATEMENTS = 16;
+
+/**
+ * Prepared statements kept, by count and by the length of their SQL text
+ * together: a compiled statement costs SQLite about 12 KiB for a 300-character
+ * select (measured), more for a longer text, so both bound the cache's memory
+ * (≤ ~6 MiB; a server uses a few hundred statements at most).
+ */
 const STATEMENT_CACHE_SIZE = 500;
+const STATEMENT_CACHE_CHARS = 512 * 1024;
 
 /**
  * Writes that cannot change what a remembered token depends on (its row, its
@@ -149,6 +189,7 @@ const STATEMENT_TIMEOUT_MS = 30_000;
  */
 function withStatementCache(database: SqliteDatabase.Database, onWrite: () => void) {
   const cache = new Map<string, SqliteDatabase.Statement>();
+  let chars = 0;
   return {
     close: () => database.close(),
     prepare(sqlText: string) {
@@ -157,8 +198,14 @@ function withStatementCache(database: SqliteDatabase.Database, onWrite: () => vo
       if (statement?.busy === true) statement = database.prepare(sqlText);
       else if (statement === undefined) {
         statement = database.prepare(sqlText);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
         cache.set(sqlText, statement);
+        chars += sqlText.length;
+        // the oldest prepared first out
+        for (const oldest of cache.keys()) {
+          if (cache.size <= STATEMENT_CACHE_SIZE && chars <= STATEMENT_CACHE_CHARS) break;
+          cache.delete(oldest);
+          chars -= oldest.length;
+        }
       }
       // Kysely prepares right before it runs: every statement that is not a reader counts as a write
       if (!statement.reader && mayChangeAuth(sqlText) && !TRANSACTION_CONTROL.test(sqlText)) onWrite();

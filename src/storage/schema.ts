@@ -262,6 +262,14 @@ export interface EntryTable {
   search_text: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** Per account: its live entries and a version that moves with every change of its entries (migration 0016, kept by triggers). */
+export interface EntryCountTable {
+  user_id: string;
+  live: ColumnType<number, number | undefined, number>;
+  /** bigint on PostgreSQL (read as a string). */
+  version: ColumnType<number | string, number | undefined, number>;
+}
+
 export interface PasskeyTable {
   id: string;
   user_id: string;
@@ -300,6 +308,7 @@ export interface Database {
   indieweb_profile: ProfileTable;
   indieweb_refresh_token: RefreshTokenTable;
   indieweb_entry: EntryTable;
+  indieweb_entry_count: EntryCountTable;
   indieweb_counter: CounterTable;
   indieweb_webmention_account: WebmentionAccountTable;
   indieweb_webmention_rule: WebmentionRuleTable;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -53,6 +53,17 @@ describe('indiestack serve with no configuration', () => {
     expect(existsSync(path.join(cwd, 'data', 'indiestack.sqlite'))).toBe(true);
     expect(statSync(path.join(cwd, 'data', 'secret')).mode & 0o777).toBe(0o600);
   });
+
+  it.skipIf(process.platform !== 'linux' || typeof process.execve !== 'function')(
+    'runs in the process it was started as, with V8’s young generation bounded (issue 31)',
+    async () => {
+      await waitForHealth(base, child);
+      const commandLine = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+      expect(commandLine).toContain('--max-semi-space-size=8');
+      expect(commandLine).toContain('serve');
+      expect(readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
+    },
+  );
 
   it('GET /healthz answers 200 {"status":"ok"}', async () => {
     const response = await waitForHealth(base, child);

@@ -10,6 +10,7 @@ import { createDatabaseHandler } from '../../src/content/handlers/database/handl
 import { createEntriesRepository, type EntriesRepository } from '../../src/storage/repositories/entries.js';
 import type { MicropubHandler } from '../../src/contracts/micropub-handler.js';
 import { matchesFilter } from '../../src/core/list-params.js';
+import { categoriesOf } from '../../src/content/handlers/entry-rules.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 const alice: HostUser = { id: 'alice-id', name: 'alice', me: ['https://alice.example/'], isActive: true };
@@ -205,6 +206,86 @@ for (const dialect of DIALECTS) {
       expect(page.total).toBe(5);
       // newest first: "quoted", then plain
       expect(page.items.map((item) => item.properties.content)).toEqual([['plain']]);
+    });
+  });
+
+  describe(`q=config and q=source totals with two instances on one database (issue 31, ${dialect})`, () => {
+    let database: TestDatabase;
+    let one: MicropubHandler;
+    let two: MicropubHandler;
+    const dana: HostUser = { id: 'dana-id', name: 'dana', me: ['https://dana.example/'], isActive: true };
+    beforeAll(async () => {
+      database = await openTestDatabase(dialect);
+      // two handlers, two repositories: what two instances of the server have
+      one = createDatabaseHandler({ baseUrl: 'https://id.example', entries: createEntriesRepository(database.db) });
+      two = createDatabaseHandler({ baseUrl: 'https://id.example', entries: createEntriesRepository(database.db) });
+    });
+    afterAll(async () => {
+      await database.dispose();
+    });
+
+    it('a config remembered by one instance follows every change of the account’s entries, by either instance or by SQL', async () => {
+      expect((await one.getConfig(dana)).categories).toEqual([]);
+      const first = await two.createEntry({ type: ['h-entry'], properties: { content: ['x'], category: [' Travel '] } }, dana);
+      expect((await one.getConfig(dana)).categories).toEqual(['Travel']);
+      // asked again with nothing changed: the same (frozen) object
+      expect(await one.getConfig(dana)).toBe(await one.getConfig(dana));
+      expect(Object.isFrozen((await one.getConfig(dana)).categories)).toBe(true);
+      await two.updateEntry(first.url, { add: { category: ['Food'] } }, dana);
+      expect((await one.getConfig(dana)).categories).toEqual(['Food', 'Travel']);
+      await two.deleteEntry(first.url, dana);
+      expect((await one.getConfig(dana)).categories).toEqual([]);
+      await two.undeleteEntry(first.url, dana);
+      expect((await one.getConfig(dana)).categories).toEqual(['Food', 'Travel']);
+      await database.db.deleteFrom('indieweb_entry').where('user_id', '=', dana.id).execute();
+      expect((await one.getConfig(dana)).categories).toEqual([]);
+    });
+
+    it('the categories are the plain-text ones of the account’s 1,000 latest live entries, as the entries themselves say', async () => {
+      const erin: HostUser = { id: 'erin-id', name: 'erin', me: ['https://erin.example/'], isActive: true };
+      const repository = createEntriesRepository(database.db);
+      const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+      const odd: unknown[][] = [[' spaced ', 'Zeta', 'alpha'], [42, { value: 'object' }, '', '  '], ['alpha', 'Émile'], ['ß']];
+      // five old ones, then 1,000 newer ones; one newer one deleted (so the window reaches back to the newest old one), one with category not a list
+      await Promise.all(
+        Array.from({ length: 1005 }, (_, n) =>
+          repository.insert({
+            id: `erin-${String(n).padStart(4, '0')}`,
+            userId: erin.id,
+            url: `https://id.example/erin/2026/01/e${n}/`,
+            path: `/erin/2026/01/e${n}/`,
+            type: ['h-entry'],
+            properties:
+              n < 5
+                ? { content: ['old'], category: [`too-old-${n}`] }
+                : n === 6
+                  ? { content: ['odd'], category: 'not a list' as never }
+                  : { content: ['new'], category: odd[n % odd.length] as never },
+            published: at(n),
+            createdAt: at(n),
+          }),
+        ),
+      );
+      await repository.markDeleted('erin-0007', at(2000));
+      const stored = await repository.listByUser(erin.id, { offset: 0, limit: 1000 });
+      const expected = categoriesOf(stored.filter((row) => Array.isArray(row.properties.category)));
+      expect(expected).toEqual(['alpha', 'Émile', 'spaced', 'ß', 'too-old-4', 'Zeta'].sort((a, b) => a.localeCompare(b)));
+      expect((await one.getConfig(erin)).categories).toEqual(expected);
+    });
+
+    it('q=source’s total counts the account’s live entries, whichever instance wrote them', async () => {
+      const created = await Promise.all(
+        Array.from({ length: 6 }, (_, n) =>
+          (n % 2 === 0 ? one : two).createEntry({ type: ['h-entry'], properties: { content: [`n${n}`] } }, dana),
+        ),
+      );
+      expect((await one.listEntries!(dana, { limit: 2, offset: 0, filter: null })).total).toBe(6);
+      await one.deleteEntry(created[0]!.url, dana);
+      await two.deleteEntry(created[1]!.url, dana);
+      expect((await two.listEntries!(dana, { limit: 2, offset: 0, filter: null })).total).toBe(4);
+      await one.undeleteEntry(created[1]!.url, dana);
+      expect((await one.listEntries!(dana, { limit: 20, offset: 0, filter: null })).total).toBe(5);
+      expect((await one.listEntries!(dana, { limit: 20, offset: 0, filter: null })).items).toHaveLength(5);
     });
   });
 }

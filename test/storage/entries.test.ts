@@ -143,6 +143,83 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  describe(`entry inserts of one turn (group commit below Kysely, issue 31) on ${dialect}`, () => {
+    let database: TestDatabase;
+    let entries: EntriesRepository;
+    beforeAll(async () => {
+      database = await openTestDatabase(dialect);
+      entries = createEntriesRepository(database.db);
+      await entries.insert(entry({ id: 'taken', path: '/alice/2026/11/taken/' }));
+    });
+    afterAll(async () => {
+      await database.dispose();
+    });
+    const outcome = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'stored',
+        (error: unknown) => (isUniqueViolation(error) ? 'taken' : error),
+      );
+
+    it('stores every entry of a turn with all its columns; a taken path refuses only its own, and of two asking for one path the first wins', async () => {
+      const asked = [
+        ...Array.from({ length: 20 }, (_, index) => entry({ id: `t${index}`, path: `/alice/2026/11/t${index}/` })),
+        entry({ id: 'again', path: '/alice/2026/11/taken/', url: `${BASE}/elsewhere` }),
+        entry({ id: 'twin-1', path: '/alice/2026/11/twin/' }),
+        entry({ id: 'twin-2', path: '/alice/2026/11/twin/', url: `${BASE}/alice/2026/11/twin-url-2/` }),
+        entry({ id: 'same-url', path: '/alice/2026/11/other-path/', url: `${BASE}/alice/2026/11/t3/` }),
+      ];
+      const results = await Promise.all(asked.map((row) => outcome(entries.insert(row))));
+      expect(results).toEqual([...Array.from({ length: 20 }, () => 'stored'), 'taken', 'stored', 'taken', 'taken']);
+      const rows = await database.db
+        .selectFrom('indieweb_entry')
+        .select(['id', 'version', 'deleted_at', 'slug_series', 'slug_number', 'search_text', 'post_status', 'visibility'])
+        .where('id', 'in', ['t7', 'twin-1', 'twin-2', 'again', 'same-url'])
+        .orderBy('id')
+        .execute();
+      expect(rows.map((row) => ({ ...row, version: Number(row.version), slug_number: Number(row.slug_number) }))).toEqual([
+        {
+          id: 't7',
+          version: 1,
+          deleted_at: null,
+          slug_series: '/alice/2026/11/t7',
+          slug_number: 1,
+          search_text: expect.stringContaining('"entry t7"'),
+          post_status: 'published',
+          visibility: 'public',
+        },
+        expect.objectContaining({ id: 'twin-1' }),
+      ]);
+      expect(await entries.findByPath('/alice/2026/11/t7/')).toMatchObject({ id: 't7', properties: { content: ['entry t7'] } });
+    });
+
+    it('never writes into a transaction another caller keeps open: its rollback leaves an entry asked for meanwhile', async () => {
+      let inserted: Promise<unknown> | undefined;
+      await database.db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.insertInto('indieweb_counter').values({ name: 'rolled-back', value: 1 }).execute();
+          inserted = outcome(entries.insert(entry({ id: 'meanwhile', path: '/alice/2026/11/meanwhile/' })));
+          // the group commit's turn comes and goes while this transaction is open
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          throw new Error('roll back');
+        })
+        .catch(() => {});
+      expect(await inserted).toBe('stored');
+      expect(await entries.findByPath('/alice/2026/11/meanwhile/')).toMatchObject({ id: 'meanwhile' });
+      const counter = await database.db.selectFrom('indieweb_counter').selectAll().where('name', '=', 'rolled-back').execute();
+      expect(counter).toEqual([]);
+    });
+
+    it('through a Kysely instance it did not open (a transaction here) the inserts go through Kysely, with the same answers', async () => {
+      await database.db.transaction().execute(async (trx) => {
+        const inTransaction = createEntriesRepository(trx);
+        expect(await outcome(inTransaction.insert(entry({ id: 'in-trx', path: '/alice/2026/11/in-trx/' })))).toBe('stored');
+        expect(await outcome(inTransaction.insert(entry({ id: 'in-trx-2', path: '/alice/2026/11/in-trx/' })))).toBe('taken');
+      });
+      expect(await entries.findByPath('/alice/2026/11/in-trx/')).toMatchObject({ id: 'in-trx', version: 1 });
+    });
+  });
+
   describe(`entry listings on ${dialect}`, () => {
     let database: TestDatabase;
     let entries: EntriesRepository;
@@ -463,6 +540,136 @@ for (const dialect of DIALECTS) {
         }
         expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
         await expect(sql`select search_text from indieweb_entry`.execute(handle.db)).rejects.toThrow();
+      } finally {
+        await handle.close();
+        await fresh.drop();
+      }
+    });
+  });
+
+  describe(`entry counts per account (migration 0018, issue 31) on ${dialect}`, () => {
+    let database: TestDatabase;
+    let entries: EntriesRepository;
+    beforeAll(async () => {
+      database = await openTestDatabase(dialect);
+      entries = createEntriesRepository(database.db);
+    });
+    afterAll(async () => {
+      await database.dispose();
+    });
+    /** The count kept by the triggers, and the count of the rows themselves. */
+    const counts = async (userId: string) => {
+      const row = await database.db
+        .selectFrom('indieweb_entry')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      return { kept: await entries.countByUser(userId), counted: Number(row.n) };
+    };
+
+    it('follows creates (one at a time and a turn’s batch, refused ones not counted), deletes, undeletes and updates', async () => {
+      expect(await entries.statsOf('carol-id')).toEqual({ live: 0, version: 0 });
+      await entries.insert(entry({ id: 'c1', userId: 'carol-id', path: '/carol/2026/11/c1/' }));
+      const batch = await Promise.all(
+        [
+          ...Array.from({ length: 12 }, (_, n) => entry({ id: `cb${n}`, userId: 'carol-id', path: `/carol/2026/11/cb${n}/` })),
+          ...Array.from({ length: 5 }, (_, n) => entry({ id: `db${n}`, userId: 'dave-id', path: `/dave/2026/11/db${n}/` })),
+          // taken: refused, so not counted
+          entry({ id: 'c1-again', userId: 'carol-id', path: '/carol/2026/11/c1/', url: `${BASE}/c1-again` }),
+        ].map((row) =>
+          entries.insert(row).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
+      expect(batch.filter((stored) => !stored)).toHaveLength(1);
+      expect(await counts('carol-id')).toEqual({ kept: 13, counted: 13 });
+      expect(await counts('dave-id')).toEqual({ kept: 5, counted: 5 });
+      const before = (await entries.statsOf('carol-id')).version;
+      expect(await entries.markDeleted('c1', '2026-11-02T00:00:00.000Z')).toBe(true);
+      expect(await entries.markDeleted('cb0', '2026-11-02T00:00:00.000Z')).toBe(true);
+      // deleting a deleted entry changes nothing
+      expect(await entries.markDeleted('cb0', '2026-11-02T00:00:00.000Z')).toBe(false);
+      expect(await counts('carol-id')).toEqual({ kept: 11, counted: 11 });
+      expect(await entries.markUndeleted('cb0', '2026-11-03T00:00:00.000Z')).toBe(true);
+      expect(await counts('carol-id')).toEqual({ kept: 12, counted: 12 });
+      const afterDeletes = (await entries.statsOf('carol-id')).version;
+      expect(afterDeletes).toBeGreaterThan(before);
+      // an update leaves the count and moves the version; another account's change leaves this one's alone
+      await entries.modify('cb1', (current) => ({ properties: { content: ['changed'] }, published: current.published, updatedAt: 'x' }));
+      expect(await counts('carol-id')).toEqual({ kept: 12, counted: 12 });
+      expect((await entries.statsOf('carol-id')).version).toBeGreaterThan(afterDeletes);
+      const carol = await entries.statsOf('carol-id');
+      await entries.markDeleted('db0', '2026-11-02T00:00:00.000Z');
+      expect(await entries.statsOf('carol-id')).toEqual(carol);
+      expect(await counts('dave-id')).toEqual({ kept: 4, counted: 4 });
+    });
+
+    it('stays exact with writes that go around the repository (SQL by hand: another process, a restore)', async () => {
+      const db = database.db;
+      await db.updateTable('indieweb_entry').set({ deleted_at: 'gone' }).where('user_id', '=', 'dave-id').execute();
+      expect(await counts('dave-id')).toEqual({ kept: 0, counted: 0 });
+      await db.updateTable('indieweb_entry').set({ deleted_at: null }).where('user_id', '=', 'dave-id').where('id', '!=', 'db4').execute();
+      expect(await counts('dave-id')).toEqual({ kept: 4, counted: 4 });
+      // an entry moved to another account
+      await db.updateTable('indieweb_entry').set({ user_id: 'erin-id' }).where('id', '=', 'db1').execute();
+      expect(await counts('dave-id')).toEqual({ kept: 3, counted: 3 });
+      expect(await counts('erin-id')).toEqual({ kept: 1, counted: 1 });
+      await db.deleteFrom('indieweb_entry').where('user_id', 'in', ['dave-id', 'erin-id']).execute();
+      expect(await counts('dave-id')).toEqual({ kept: 0, counted: 0 });
+      expect(await counts('erin-id')).toEqual({ kept: 0, counted: 0 });
+    });
+  });
+
+  describe(`migration 0018-entry-counts (${dialect})`, () => {
+    it('counts the entries already stored, keeps counting, and goes down again (issue 31)', async () => {
+      const fresh = await freshLocation(dialect);
+      const handle = createDatabase(fresh.location);
+      try {
+        const migrator = new Migrator({
+          db: handle.db,
+          provider: { getMigrations: async () => MIGRATIONS },
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: MIGRATION_LOCK_TABLE,
+        });
+        expect((await migrator.migrateTo('0015-entry-search-text')).error).toBeUndefined();
+        for (const [n, userId] of ['old-a', 'old-a', 'old-a', 'old-b'].entries())
+          await (handle.db as unknown as Kysely<any>)
+            .insertInto('indieweb_entry')
+            .values({
+              id: `o${n}`,
+              user_id: userId,
+              url: `${BASE}/old/${n}/`,
+              path: `/old/${n}/`,
+              type: '["h-entry"]',
+              properties: '{}',
+              post_status: 'published',
+              visibility: 'public',
+              published: '2026-01-01T00:00:00.000Z',
+              created_at: '2026-01-01T00:00:00.000Z',
+              updated_at: '2026-01-01T00:00:00.000Z',
+              deleted_at: n === 1 ? '2026-01-02T00:00:00.000Z' : null,
+              version: 1,
+              slug_series: `/old/${n}`,
+              slug_number: 1,
+              search_text: '{}',
+            })
+            .execute();
+        expect((await migrator.migrateTo('0018-entry-counts')).error).toBeUndefined();
+        const entries = createEntriesRepository(handle.db);
+        expect(await entries.countByUser('old-a')).toBe(2);
+        expect(await entries.countByUser('old-b')).toBe(1);
+        expect((await entries.statsOf('old-a')).version).toBe(3);
+        await entries.markUndeleted('o1', '2026-01-03T00:00:00.000Z');
+        expect(await entries.countByUser('old-a')).toBe(3);
+        expect((await migrator.migrateTo('0015-entry-search-text')).error).toBeUndefined();
+        await expect(sql`select live from indieweb_entry_count`.execute(handle.db)).rejects.toThrow();
+        // no trigger is left behind to write into the dropped table
+        await (handle.db as unknown as Kysely<any>).updateTable('indieweb_entry').set({ deleted_at: null }).execute();
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        expect(await createEntriesRepository(handle.db).countByUser('old-a')).toBe(3);
       } finally {
         await handle.close();
         await fresh.drop();

@@ -89,6 +89,40 @@ for (const dialect of DIALECTS) {
       ).toEqual([first, 'o3'].sort());
     });
 
+    it('sources asked for in one turn are looked up together, each caller getting its own rows in order (issue 31)', async () => {
+      const outgoing = stores.webmentionOutgoing;
+      for (const [n, source, target] of [
+        [1, 'https://turn.example/a', 'https://t.example/2'],
+        [2, 'https://turn.example/a', 'https://t.example/1'],
+        [3, 'https://turn.example/b', 'https://t.example/1'],
+      ] as const)
+        await outgoing.upsert({
+          id: `turn-${n}`,
+          userId: 'alice',
+          source,
+          target,
+          linked: true,
+          awaitingDeploy: false,
+          now: `2026-03-01T12:00:0${n}.000Z`,
+        });
+      const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+      // 70 sources: more than one query's worth; a, b and one nobody has asked twice
+      const others = Array.from({ length: 67 }, (_, n) => `https://turn.example/none-${n}`);
+      const asked = [
+        'https://turn.example/a',
+        'https://turn.example/b',
+        'https://turn.example/a',
+        ...others,
+        'https://turn.example/none-1',
+      ];
+      const answers = await Promise.all(asked.map((source) => outgoing.listBySourceInTurn(source)));
+      expect(answers.slice(0, 3).map(ids)).toEqual([['turn-1', 'turn-2'], ['turn-3'], ['turn-1', 'turn-2']]);
+      expect(answers.slice(3).every((rows) => rows.length === 0)).toBe(true);
+      expect(ids(await outgoing.listBySourceInTurn('https://turn.example/b'))).toEqual(
+        ids(await outgoing.listBySources(['https://turn.example/b'])),
+      );
+    });
+
     it('an import that fails part-way stores nothing; a whole one stores each pair once', async () => {
       const clock = createManualClock(new Date(NOW));
       const count = async () =>

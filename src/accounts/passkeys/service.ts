@@ -9,17 +9,12 @@
  * @see docs/accounts.md "Passkeys"
  * @module
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
 import type { Clock } from '../../core/clock.js';
 import type { Signer } from '../../core/signing.js';
 import { addSeconds } from '../../core/clock.js';
@@ -107,8 +102,19 @@ function parseAnswer<T extends { id: string; response: { clientDataJSON: string 
   return answer as T;
 }
 
+/**
+ * `@simplewebauthn/server` and the crypto libraries under it (about 10 MiB of a
+ * server's memory) are loaded by the first ceremony, not when the server
+ * starts (issue 31): most servers never see one.
+ */
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
+let helpers: Promise<typeof import('@simplewebauthn/server/helpers')> | undefined;
+const webauthnHelpers = () => (helpers ??= import('@simplewebauthn/server/helpers'));
+
 /** The client data's origin and challenge, read before verification so a refusal can say which one was wrong. */
-function clientDataOf(clientDataJSON: string): { origin: string; challenge: string } {
+async function clientDataOf(clientDataJSON: string): Promise<{ origin: string; challenge: string }> {
+  const { decodeClientDataJSON } = await webauthnHelpers();
   try {
     const data = decodeClientDataJSON(clientDataJSON);
     if (typeof data.origin !== 'string' || typeof data.challenge !== 'string') refuse('malformed');
@@ -162,7 +168,7 @@ export function createPasskeyService(deps: {
     purpose: ChallengePurpose,
     clientDataJSON: string,
   ): Promise<{ challenge: string; userId: string | null }> {
-    const data = clientDataOf(clientDataJSON);
+    const data = await clientDataOf(clientDataJSON);
     const taken = answer.challengeId === '' ? null : await challenges.take(answer.challengeId, purpose, now());
     if (taken === null) refuse('challenge');
     // security: a page on another origin (a phishing copy) got the browser to sign; said before anything else is checked
@@ -187,7 +193,9 @@ export function createPasskeyService(deps: {
       readonly name: string;
     }): Promise<CeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
       const existing = await passkeys.listByUser(user.id);
-      const options = await generateRegistrationOptions({
+      const options = await (
+        await webauthn()
+      ).generateRegistrationOptions({
         rpName: `indiestack (${rp.id})`,
         rpID: rp.id,
         userName: user.name,
@@ -212,7 +220,9 @@ export function createPasskeyService(deps: {
       if (taken.userId !== user.id) refuse('challenge');
       let verification;
       try {
-        verification = await verifyRegistrationResponse({
+        verification = await (
+          await webauthn()
+        ).verifyRegistrationResponse({
           response,
           expectedChallenge: taken.challenge,
           expectedOrigin: rp.origin,
@@ -250,7 +260,9 @@ export function createPasskeyService(deps: {
     async authenticationOptions(): Promise<CeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
       const issued = requireSignInChallenges().issue();
       // no allowCredentials: the browser offers the passkeys it holds for us, so no user name is typed or revealed
-      const options = await generateAuthenticationOptions({
+      const options = await (
+        await webauthn()
+      ).generateAuthenticationOptions({
         rpID: rp.id,
         userVerification: 'required',
         timeout: BROWSER_TIMEOUT_MS,
@@ -262,7 +274,7 @@ export function createPasskeyService(deps: {
     /** Verifies a sign-in answer; the active user whose passkey signed it, or a {@link PasskeyRefusedError}. */
     async authenticate(answer: CeremonyAnswer): Promise<{ user: UserRecord; passkey: PasskeyRecord }> {
       const response = parseAnswer<AuthenticationResponseJSON>(answer.response);
-      const data = clientDataOf(response.response.clientDataJSON);
+      const data = await clientDataOf(response.response.clientDataJSON);
       const taken = requireSignInChallenges().open(answer.challengeId);
       if (taken === null) refuse('challenge');
       // security: a page on another origin (a phishing copy) got the browser to sign; said before anything else is checked
@@ -274,7 +286,9 @@ export function createPasskeyService(deps: {
       if (user === null || !user.isActive) refuse('inactive');
       let verification;
       try {
-        verification = await verifyAuthenticationResponse({
+        verification = await (
+          await webauthn()
+        ).verifyAuthenticationResponse({
           response,
           expectedChallenge: taken.challenge,
           expectedOrigin: rp.origin,

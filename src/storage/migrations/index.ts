@@ -16,6 +16,7 @@ import * as m0014 from './0014-webhook-webmention-io.js';
 import * as m0015 from './0015-entry-search-text.js';
 import * as m0016 from './0016-syndication.js';
 import * as m0017 from './0017-backfeed.js';
+import * as m0018 from './0018-entry-counts.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -36,4 +37,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0015-entry-search-text': m0015,
   '0016-syndication': m0016,
   '0017-backfeed': m0017,
+  '0018-entry-counts': m0018,
 });

@@ -47,7 +47,49 @@ function toOutgoing(row: WebmentionOutgoingRow): OutgoingMention {
   };
 }
 
+/** The rows of some sources, oldest first. */
+const bySources = (db: Kysely<Database>, sources: readonly string[]) =>
+  db
+    .selectFrom('indieweb_webmention_outgoing')
+    .selectAll()
+    .where('source', 'in', [...sources])
+    .orderBy('created_at')
+    .orderBy('id');
+
+/** Most sources looked up in one query (a power of two). */
+const MAX_LOOKUP_BATCH = 64;
+
+interface Waiter {
+  readonly resolve: (rows: OutgoingMention[]) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
+  // sources asked for by listBySourceInTurn during this turn of the event loop, with their callers
+  let asked = new Map<string, Waiter[]>();
+  let scheduled = false;
+
+  async function lookUpAsked(): Promise<void> {
+    const batch = asked;
+    asked = new Map();
+    scheduled = false;
+    const sources = [...batch.keys()];
+    for (let start = 0; start < sources.length; start += MAX_LOOKUP_BATCH) {
+      const slice = sources.slice(start, start + MAX_LOOKUP_BATCH);
+      try {
+        // padded to a power of two (repeating a source): a handful of distinct statements, not one per batch size
+        const padded = [...slice, ...Array.from({ length: 2 ** Math.ceil(Math.log2(slice.length)) - slice.length }, () => slice[0]!)];
+        const rows = (await bySources(db, padded).execute()).map(toOutgoing);
+        for (const source of slice) {
+          const own = rows.filter((row) => row.source === source);
+          for (const waiter of batch.get(source)!) waiter.resolve(own);
+        }
+      } catch (error) {
+        for (const source of slice) for (const waiter of batch.get(source)!) waiter.reject(error);
+      }
+    }
+  }
+
   return {
     /** The pair to be sent (again): a new row, or the existing one reset (its outcome cleared); returns its id. */
     async upsert(input: {
@@ -88,14 +130,28 @@ export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
     /** Every row of these sources (the spellings of one entry's URL). */
     async listBySources(sources: readonly string[]): Promise<OutgoingMention[]> {
       if (sources.length === 0) return [];
-      const rows = await db
-        .selectFrom('indieweb_webmention_outgoing')
-        .selectAll()
-        .where('source', 'in', [...sources])
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
+      const rows = await bySources(db, sources).execute();
       return rows.map(toOutgoing);
+    },
+
+    /**
+     * {@link listBySources} of one source, looked up in the loop's check phase
+     * together with every other source asked for during this turn: one query
+     * for the Micropub creates answered together (issue 31: one query each,
+     * a round trip each on PostgreSQL). The lookup still happens after the
+     * caller asked. Not for use inside a transaction (it runs on the
+     * repository's own executor).
+     */
+    listBySourceInTurn(source: string): Promise<OutgoingMention[]> {
+      return new Promise((resolve, reject) => {
+        const waiters = asked.get(source);
+        if (waiters !== undefined) waiters.push({ resolve, reject });
+        else asked.set(source, [{ resolve, reject }]);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(() => void lookUpAsked());
+        }
+      });
     },
 
     /** An account's sends, newest first. */

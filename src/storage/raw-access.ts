@@ -1,0 +1,51 @@
+/**
+ * The driver below a Kysely instance made by `createDatabase` (connect.ts),
+ * for the few hot statements that are written once and run without Kysely
+ * building and compiling them on every call (issue 31: the group-commit
+ * insert of `entry-inserts.ts`). A Kysely instance this module does not know
+ * (a host's own, a transaction's) has none: its callers use Kysely.
+ *
+ * What the caller owes the rest of the storage layer when it goes below
+ * Kysely:
+ * - SQLite has one connection, which Kysely guards with a mutex (a Kysely
+ *   transaction keeps it across awaits): use the database only inside
+ *   {@link RawSqlite.exclusive}, which holds that mutex, so a statement never
+ *   lands inside somebody else's open transaction.
+ * - Mark the driver's failures (`markFromDatabase`), as `tag-failures.ts`
+ *   does for Kysely's, so "the database cannot answer" stays a 503.
+ * - The token cache's change stamp counts writes seen through Kysely
+ *   (`connect.ts`): only statements that `mayChangeAuth` calls harmless (the
+ *   entries table) may be run here.
+ * @module
+ */
+import type SqliteDatabase from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
+
+export interface RawSqlite {
+  readonly dialect: 'sqlite';
+  /** A statement prepared once per text (kept for the handle's life; callers use a handful of fixed texts). */
+  statement(sqlText: string): SqliteDatabase.Statement;
+  /** Runs `work` synchronously on the connection while holding Kysely's connection mutex. */
+  exclusive<T>(work: (database: SqliteDatabase.Database) => T): Promise<T>;
+}
+
+export interface RawPostgres {
+  readonly dialect: 'postgres';
+  /** The handle's pool (named statements are prepared once per pooled connection by pg). */
+  readonly pool: pg.Pool;
+}
+
+export type RawAccess = RawSqlite | RawPostgres;
+
+const registry = new WeakMap<object, RawAccess>();
+
+/** Called by connect.ts for every handle it opens. */
+export function registerRawAccess(db: Kysely<any>, access: RawAccess): void {
+  registry.set(db, access);
+}
+
+/** The driver below `db`, when connect.ts opened it; undefined for any other Kysely instance. */
+export function rawAccessOf(db: Kysely<any>): RawAccess | undefined {
+  return registry.get(db);
+}
