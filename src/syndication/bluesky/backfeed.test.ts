@@ -108,10 +108,10 @@ describe('createBlueskyBackfeed', () => {
       { notifications: [like('did:plc:b', '2026-11-29T10:00:03.000Z'), like('did:plc:a', '2026-11-29T10:00:01.000Z')], cursor: '2' },
       { notifications: [like('did:plc:z', '2026-11-29T09:00:00.000Z')] },
     ]);
-    const { responses, cursor } = await client(pds.fetch).responses('2026-11-29T10:00:03.000Z');
-    // the notification at the cursor's own time is read again (stored once by source); older ones are not
+    // the kept cursor is 10:10:03; 10 minutes before it are read again (late-indexed notifications sort earlier)
+    const { responses, cursor } = await client(pds.fetch).responses('2026-11-29T10:10:03.000Z');
     expect(responses.map((response) => response.siloId)).toEqual(['did:plc:b', 'did:plc:c', 'did:plc:d']);
-    expect(cursor).toBe('2026-11-29T10:00:05.000Z');
+    expect(cursor).toBe('2026-11-29T10:10:03.000Z');
     const listed = pds.urls.filter((url) => url.pathname.endsWith('listNotifications'));
     expect(listed).toHaveLength(2);
     expect(listed[0]!.searchParams.getAll('reasons')).toEqual(['reply', 'like', 'repost', 'quote']);

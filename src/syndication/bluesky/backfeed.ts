@@ -21,6 +21,13 @@ import type { Xrpc } from './xrpc.js';
 export const NOTIFICATION_LIMIT = 100;
 /** Pages read back per poll at most (the rest waits: the cursor moves only as far as what was read). */
 export const NOTIFICATION_PAGES = 5;
+/**
+ * How far before the kept cursor a poll reads again. A notification's `indexedAt` is the AppView's sort time,
+ * the earlier of the record's `createdAt` and when it was indexed, so one indexed late (or written with a
+ * `createdAt` in the past) lands behind notifications already seen; reading back this far catches it, and a
+ * response read twice is stored once (same source).
+ */
+export const LOOKBACK_MS = 10 * 60_000;
 /** `getLikes` / `getRepostedBy`: 100 a page, at most this many pages per copy. */
 const ACCOUNT_PAGES = 10;
 
@@ -119,6 +126,7 @@ export function createBlueskyBackfeed(xrpc: Xrpc): BackfeedClient {
   return {
     async responses(cursor) {
       const { did: self } = await xrpc.session();
+      const since = cursor === null || Number.isNaN(Date.parse(cursor)) ? null : new Date(Date.parse(cursor) - LOOKBACK_MS).toISOString();
       const seen: Notification[] = [];
       let page: string | null = null;
       for (let count = 0; count < NOTIFICATION_PAGES; count += 1) {
@@ -138,10 +146,10 @@ export function createBlueskyBackfeed(xrpc: Xrpc): BackfeedClient {
         seen.push(...items);
         page = str(answer?.cursor);
         // newest first: once a page reaches the kept cursor, the rest was seen before
-        if (page === null || items.length === 0 || (cursor !== null && items.some((item) => item.indexedAt <= cursor))) break;
+        if (page === null || items.length === 0 || (since !== null && items.some((item) => item.indexedAt < since))) break;
       }
-      // the same indexedAt as the cursor is read again (another notification may share it): stored once by source
-      const fresh = seen.filter((item) => cursor === null || item.indexedAt >= cursor);
+      // LOOKBACK_MS before the cursor is read again (late-indexed notifications sort behind it): stored once by source
+      const fresh = seen.filter((item) => since === null || item.indexedAt >= since);
       const newest = fresh.reduce<string | null>((high, item) => (high === null || item.indexedAt > high ? item.indexedAt : high), cursor);
       const responses: SiloResponse[] = [];
       for (const item of fresh.sort((a, b) => (a.indexedAt < b.indexedAt ? -1 : a.indexedAt > b.indexedAt ? 1 : 0))) {
