@@ -28,6 +28,12 @@ export const PROCESS_TESTS = [
 /** Files that start a real Bluesky PDS (test/helpers/pds.ts, seconds to import): their own project, without PostgreSQL. */
 export const PDS_TESTS = ['test/syndication/bluesky/**/*.test.ts'];
 
+/**
+ * Files that start a whole Bluesky network (test/helpers/bsky-network.ts: `@atproto/dev-env`'s PLC, PDS and
+ * AppView on the embedded PostgreSQL and Redis, about 8 s): their own project.
+ */
+export const APPVIEW_TESTS = ['test/syndication/appview/**/*.test.ts'];
+
 /** How long a test and a hook of the integration tiers may take (the quick tier uses them too). */
 export const INTEGRATION_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 };
 
@@ -47,7 +53,14 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism()),
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts'] } },
-      { test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...PROCESS_TESTS, ...PDS_TESTS], ...integration } },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...PROCESS_TESTS, ...PDS_TESTS, ...APPVIEW_TESTS],
+          ...integration,
+        },
+      },
       {
         // every Micropub endpoint test again, against the built-in database handler on PostgreSQL (issue 18)
         test: {
@@ -59,6 +72,7 @@ export default defineConfig({
       },
       { test: { name: 'process', include: PROCESS_TESTS, ...integration } },
       { test: { name: 'pds', include: PDS_TESTS, ...INTEGRATION_TIMEOUTS } },
+      { test: { name: 'appview', include: APPVIEW_TESTS, ...INTEGRATION_TIMEOUTS } },
     ],
   },
 });

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { INTEGRATION_TIMEOUTS, PDS_TESTS, PROCESS_TESTS } from './vitest.config.js';
+import { APPVIEW_TESTS, INTEGRATION_TIMEOUTS, PDS_TESTS, PROCESS_TESTS } from './vitest.config.js';
 
 /**
  * `npm run test:quick`: the developer's loop — every unit test and every
@@ -21,6 +21,7 @@ export default defineConfig({
           exclude: [
             ...PROCESS_TESTS,
             ...PDS_TESTS,
+            ...APPVIEW_TESTS,
             // written for PostgreSQL alone
             'test/storage/change-feed.test.ts',
             'test/storage/connection-loss.test.ts',

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isIndieWebError } from '../core/errors.js';
 import { readParam } from '../core/params.js';
 import { WEBMENTION_STATUSES, type WebmentionRecord, type WebmentionStatus } from '../storage/repositories/webmentions.js';
+import { isService, SERVICE_NAMES } from '../syndication/clients.js';
 import { failureReason } from '../webmention/failure.js';
 import type { ModerationService } from '../webmention/moderation-service.js';
 import { OWNED_PAGE_SIZE, type WebmentionService } from '../webmention/service.js';
@@ -90,6 +91,16 @@ role="search" aria-label="Filter webmentions">
 <button type="submit">Filter</button></form>`;
 }
 
+/**
+ * The service a backfed mention came from (its origin is `SERVICE:TARGET_UID`, issue 34): a visible label whose
+ * text says it ("via Bluesky"), so it needs no icon alt text; '' for a mention received the usual way.
+ */
+export function viaLabel(origin: string | null): SafeHtml | '' {
+  const service = origin?.split(':', 1)[0] ?? '';
+  if (!isService(service)) return '';
+  return html` <span class="via" data-service="${service}">via ${SERVICE_NAMES[service]}</span>`;
+}
+
 function mentionItem(item: WebmentionRecord, csrf: string): SafeHtml {
   const action = (name: string, label: string) => buttonForm({ action: `${ADMIN}/webmentions/${item.id}/${name}`, csrf, label });
   const reason = failureReason(item);
@@ -101,7 +112,8 @@ ${action('approve', 'Approve')}${action('approve-allow', 'Approve and always all
       ? html`<p class="rejected">Rejected.</p>${action('approve', 'Approve')}`
       : '';
   const source = html`<a href="${item.source}" rel="nofollow ugc noopener">${item.source}</a>`;
-  const target = html`<code>${item.target}</code>`;
+  // the service of a backfed mention follows the target
+  const target = html`<code>${item.target}</code>${viaLabel(item.origin)}`;
   const by = item.author.name === null ? '' : html`<p>By ${item.author.name}</p>`;
   const quote = item.contentText === null ? '' : html`<blockquote>${item.contentText}</blockquote>`;
   const failure = reason === null ? '' : html`<p class="failure">Why it failed: ${reason}</p>`;

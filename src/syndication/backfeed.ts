@@ -110,11 +110,13 @@ export function createBackfeed(deps: {
     const { responses, cursor } = await client.responses(state?.cursor ?? null);
     const copies = await repository.copiesByIds(
       target.id,
-      responses.map((response) => response.copyId),
+      responses.flatMap((response) => [response.copyId, ...(response.rootId ? [response.rootId] : [])]),
     );
     const counts: Record<ResponseKind, number> = { reply: 0, like: 0, repost: 0, quote: 0 };
     for (const response of responses) {
-      const copy = copies.get(response.copyId);
+      // a reply to a copy, or further down a copy's thread
+      const copyId = copies.has(response.copyId) ? response.copyId : (response.rootId ?? response.copyId);
+      const copy = copies.get(copyId);
       if (copy === undefined) continue;
       const source = sourceOf(target.service, response, copy.copyUrl);
       if (source === null) continue;
@@ -142,7 +144,7 @@ export function createBackfeed(deps: {
         targetId: target.id,
         webmentionId: stored.record.id,
         kind: response.kind,
-        copyId: response.copyId,
+        copyId,
         siloId: response.siloId,
         source,
         createdAt: now(),

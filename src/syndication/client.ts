@@ -89,6 +89,11 @@ export interface SiloResponse {
   readonly kind: ResponseKind;
   /** The copy it responds to: its id on the silo (a Mastodon status id, a Bluesky at:// URI). */
   readonly copyId: string;
+  /**
+   * For a reply, the root of its thread when that is not `copyId`: a reply further down the thread of a copy
+   * counts as a response to it (Bluesky notifies the root's author of those).
+   */
+  readonly rootId?: string | null;
   /** The reply's or quote's own id there; for a like or repost, the account's id (a DID on Bluesky). */
   readonly siloId: string;
   /** The reply's or quote's public URL; null for a like or repost (the feature names them with a fragment). */

@@ -550,6 +550,27 @@ describe('admin webmentions', () => {
     expect(listed((await getAdmin(t, bobJar, '/webmentions/')).body)).toContain(ids.foreign);
   });
 
+  it('a backfed mention shows the service it came from as a label that says it (origin SERVICE:UID)', async () => {
+    const { record } = await t.app.indieweb.webmention.receiveVerified({
+      source: 'https://bsky.app/profile/did:plc:bob/post/3abc',
+      target: `${ALICE}/posts/5`,
+      origin: 'bluesky:target1',
+      mention: {
+        type: 'reply',
+        author: { name: 'Bob', url: 'https://bsky.app/profile/bob.test', photo: null },
+        contentText: 'hi',
+        contentHtml: null,
+        published: null,
+      },
+    });
+    const body = (await getAdmin(t, alice.jar, '/webmentions/')).body;
+    const item = body.slice(body.indexOf('https://bsky.app/profile/did:plc:bob/post/3abc</a>'));
+    expect(item.slice(0, item.indexOf('</p>'))).toContain('<span class="via" data-service="bluesky">via Bluesky</span>');
+    // a mention received the usual way has none
+    expect(body.match(/class="via"/g)).toHaveLength(1);
+    await t.app.indieweb.webmention.remove(record.id);
+  });
+
   it('200 shows remote author and content escaped', async () => {
     const body = (await getAdmin(t, alice.jar, '/webmentions/')).body;
     expect(body).not.toMatch(/<script/i);

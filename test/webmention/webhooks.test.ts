@@ -138,6 +138,53 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     expect(received).toHaveLength(3);
   });
 
+  it('a backfed mention (from a silo poll, through receiveVerified) fires the webhook as a received one does; withdrawn, the deleted one', async () => {
+    const before = received.length;
+    // what syndication.poll hands the webmention service for a like on a Bluesky copy (src/syndication/backfeed.ts)
+    const likeSource = 'https://bsky.app/profile/did:plc:alice/post/3copy#liked-by-did:plc:bob';
+    const { record } = await t.app.indieweb.webmention.receiveVerified({
+      source: likeSource,
+      target: POST,
+      origin: 'bluesky:target1',
+      mention: {
+        type: 'like',
+        author: { name: 'Bob', url: 'https://bsky.app/profile/bob.test', photo: null },
+        contentText: null,
+        contentHtml: null,
+        published: '2026-11-29T10:00:00.000Z',
+      },
+    });
+    await drain(t);
+    const secret = await secretOf();
+    expect(received).toHaveLength(before + 1);
+    expect(verified(secret, received.at(-1)!)).toMatchObject({
+      source: likeSource,
+      target: POST,
+      private: false,
+      post: { type: 'entry', 'wm-property': 'like-of', 'like-of': POST, author: { name: 'Bob', url: 'https://bsky.app/profile/bob.test' } },
+    });
+    // the same response polled again changes nothing and sends nothing
+    await t.app.indieweb.webmention.receiveVerified({
+      source: likeSource,
+      target: POST,
+      origin: 'bluesky:target1',
+      mention: {
+        type: 'like',
+        author: { name: 'Bob', url: 'https://bsky.app/profile/bob.test', photo: null },
+        contentText: null,
+        contentHtml: null,
+        published: null,
+      },
+    });
+    await drain(t);
+    expect(received).toHaveLength(before + 1);
+    // the like undone on the silo: withdrawn at the next poll, the deleted webhook
+    await t.app.indieweb.webmention.withdrawVerified(record.id, 'the like was undone on bluesky');
+    await drain(t);
+    expect(received).toHaveLength(before + 2);
+    expect(verified(secret, received.at(-1)!)).toMatchObject({ source: likeSource, target: POST, deleted: true });
+  });
+
   it('a failing receiver is retried with backoff under the same webhook-id and a new timestamp; the log shows status, attempts and the last error; send again delivers', async () => {
     answer = 500;
     const before = received.length;

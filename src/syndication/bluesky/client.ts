@@ -17,6 +17,7 @@
  */
 import { fitWithin } from '../../media/photo-fit.js';
 import { SyndicationError, type SyndicatedCopy, type SyndicationClient, type SyndicationPhoto, type SyndicationPost } from '../client.js';
+import { createBlueskyBackfeed } from './backfeed.js';
 import { cardDescription, composePostText, displayUrl } from './text.js';
 import { tidFromKey } from './tid.js';
 import { createXrpc, XrpcError, type Xrpc } from './xrpc.js';
@@ -152,6 +153,8 @@ export function createBlueskyClient(target: BlueskyTarget): SyndicationClient {
     isOnService(url) {
       return parsePostUrl(url) !== null;
     },
+
+    backfeed: createBlueskyBackfeed(xrpc),
   };
 }
 

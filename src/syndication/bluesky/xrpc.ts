@@ -23,7 +23,8 @@ export interface Session {
 }
 
 export interface XrpcCall {
-  readonly params?: Readonly<Record<string, string>>;
+  /** Query parameters; an array is sent as the parameter repeated (`reasons=reply&reasons=like`). */
+  readonly params?: Readonly<Record<string, string | readonly string[]>>;
   /** A JSON body (procedures). */
   readonly json?: unknown;
   /** A binary body and its media type (`uploadBlob`). */
@@ -107,7 +108,10 @@ export function createXrpc(options: { pdsUrl: string; identifier: string; passwo
 
   async function send(method: 'GET' | 'POST', nsid: string, call: XrpcCall, token: string | null): Promise<Response> {
     const url = new URL(`${base}/xrpc/${nsid}`);
-    for (const [name, value] of Object.entries(call.params ?? {})) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries(call.params ?? {})) {
+      if (typeof value === 'string') url.searchParams.set(name, value);
+      else for (const item of value) url.searchParams.append(name, item);
+    }
     const headers: Record<string, string> = {};
     if (token !== null) headers.authorization = `Bearer ${token}`;
     let body: string | Uint8Array<ArrayBuffer> | undefined;

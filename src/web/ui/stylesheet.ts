@@ -109,6 +109,7 @@ span.error{display:block;margin:.35rem 0 0;padding:.3rem .6rem;max-width:40rem}
 .notice{background:var(--ok-bg);color:var(--ok);border-left:4px solid var(--ok)}
 .warning{color:var(--warn);background:var(--warn-bg);border-radius:var(--radius);padding:.5rem .75rem;font-weight:600}
 .held{color:var(--warn);font-weight:600}
+.via{display:inline-block;padding:0 .4em;border:1px solid currentColor;border-radius:.3em;font-size:.85em;white-space:nowrap}
 .rejected,.failure{color:var(--danger)}
 /* lists of things */
 dl{margin:.5rem 0}

@@ -84,8 +84,8 @@ describe('syndication to Bluesky (real PDS)', () => {
     });
     expect(created.statusCode).toBe(201);
     const url = created.headers.location as string;
-    // the copy's job (and the target's backfeed poll)
-    await t.app.indieweb.jobs.drain();
+    // the post, and the new target's first backfeed poll (queued by addTarget)
+    expect(await t.app.indieweb.jobs.drain()).toBe(2);
     const copies = (await posts()).filter((record) => record.value.text === 'Hello Bluesky from my site');
     expect(copies).toHaveLength(1);
     const rkey = copies[0]!.uri.split('/').pop()!;
