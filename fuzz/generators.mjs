@@ -302,7 +302,9 @@ export function generateCase(seed, index, creds, options = {}) {
   opts.maxFields = opts.skipKnown ? 1_000 : Infinity;
   const c = new Chooser(caseSeed(seed, index));
   const notes = [];
-  const route = c.pick(ROUTES);
+  const picked = c.pick(ROUTES);
+  // the first cases of a run take every route once, so a short run (the test's, on a busy machine) reaches them all
+  const route = index >= 0 && index < ROUTES.length ? ROUTES[index] : picked;
   const guarded = route.guarded === true;
 
   // request line

@@ -119,9 +119,11 @@ ${action('approve', 'Approve')}${action('approve-allow', 'Approve and always all
   const failure = reason === null ? '' : html`<p class="failure">Why it failed: ${reason}</p>`;
   const { status } = item;
   const spam = status === 'spam' ? '' : action('spam', 'Mark as spam');
+  // a backfed mention is checked again by its target's next poll, not by fetching its source
+  const recheck = item.origin === null ? action('reprocess', 'Check again') : '';
   return html`<li class="mention" data-status="${status}"><p><strong>${status}</strong> ${item.type ?? ''} from ${source} to ${target}</p>
 ${by}${quote}${failure}
-${moderation}${action('reprocess', 'Check again')}${spam}${action('delete', 'Delete')}</li>`;
+${moderation}${recheck}${spam}${action('delete', 'Delete')}</li>`;
 }
 
 export function webmentionsPage(app: FastifyInstance, deps: WebmentionsPageDeps): void {

@@ -334,6 +334,12 @@ export function createWebmentionService(deps: {
     /** Fetches and verifies again now (moderation); a source that is still down is recorded as failed. */
     async reprocess(id: string): Promise<ProcessOutcome> {
       const record = await requireMention(id);
+      // a response from a silo's API (backfeed: `origin` set) has no page of its own to fetch (a like's source is
+      // the copy's URL with a fragment): its target's next poll checks it again, so it stays as it is
+      if (record.origin !== null)
+        return record.status === 'verified'
+          ? { status: 'verified' }
+          : { status: 'failed', reason: record.error ?? 'withdrawn on its silo' };
       try {
         const outcome = await processor.process(record);
         await afterProcessing(record);

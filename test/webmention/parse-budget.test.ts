@@ -20,8 +20,7 @@ describe('a source page over the parse budget', () => {
   let source: SourceServer;
 
   beforeAll(async () => {
-    // 2 s instead of the default 5: each slow page burns a worker's core for the whole budget
-    t = await buildTestApp({ env: { ...PRIVATE_OK, INDIEWEB_PARSE_TIMEOUT: '2' } });
+    t = await buildTestApp({ env: PRIVATE_OK });
     source = await startSourceServer();
   });
   afterAll(async () => {

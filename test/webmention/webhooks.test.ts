@@ -178,6 +178,10 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     });
     await drain(t);
     expect(received).toHaveLength(before + 1);
+    // "Check again" (admin, CLI) fetches no silo URL: the backfed like stays verified and nothing is sent
+    expect(await t.app.indieweb.webmention.reprocess(record.id)).toEqual({ status: 'verified' });
+    await drain(t);
+    expect(received).toHaveLength(before + 1);
     // the like undone on the silo: withdrawn at the next poll, the deleted webhook
     await t.app.indieweb.webmention.withdrawVerified(record.id, 'the like was undone on bluesky');
     await drain(t);
