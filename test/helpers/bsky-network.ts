@@ -9,9 +9,16 @@
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import { freePort } from './net.js';
 import { startPostgres, type RunningPostgres } from './postgres.js';
+
+/** Debian's redis-server on PATH (installed by .ci/run): the AppView tests are skipped, loudly, without it. */
+export const HAS_REDIS = (process.env.PATH ?? '')
+  .split(path.delimiter)
+  .some((dir) => dir !== '' && existsSync(path.join(dir, 'redis-server')));
 
 type DevEnv = typeof import('@atproto/dev-env');
 export type TestNetwork = Awaited<ReturnType<DevEnv['TestNetwork']['create']>>;
