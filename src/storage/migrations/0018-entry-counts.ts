@@ -83,9 +83,26 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     insert into indieweb_entry_count (user_id, live, version)
     select user_id, sum(case when deleted_at is null then 1 else 0 end), count(*) from indieweb_entry group by user_id`.execute(db);
+  // q=source's page: a user's live entries newest created first. 0015's (user, deleted_at, created, id) index served it
+  // on SQLite, but PostgreSQL does not take `deleted_at is null` as a fixed value for the order: it read all of the
+  // user's index entries and sorted them (150 ms at 100,000). A partial index over live entries serves both; the count
+  // it was also for is the row above now.
+  await db.schema
+    .createIndex('indieweb_entry_user_live_created')
+    .on('indieweb_entry')
+    .columns(['user_id', 'created_at', 'id'])
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
+  await db.schema.dropIndex('indieweb_entry_user_live').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createIndex('indieweb_entry_user_live')
+    .on('indieweb_entry')
+    .columns(['user_id', 'deleted_at', 'created_at', 'id'])
+    .execute();
+  await db.schema.dropIndex('indieweb_entry_user_live_created').execute();
   for (const event of ['insert', 'update', 'delete', 'truncate'] as const) {
     if (event === 'truncate' && !(db.getExecutor().adapter instanceof PostgresAdapter)) continue;
     await sql`drop trigger if exists ${sql.raw(`indieweb_entry_count_${event}`)}${sql.raw(

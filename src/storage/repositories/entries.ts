@@ -388,13 +388,14 @@ export function createEntriesRepository(db: Kysely<Database>) {
       if (page.limit !== null) query = query.limit(page.limit);
       if (page.offset > 0)
         query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
-      const [rows, count] = await Promise.all([
-        page.limit === 0 ? Promise.resolve([]) : query.execute(),
-        matching()
-          .select((eb) => eb.fn.countAll<string | number>().as('n'))
-          .executeTakeFirstOrThrow(),
-      ]);
-      return { rows: rows.map(toEntry), total: Number(count.n) };
+      // the count first: a page past the matches (a filter nothing matches, above all) is not read at all — on SQLite
+      // the count's scan was a fifth of the page's, which walks the index backwards fetching every row (issue 31)
+      const count = await matching()
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .executeTakeFirstOrThrow();
+      const total = Number(count.n);
+      const rows = page.limit === 0 || page.offset >= total ? [] : await query.execute();
+      return { rows: rows.map(toEntry), total };
     },
 
     /** A user's listed entries (published and public: no drafts, no unlisted or private ones, no deleted ones), newest first by (published, id); `before` continues after a page. */
