@@ -525,7 +525,7 @@ for (const dialect of DIALECTS) {
         expect(await ids('elsewhere.example')).toEqual(['b']);
         expect(await ids(`${BASE}/old/b/`.toLowerCase())).toEqual([]);
         expect((await entries.listByUserMatching('old-user', 'h-entry', { offset: 0, limit: null })).total).toBe(2);
-        // the page's plan: migration 0016's test
+        // the page's plan: migration 0018's test
         expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
         await expect(sql`select search_text from indieweb_entry`.execute(handle.db)).rejects.toThrow();
       } finally {
