@@ -7,7 +7,6 @@
  * repository gives them.
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import type { HostUser } from '../../contracts/accounts.js';
 import { HandlerValueError } from '../../contracts/handler-errors.js';
 import type { MicropubHandler } from '../../contracts/micropub-handler.js';
@@ -20,6 +19,7 @@ import type {
   PageRequest,
   UpdateOperations,
 } from '../../contracts/micropub-types.js';
+import { pooledRandomBytes } from '../../core/random-pool.js';
 import { matchesFilter } from '../../core/list-params.js';
 import { audienceOf, isEntryListed } from '../../core/visibility.js';
 import type { EntryRow } from '../../storage/repositories/entries.js';
@@ -78,16 +78,9 @@ export interface MemoryHandlerOptions {
   readonly now?: () => Date;
 }
 
-/** Random slugs cut from a pooled buffer: one getrandom call per 1,024 entries instead of one per entry. */
-let randomPool = Buffer.alloc(0);
-let randomOffset = 0;
+/** A random slug, from the pooled random bytes. */
 function randomSlug(): string {
-  if (randomOffset + 6 > randomPool.length) {
-    randomPool = randomBytes(6 * 1024);
-    randomOffset = 0;
-  }
-  randomOffset += 6;
-  return randomPool.subarray(randomOffset - 6, randomOffset).toString('base64url');
+  return pooledRandomBytes(6).toString('base64url');
 }
 
 function appendTo(list: StoredEntry[] | undefined, entry: StoredEntry): StoredEntry[] {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, SyndicationRow, SyndicationTargetRow } from '../schema.js';
+import type { BackfeedTable, Database, SyndicationRow, SyndicationTargetRow } from '../schema.js';
 
 /** An account on a silo that a user's entries go to; `credentials` stays sealed here (the feature opens it). */
 export interface SyndicationTargetRecord {
@@ -333,17 +333,7 @@ export function createSyndicationRepository(db: Kysely<Database>) {
   };
 }
 
-function toBackfeed(row: {
-  id: string;
-  target_id: string;
-  webmention_id: string;
-  kind: string;
-  copy_id: string;
-  silo_id: string;
-  source: string;
-  created_at: string;
-  checked_at: string;
-}): BackfeedRecord {
+function toBackfeed(row: BackfeedTable): BackfeedRecord {
   return {
     id: row.id,
     targetId: row.target_id,
