@@ -10,7 +10,7 @@ import { APPVIEW_TESTS, INTEGRATION_TIMEOUTS, PDS_TESTS, PROCESS_TESTS } from '.
  */
 export default defineConfig({
   test: {
-    maxWorkers: Math.max(2, os.availableParallelism()),
+    maxWorkers: os.availableParallelism() + 1,
     env: { INDIESTACK_TEST_DIALECTS: 'sqlite' },
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts'] } },

@@ -171,8 +171,10 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
 
   for (const visit of VISITS) {
     it(`${visit.name}: ${visit.signedIn ? 'signed in' : 'signed out'}, styled in both schemes at both widths, accessible, no overflow at 390 px`, async () => {
-      for (const colorScheme of SCHEMES) {
-        for (const width of WIDTHS) {
+      // the four looks of a page load side by side: Chromium renders them in parallel while this worker waits
+      const looks = SCHEMES.flatMap((colorScheme) => WIDTHS.map((width) => ({ colorScheme, width })));
+      await Promise.all(
+        looks.map(async ({ colorScheme, width }) => {
           const { context, page, errors } = await open(width, colorScheme, visit.signedIn);
           try {
             const response = await page.goto(`${base}${visit.path()}`);
@@ -198,8 +200,8 @@ describe.skipIf(!HAS_CHROMIUM)('every page designed: 390 and 1280 px, light and 
           } finally {
             await context.close();
           }
-        }
-      }
+        }),
+      );
     });
   }
 
