@@ -12,6 +12,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { HostUser } from '../../src/contracts/accounts.js';
 import type { DialectName } from '../../src/storage/connect.js';
 import { buildTestApp, CookieJar, form, hiddenField, signIn, type TestApp } from './app.js';
+import { testUsers } from './users.js';
 
 export const ADMIN = '/indieweb/admin';
 export const BASE_URL = 'http://indiestack.test';
@@ -47,8 +48,8 @@ export async function addUser(
   name: string,
   password = `${name} password 1`,
 ): Promise<{ user: HostUser; jar: CookieJar; password: string }> {
-  const users = t.app.indieweb.users;
-  if (users === null) throw new Error('standalone accounts expected');
+  if (t.app.indieweb.users === null) throw new Error('standalone accounts expected');
+  const users = testUsers(t);
   const record = (await users.findByName(name)) ?? (await users.addUser({ name, me: [`https://${name}.example/`], password }));
   const jar = await signIn(t.app, name, password);
   return { user: { id: record.id, name: record.name, me: record.me, isActive: record.isActive }, jar, password };
