@@ -20,6 +20,8 @@ export const PROCESS_TESTS = [
   'test/operations/doctor.test.ts',
   'test/media/storage-faults.test.ts',
   'test/media/photo-pages.test.ts', // Chromium
+  'test/http/database-faults.test.ts', // a served process whose PostgreSQL stops and starts
+  'test/micropub-database/restart.test.ts', // served processes stopped and started again
   'test/package.test.ts',
   'test/node-versions.test.ts',
   'test/readme.test.ts',
@@ -52,6 +54,9 @@ export default defineConfig({
     // of these files wait part of the time on sockets, databases, child processes and Chromium, so one worker
     // more than cores keeps both cores busy (2 cores: 365 s with 2 workers, 319 s with 3, 370 s with 4)
     maxWorkers: os.availableParallelism() + 1,
+    // transformed modules kept on disk between runs (node_modules/.experimental-vitest-cache, keyed by each
+    // file's content): a second run skips most of the TypeScript transforms
+    experimental: { fsModuleCache: true },
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts'] } },
       {

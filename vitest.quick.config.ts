@@ -12,6 +12,7 @@ export default defineConfig({
   test: {
     maxWorkers: os.availableParallelism() + 1,
     env: { INDIESTACK_TEST_DIALECTS: 'sqlite' },
+    experimental: { fsModuleCache: true },
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts'] } },
       {
@@ -28,6 +29,13 @@ export default defineConfig({
             'test/indieauth/token-cache-postgres.test.ts',
             // slow by design (hundreds of scrypt checks); test/accounts/login.test.ts covers signing in
             'test/accounts/sign-in-throttle.test.ts',
+            'test/accounts/hash-bound.test.ts',
+            // slow by design: each keeps a core busy for a whole parse or fetch budget (5 s) on purpose; the
+            // parse pool's own budget is tested in the unit tier (src/html/pool.test.ts)
+            'test/webmention/parse-budget.test.ts',
+            'test/webmention/send-parse-budget.test.ts',
+            'test/webmention/silent-source.test.ts',
+            'test/indieauth/client-page-budget.test.ts',
           ],
           ...INTEGRATION_TIMEOUTS,
           // as in the whole suite: a worker imports the application once for all its files, not once per file
