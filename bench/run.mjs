@@ -640,6 +640,13 @@ async function main() {
             server: d.large.server,
             request: { method: 'GET', path: pathOf(new URL('../../../feed.atom', entry).href) },
           },
+          {
+            // the author's home page: the newest 20 and the count of every listed entry
+            id: `db-home-large${suffix}`,
+            group: `db-home${suffix}`,
+            server: d.large.server,
+            request: { method: 'GET', path: pathOf(new URL('../../../', entry).href) },
+          },
         );
       }
     }

@@ -370,6 +370,7 @@ export function formatReport(run, targets) {
     );
     row(`database handler, ${label}: entry page, ${large} entries`, r('db-page-large'), vs(r('db-page-large')));
     row(`database handler, ${label}: \`feed.atom\`, ${large} entries`, r('db-feed-large'), vs(r('db-feed-large')));
+    row(`database handler, ${label}: the author's home page, ${large} entries`, r('db-home-large'), vs(r('db-home-large')));
   }
   const cold = run.extra.coldStart;
   if (cold) {

@@ -266,6 +266,8 @@ export interface EntryTable {
 export interface EntryCountTable {
   user_id: string;
   live: ColumnType<number, number | undefined, number>;
+  /** Live entries that are published and public: the author's pages list them (migration 0019). */
+  listed: ColumnType<number, number | undefined, number>;
   /** bigint on PostgreSQL (read as a string). */
   version: ColumnType<number | string, number | undefined, number>;
 }

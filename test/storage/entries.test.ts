@@ -609,6 +609,49 @@ for (const dialect of DIALECTS) {
       expect(await counts('dave-id')).toEqual({ kept: 0, counted: 0 });
       expect(await counts('erin-id')).toEqual({ kept: 0, counted: 0 });
     });
+    it('keeps the listed count of the home page the same way (migration 0019): drafts, unlisted and private ones, deletes, SQL by hand', async () => {
+      const listedCount = async (userId: string) => {
+        const row = await database.db
+          .selectFrom('indieweb_entry')
+          .select((eb) => eb.fn.countAll<string | number>().as('n'))
+          .where('user_id', '=', userId)
+          .where('deleted_at', 'is', null)
+          .where('post_status', '=', 'published')
+          .where('visibility', '=', 'public')
+          .executeTakeFirstOrThrow();
+        return { kept: await entries.countPublished(userId), counted: Number(row.n) };
+      };
+      const frank = (id: string, properties: MicropubProperties = {}) =>
+        entry({ id, userId: 'frank-id', path: `/frank/${id}/`, properties: { content: [id], ...properties } });
+      expect(await listedCount('frank-id')).toEqual({ kept: 0, counted: 0 });
+      await entries.insert(frank('f1'));
+      await entries.insert(frank('f2', { 'post-status': ['draft'] }));
+      await entries.insert(frank('f3', { visibility: ['unlisted'] }));
+      await entries.insert(frank('f4', { visibility: ['private'] }));
+      await entries.insert(frank('f5'));
+      expect(await listedCount('frank-id')).toEqual({ kept: 2, counted: 2 });
+      // the draft published, the public one made unlisted
+      await entries.modify('f2', (current) => ({ properties: { content: ['f2'] }, published: current.published, updatedAt: 'x' }));
+      await entries.modify('f5', (current) => ({
+        properties: { content: ['f5'], visibility: ['unlisted'] },
+        published: current.published,
+        updatedAt: 'x',
+      }));
+      expect(await listedCount('frank-id')).toEqual({ kept: 2, counted: 2 });
+      await entries.markDeleted('f1', '2026-11-02T00:00:00.000Z');
+      await entries.markDeleted('f3', '2026-11-02T00:00:00.000Z');
+      expect(await listedCount('frank-id')).toEqual({ kept: 1, counted: 1 });
+      await entries.markUndeleted('f1', '2026-11-03T00:00:00.000Z');
+      expect(await listedCount('frank-id')).toEqual({ kept: 2, counted: 2 });
+      // by hand: made private, moved to another account, removed
+      await database.db.updateTable('indieweb_entry').set({ visibility: 'private' }).where('id', '=', 'f1').execute();
+      expect(await listedCount('frank-id')).toEqual({ kept: 1, counted: 1 });
+      await database.db.updateTable('indieweb_entry').set({ user_id: 'grace-id' }).where('id', '=', 'f2').execute();
+      expect(await listedCount('frank-id')).toEqual({ kept: 0, counted: 0 });
+      expect(await listedCount('grace-id')).toEqual({ kept: 1, counted: 1 });
+      await database.db.deleteFrom('indieweb_entry').where('id', '=', 'f2').execute();
+      expect(await listedCount('grace-id')).toEqual({ kept: 0, counted: 0 });
+    });
   });
 
   describe(`migration 0018-entry-counts (${dialect})`, () => {
@@ -674,6 +717,46 @@ for (const dialect of DIALECTS) {
         await (handle.db as unknown as Kysely<any>).updateTable('indieweb_entry').set({ deleted_at: null }).execute();
         expect((await migrator.migrateToLatest()).error).toBeUndefined();
         expect(await createEntriesRepository(handle.db).countByUser('old-a')).toBe(3);
+      } finally {
+        await handle.close();
+        await fresh.drop();
+      }
+    });
+  });
+  describe(`migration 0019-entry-listed-count (${dialect})`, () => {
+    it('counts the listed entries already stored, keeps counting, and goes down to 0018’s triggers again (issue 31)', async () => {
+      const fresh = await freshLocation(dialect);
+      const handle = createDatabase(fresh.location);
+      try {
+        const migrator = new Migrator({
+          db: handle.db,
+          provider: { getMigrations: async () => MIGRATIONS },
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: MIGRATION_LOCK_TABLE,
+        });
+        expect((await migrator.migrateTo('0018-entry-counts')).error).toBeUndefined();
+        const entries = createEntriesRepository(handle.db);
+        const old = (id: string, properties: MicropubProperties = {}) =>
+          entries.insert(entry({ id, userId: 'old-a', path: `/old/${id}/`, properties: { content: [id], ...properties } }));
+        await old('o1');
+        await old('o2', { 'post-status': ['draft'] });
+        await old('o3', { visibility: ['unlisted'] });
+        await old('o4');
+        await entries.markDeleted('o4', '2026-11-02T00:00:00.000Z');
+        expect((await migrator.migrateTo('0019-entry-listed-count')).error).toBeUndefined();
+        expect(await entries.countPublished('old-a')).toBe(1);
+        await old('o5');
+        await entries.markUndeleted('o4', '2026-11-03T00:00:00.000Z');
+        expect(await entries.countPublished('old-a')).toBe(3);
+        expect(await entries.countByUser('old-a')).toBe(5);
+        expect((await migrator.migrateTo('0018-entry-counts')).error).toBeUndefined();
+        await expect(sql`select listed from indieweb_entry_count`.execute(handle.db)).rejects.toThrow();
+        // 0018's triggers are back and still count
+        await old('o6');
+        await entries.markDeleted('o1', '2026-11-04T00:00:00.000Z');
+        expect(await entries.countByUser('old-a')).toBe(5);
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        expect(await entries.countPublished('old-a')).toBe(3);
       } finally {
         await handle.close();
         await fresh.drop();

@@ -17,6 +17,7 @@ import * as m0015 from './0015-entry-search-text.js';
 import * as m0016 from './0016-syndication.js';
 import * as m0017 from './0017-backfeed.js';
 import * as m0018 from './0018-entry-counts.js';
+import * as m0019 from './0019-entry-listed-count.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -38,4 +39,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0016-syndication': m0016,
   '0017-backfeed': m0017,
   '0018-entry-counts': m0018,
+  '0019-entry-listed-count': m0019,
 });
