@@ -18,6 +18,7 @@ import * as m0016 from './0016-syndication.js';
 import * as m0017 from './0017-backfeed.js';
 import * as m0018 from './0018-entry-counts.js';
 import * as m0019 from './0019-entry-listed-count.js';
+import * as m0020 from './0020-entry-search-trigram.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -40,4 +41,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0017-backfeed': m0017,
   '0018-entry-counts': m0018,
   '0019-entry-listed-count': m0019,
+  '0020-entry-search-trigram': m0020,
 });

@@ -1,0 +1,121 @@
+/**
+ * Issue 31, migration 0020: on PostgreSQL a filtered `q=source` list is
+ * answered from a trigram index (pg_trgm) instead of a scan of every live
+ * entry of the user; the answers are the same. A database whose role may not
+ * create the extension migrates all the same, without the index (the filter
+ * stays a scan). SQLite has no such index.
+ */
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDatabase } from '../../src/storage/connect.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { createEntriesRepository, type EntriesRepository } from '../../src/storage/repositories/entries.js';
+import { HAS_POSTGRES, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
+
+const BASE = 'https://alice.example';
+
+async function fill(entries: EntriesRepository, userId: string, count: number): Promise<void> {
+  for (let n = 0; n < count; n++)
+    await entries.insert({
+      id: `${userId}-${n}`,
+      userId,
+      url: `${BASE}/${userId}/${n}/`,
+      path: `/${userId}/${n}/`,
+      type: ['h-entry'],
+      properties: { content: [n === 7 ? 'A heron on the Weir' : `walk number ${n} by the river`], category: ['walks'] },
+      published: '2026-11-01T10:00:00.000Z',
+      createdAt: `2026-11-01T10:${String(n % 60).padStart(2, '0')}:00.000Z`,
+    });
+}
+
+describe.skipIf(!HAS_POSTGRES)('a filtered list on PostgreSQL (migration 0020-entry-search-trigram)', () => {
+  let database: TestDatabase;
+  let entries: EntriesRepository;
+  beforeAll(async () => {
+    database = await openTestDatabase('postgres');
+    entries = createEntriesRepository(database.db);
+    await fill(entries, 'alice-id', 300);
+    await fill(entries, 'bob-id', 20);
+    await entries.markDeleted('alice-id-3', '2026-11-02T00:00:00.000Z');
+    // and 20,000 more of alice's, written in one statement: enough rows for the planner to weigh its indexes
+    await sql`insert into indieweb_entry (id, user_id, url, path, type, properties, post_status, visibility, published,
+        created_at, updated_at, deleted_at, version, slug_series, slug_number, search_text)
+      select 'bulk-' || n, 'alice-id', ${BASE} || '/bulk/' || n || '/', '/bulk/' || n || '/', '["h-entry"]',
+        '{"content":["a bulk walk ' || n || '"]}', 'published', 'public', '2026-10-01T00:00:00.000Z',
+        '2026-10-01T00:00:00.000Z', '2026-10-01T00:00:00.000Z', null, 1, '/bulk/' || n, 1,
+        '{"properties":{"content":["a bulk walk ' || n || '"]},"type":["h-entry"]}'
+      from generate_series(1, 20000) as n`.execute(database.db);
+    await sql`analyze indieweb_entry`.execute(database.db);
+  });
+  afterAll(async () => {
+    await database.dispose();
+  });
+
+  it('finds what a scan finds: case-insensitive, LIKE characters literal, deleted entries and other users left out', async () => {
+    const ids = async (filter: string) => {
+      const { rows, total } = await entries.listByUserMatching('alice-id', filter, { offset: 0, limit: null });
+      expect(rows).toHaveLength(total);
+      return rows.map((row) => JSON.stringify(row.properties.content));
+    };
+    expect(await ids('HERON ON THE weir')).toEqual(['["A heron on the Weir"]']);
+    expect(await ids('matches-nothing')).toEqual([]);
+    expect(await ids('walk number 3 ')).toEqual([]);
+    expect((await ids('walk number 1')).length).toBe(111); // 1, 10–19, 100–199
+    expect((await entries.listByUserMatching('alice-id', 'bulk walk', { offset: 0, limit: 20 })).total).toBe(20_000);
+    expect(await ids('walk_number')).toEqual([]);
+    expect(await ids('walk%number')).toEqual([]);
+    expect((await entries.listByUserMatching('bob-id', 'heron', { offset: 0, limit: null })).total).toBe(1);
+  });
+
+  it('reads the trigram index for a filter, not every row of the user', async () => {
+    const plan = await database.db.connection().execute(async (connection) => {
+      const rows = (
+        await sql<{ 'QUERY PLAN': string }>`explain select count(*) from indieweb_entry
+          where deleted_at is null and user_id = 'alice-id' and search_text like '%matches-nothing%' escape '\\'`.execute(connection)
+      ).rows;
+      return rows.map((row) => row['QUERY PLAN']);
+    });
+    expect(plan.join('; ')).toMatch(/Bitmap Index Scan on indieweb_entry_search_trigram/);
+  });
+
+  it('migrates all the same where the role may not create the extension: no index, the filter still answers', async () => {
+    const admin = inject('postgresAdminUrl');
+    const name = `t_trgm_${process.pid}_${Date.now()}`;
+    const role = `${name}_role`;
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(`create role ${role} login password 'limited-role-password'`);
+      // the role owns its schema but not the database: it may make tables, not extensions
+      await client.query(`create database ${name}`);
+      const inDatabase = new pg.Client({ connectionString: admin.replace(/\/postgres$/, `/${name}`) });
+      await inDatabase.connect();
+      await inDatabase.query(`revoke create on database ${name} from public`);
+      await inDatabase.query(`create schema app authorization ${role}`);
+      await inDatabase.query(`alter role ${role} set search_path = app`);
+      await inDatabase.end();
+      const url = new URL(admin.replace(/\/postgres$/, `/${name}`));
+      url.username = role;
+      url.password = 'limited-role-password';
+      const handle = createDatabase({ kind: 'postgres', url: url.href });
+      try {
+        const { error } = await migrateToLatest(handle.db);
+        expect(error).toBeUndefined();
+        const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = 'indieweb_entry'`.execute(
+          handle.db,
+        );
+        expect(indexes.rows.map((row) => row.indexname)).not.toContain('indieweb_entry_search_trigram');
+        const limited = createEntriesRepository(handle.db);
+        await fill(limited, 'carol-id', 10);
+        expect((await limited.listByUserMatching('carol-id', 'heron', { offset: 0, limit: 20 })).total).toBe(1);
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.query(`drop role if exists ${role}`);
+      await client.end();
+    }
+  });
+});
