@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { checkSearchIndex } from '../../src/operations/doctor/local-checks.js';
 import { createDatabase } from '../../src/storage/connect.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createEntriesRepository, type EntriesRepository } from '../../src/storage/repositories/entries.js';
@@ -68,6 +69,16 @@ describe.skipIf(!HAS_POSTGRES)('a filtered list on PostgreSQL (migration 0020-en
     expect((await entries.listByUserMatching('bob-id', 'heron', { offset: 0, limit: null })).total).toBe(1);
   });
 
+  it('the doctor finds the index on PostgreSQL and has nothing to say on SQLite', async () => {
+    expect(await checkSearchIndex(database)).toMatchObject({ name: 'search-index', status: 'PASS' });
+    const sqlite = await openTestDatabase('sqlite');
+    try {
+      expect(await checkSearchIndex(sqlite)).toBeNull();
+    } finally {
+      await sqlite.dispose();
+    }
+  });
+
   it('reads the trigram index for a filter, not every row of the user', async () => {
     const plan = await database.db.connection().execute(async (connection) => {
       const rows = (
@@ -106,6 +117,13 @@ describe.skipIf(!HAS_POSTGRES)('a filtered list on PostgreSQL (migration 0020-en
           handle.db,
         );
         expect(indexes.rows.map((row) => row.indexname)).not.toContain('indieweb_entry_search_trigram');
+        // the doctor says so, with the statements that make it
+        const check = await checkSearchIndex(handle);
+        expect(check).toMatchObject({ name: 'search-index', status: 'WARN' });
+        expect(check?.message).toMatch(/^no trigram index: a filtered q=source list reads every entry of the user/);
+        expect(check?.fix).toContain(
+          'create extension if not exists pg_trgm; create index indieweb_entry_search_trigram on indieweb_entry',
+        );
         const limited = createEntriesRepository(handle.db);
         await fill(limited, 'carol-id', 10);
         expect((await limited.listByUserMatching('carol-id', 'heron', { offset: 0, limit: 20 })).total).toBe(1);

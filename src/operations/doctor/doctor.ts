@@ -10,7 +10,7 @@ import type { Outbound } from '../../outbound/fetch.js';
 import type { DatabaseHandle } from '../../storage/connect.js';
 import type { JobsRepository } from '../../storage/repositories/jobs.js';
 import { fail, pass, warn, type CheckResult } from './check.js';
-import { checkDatabase, checkJobQueue, checkMediaStorage, checkSecret } from './local-checks.js';
+import { checkDatabase, checkJobQueue, checkMediaStorage, checkSearchIndex, checkSecret } from './local-checks.js';
 import { checkAuthorizationHeader, checkBaseUrl, checkClock, checkProfile, type LinksHint, type RemoteContext } from './remote-checks.js';
 
 export interface DoctorDeps {
@@ -86,7 +86,10 @@ export async function runDoctor(deps: DoctorDeps, subjects: readonly DoctorSubje
   }
   checks.push(checkClock(context));
   checks.push(checkSecret(deps.config));
-  checks.push(await checkDatabase(deps.database));
+  const database = await checkDatabase(deps.database);
+  checks.push(database);
+  const searchIndex = database.status === 'PASS' ? await checkSearchIndex(deps.database) : null;
+  if (searchIndex !== null) checks.push(searchIndex);
   if (deps.storage !== null) checks.push(await checkMediaStorage(deps.storage, deps.outbound));
   checks.push(await checkJobQueue(deps.jobs, deps.now()));
   if (deps.syndicationTargets !== undefined) checks.push(...syndicationChecks(await deps.syndicationTargets()));

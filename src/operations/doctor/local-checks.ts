@@ -11,6 +11,7 @@ import { randomToken } from '../../core/crypto.js';
 import type { Outbound } from '../../outbound/fetch.js';
 import type { DatabaseHandle } from '../../storage/connect.js';
 import type { JobsRepository } from '../../storage/repositories/jobs.js';
+import { ENTRY_SEARCH_INDEX, hasEntrySearchIndex } from '../../storage/search-index.js';
 import { fail, pass, warn, type CheckResult } from './check.js';
 
 const why = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
@@ -38,6 +39,28 @@ export async function checkDatabase(database: DatabaseHandle): Promise<CheckResu
   } catch (error) {
     return fail('database', `the database does not answer (${why(error)})`, 'check INDIEWEB_DATABASE_URL and that the database runs');
   }
+}
+
+/**
+ * PostgreSQL only (null on SQLite): the trigram index that answers a filtered
+ * `q=source` list. Migration 0020 leaves it out where the role may not create
+ * the `pg_trgm` extension; the list then reads every entry of the user.
+ */
+export async function checkSearchIndex(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<CheckResult | null> {
+  const name = 'search-index';
+  let found: boolean | null;
+  try {
+    found = await hasEntrySearchIndex(database);
+  } catch (error) {
+    return warn(name, `cannot read the database's indexes (${why(error)})`, 'check the database');
+  }
+  if (found === null) return null;
+  if (found) return pass(name, 'a filtered q=source list is answered from a trigram index (pg_trgm)');
+  return warn(
+    name,
+    'no trigram index: a filtered q=source list reads every entry of the user (the role could not create the pg_trgm extension when it migrated)',
+    `as a superuser or the database's owner: create extension if not exists pg_trgm; create index ${ENTRY_SEARCH_INDEX} on indieweb_entry using gin (search_text gin_trgm_ops) where deleted_at is null;`,
+  );
 }
 
 /** The local storage can say where a key's file is; S3 is read back at its public URL. */
