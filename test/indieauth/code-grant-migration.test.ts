@@ -3,11 +3,9 @@
  * own, so revocation by grant reaches them; codes gain the grant column.
  */
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/storage/connect.js';
-import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '../../src/storage/migrate.js';
-import { MIGRATIONS } from '../../src/storage/migrations/index.js';
+import { schemaMigrator } from '../../src/storage/migrate.js';
 import { createTokensRepository } from '../../src/storage/repositories/tokens.js';
 import { DIALECTS, freshLocation } from '../helpers/databases.js';
 
@@ -19,12 +17,7 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({
-          db: handle.db,
-          provider: { getMigrations: async () => MIGRATIONS },
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: MIGRATION_LOCK_TABLE,
-        });
+        const migrator = schemaMigrator(handle.db);
         expect((await migrator.migrateTo('0005-grants')).error).toBeUndefined();
         const row = { user_id: 'u1', client_id: 'https://app.example/', me: 'https://alice.example/', scope: 'create', created_at: NOW };
         await handle.db

@@ -1,12 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MicropubProperties } from '../../src/contracts/micropub-types.js';
 import { audienceOf, isEntryListed, isEntryVisible, postStatusOf, visibilityOf } from '../../src/core/visibility.js';
 import { createDatabase } from '../../src/storage/connect.js';
 import { isUniqueViolation } from '../../src/storage/errors.js';
-import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '../../src/storage/migrate.js';
-import { MIGRATIONS } from '../../src/storage/migrations/index.js';
+import { schemaMigrator } from '../../src/storage/migrate.js';
 import { createEntriesRepository, type EntriesRepository, type NewEntryRow } from '../../src/storage/repositories/entries.js';
 import { DIALECTS, freshLocation, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -418,12 +416,7 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({
-          db: handle.db,
-          provider: { getMigrations: async () => MIGRATIONS },
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: MIGRATION_LOCK_TABLE,
-        });
+        const migrator = schemaMigrator(handle.db);
         expect((await migrator.migrateTo('0012-webmention-sending')).error).toBeUndefined();
         const all = combinations().filter((c) => !c.deleted);
         // as the handler of the day stored them: post_status 'draft' only for a trimmed, lower-cased 'draft'
@@ -481,12 +474,7 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({
-          db: handle.db,
-          provider: { getMigrations: async () => MIGRATIONS },
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: MIGRATION_LOCK_TABLE,
-        });
+        const migrator = schemaMigrator(handle.db);
         expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
         const at = '2026-01-01T00:00:00.000Z';
         const old = (id: string, properties: string) => ({
@@ -659,12 +647,7 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({
-          db: handle.db,
-          provider: { getMigrations: async () => MIGRATIONS },
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: MIGRATION_LOCK_TABLE,
-        });
+        const migrator = schemaMigrator(handle.db);
         expect((await migrator.migrateTo('0015-entry-search-text')).error).toBeUndefined();
         for (const [n, userId] of ['old-a', 'old-a', 'old-a', 'old-b'].entries())
           await (handle.db as unknown as Kysely<any>)
@@ -728,12 +711,7 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({
-          db: handle.db,
-          provider: { getMigrations: async () => MIGRATIONS },
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: MIGRATION_LOCK_TABLE,
-        });
+        const migrator = schemaMigrator(handle.db);
         expect((await migrator.migrateTo('0018-entry-counts')).error).toBeUndefined();
         const entries = createEntriesRepository(handle.db);
         const old = (id: string, properties: MicropubProperties = {}) =>

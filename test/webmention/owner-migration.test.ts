@@ -3,15 +3,13 @@
  * received before it get theirs from the server, in the background, once it
  * is ready; until then they belong to nobody.
  */
-import { Migrator } from 'kysely/migration';
 import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { createManualClock } from '../../src/core/clock.js';
 import { profileUrlKey } from '../../src/core/url.js';
 import { createServer } from '../../src/app/server.js';
 import { createDatabase } from '../../src/storage/connect.js';
-import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '../../src/storage/migrate.js';
-import { MIGRATIONS } from '../../src/storage/migrations/index.js';
+import { schemaMigrator } from '../../src/storage/migrate.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { DIALECTS, freshLocation } from '../helpers/databases.js';
@@ -25,12 +23,7 @@ for (const dialect of DIALECTS) {
       const fresh = await freshLocation(dialect);
       const handle = createDatabase(fresh.location);
       try {
-        const migrator = new Migrator({
-          db: handle.db,
-          provider: { getMigrations: async () => MIGRATIONS },
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: MIGRATION_LOCK_TABLE,
-        });
+        const migrator = schemaMigrator(handle.db);
         expect((await migrator.migrateTo('0006-code-grants')).error).toBeUndefined();
         const users = createUsersRepository(handle.db);
         for (const name of ['alice', 'bob']) {

@@ -10,61 +10,51 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * public. The trigger bodies are made by one function, with and without the
  * listed count, so `down` puts back exactly what 0018 made.
  */
-const listedIn = (row: string) => `(${row}.deleted_at is null and ${row}.post_status = 'published' and ${row}.visibility = 'public')`;
+/** The listed rule over a row (`new.`, `old.`, a table's name) or, without one, over the columns of a statement's rows. */
+const listedIn = (row?: string) => {
+  const at = row === undefined ? '' : `${row}.`;
+  return `(${at}deleted_at is null and ${at}post_status = 'published' and ${at}visibility = 'public')`;
+};
 
 async function postgresFunctions(db: Kysely<any>, withListed: boolean): Promise<void> {
   const listed = (expression: string) => (withListed ? `, ${expression}` : '');
-  const column = listed('listed');
   const upsert = `on conflict (user_id) do update set live = indieweb_entry_count.live + excluded.live${listed(
     'listed = indieweb_entry_count.listed + excluded.listed',
   )}, version = indieweb_entry_count.version + excluded.version`;
-  const statusPublic = `deleted_at is null and post_status = 'published' and visibility = 'public'`;
-  await sql
-    .raw(
-      `create or replace function indieweb_entry_count_insert() returns trigger language plpgsql as $$
+  /** A statement trigger's function: `rows` gives each changed account's (user_id, live, [listed,] version) changes. */
+  const countFunction = (event: string, rows: string) =>
+    sql
+      .raw(
+        `create or replace function indieweb_entry_count_${event}() returns trigger language plpgsql as $$
       begin
-        insert into indieweb_entry_count (user_id, live${column}, version)
-          select user_id, count(*) filter (where deleted_at is null)${listed(`count(*) filter (where ${statusPublic})`)}, count(*)
-          from added group by user_id order by user_id
+        insert into indieweb_entry_count (user_id, live${listed('listed')}, version)
+          ${rows}
         ${upsert};
         return null;
       end
       $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `create or replace function indieweb_entry_count_update() returns trigger language plpgsql as $$
-      begin
-        insert into indieweb_entry_count (user_id, live${column}, version)
-          select user_id, sum(delta)${listed('sum(listed_delta)')}, count(*) from (
+      )
+      .execute(db);
+  await countFunction(
+    'insert',
+    `select user_id, count(*) filter (where deleted_at is null)${listed(`count(*) filter (where ${listedIn()})`)}, count(*)
+          from added group by user_id order by user_id`,
+  );
+  await countFunction(
+    'update',
+    `select user_id, sum(delta)${listed('sum(listed_delta)')}, count(*) from (
             select user_id, case when deleted_at is null then 1 else 0 end as delta${listed(
-              `case when ${statusPublic} then 1 else 0 end as listed_delta`,
+              `case when ${listedIn()} then 1 else 0 end as listed_delta`,
             )} from after_rows
             union all
-            select user_id, case when deleted_at is null then -1 else 0 end${listed(
-              `case when ${statusPublic} then -1 else 0 end`,
-            )} from before_rows
-          ) changes group by user_id order by user_id
-        ${upsert};
-        return null;
-      end
-      $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `create or replace function indieweb_entry_count_delete() returns trigger language plpgsql as $$
-      begin
-        insert into indieweb_entry_count (user_id, live${column}, version)
-          select user_id, -count(*) filter (where deleted_at is null)${listed(`-count(*) filter (where ${statusPublic})`)}, count(*)
-          from removed group by user_id order by user_id
-        ${upsert};
-        return null;
-      end
-      $$`,
-    )
-    .execute(db);
+            select user_id, case when deleted_at is null then -1 else 0 end${listed(`case when ${listedIn()} then -1 else 0 end`)} from before_rows
+          ) changes group by user_id order by user_id`,
+  );
+  await countFunction(
+    'delete',
+    `select user_id, -count(*) filter (where deleted_at is null)${listed(`-count(*) filter (where ${listedIn()})`)}, count(*)
+          from removed group by user_id order by user_id`,
+  );
 }
 
 async function sqliteTriggers(db: Kysely<any>, withListed: boolean): Promise<void> {
