@@ -62,15 +62,14 @@ describe('backfeed from Mastodon (API double)', () => {
     await double.close();
   });
 
+  /** The target's poll job, as the queue holds it. */
+  const pollJob = () =>
+    t.database.db.selectFrom('indieweb_job').selectAll().where('kind', '=', POLL_JOB).where('ref', '=', uid).executeTakeFirst();
+
   it('the first poll runs as the job of a new target and records what it found', async () => {
     const state = await indieweb().syndication.backfeed!.pollState(uid);
     expect(state).toMatchObject({ found: 'nothing new', error: null });
-    const job = await t.database.db
-      .selectFrom('indieweb_job')
-      .selectAll()
-      .where('kind', '=', POLL_JOB)
-      .where('ref', '=', uid)
-      .executeTakeFirst();
+    const job = await pollJob();
     // queued again for INDIEWEB_SYNDICATION_POLL_SECONDS later (300 by default)
     expect(Date.parse(job!.run_at) - t.clock.now().getTime()).toBe(300_000);
   });
@@ -160,12 +159,7 @@ describe('backfeed from Mastodon (API double)', () => {
     await poll();
     const state = await indieweb().syndication.backfeed!.pollState(uid);
     expect(state!.error).toMatch(/429/);
-    const job = await t.database.db
-      .selectFrom('indieweb_job')
-      .selectAll()
-      .where('kind', '=', POLL_JOB)
-      .where('ref', '=', uid)
-      .executeTakeFirst();
+    const job = await pollJob();
     expect(Date.parse(job!.run_at) - t.clock.now().getTime()).toBe(900_000);
   });
 

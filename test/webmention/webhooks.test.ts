@@ -142,18 +142,20 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
     const before = received.length;
     // what syndication.poll hands the webmention service for a like on a Bluesky copy (src/syndication/backfeed.ts)
     const likeSource = 'https://bsky.app/profile/did:plc:alice/post/3copy#liked-by-did:plc:bob';
-    const { record } = await t.app.indieweb.webmention.receiveVerified({
-      source: likeSource,
-      target: POST,
-      origin: 'bluesky:target1',
-      mention: {
-        type: 'like',
-        author: { name: 'Bob', url: 'https://bsky.app/profile/bob.test', photo: null },
-        contentText: null,
-        contentHtml: null,
-        published: '2026-11-29T10:00:00.000Z',
-      },
-    });
+    const like = (published: string | null) =>
+      t.app.indieweb.webmention.receiveVerified({
+        source: likeSource,
+        target: POST,
+        origin: 'bluesky:target1',
+        mention: {
+          type: 'like',
+          author: { name: 'Bob', url: 'https://bsky.app/profile/bob.test', photo: null },
+          contentText: null,
+          contentHtml: null,
+          published,
+        },
+      });
+    const { record } = await like('2026-11-29T10:00:00.000Z');
     await drain(t);
     const secret = await secretOf();
     expect(received).toHaveLength(before + 1);
@@ -164,18 +166,7 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
       post: { type: 'entry', 'wm-property': 'like-of', 'like-of': POST, author: { name: 'Bob', url: 'https://bsky.app/profile/bob.test' } },
     });
     // the same response polled again changes nothing and sends nothing
-    await t.app.indieweb.webmention.receiveVerified({
-      source: likeSource,
-      target: POST,
-      origin: 'bluesky:target1',
-      mention: {
-        type: 'like',
-        author: { name: 'Bob', url: 'https://bsky.app/profile/bob.test', photo: null },
-        contentText: null,
-        contentHtml: null,
-        published: null,
-      },
-    });
+    await like(null);
     await drain(t);
     expect(received).toHaveLength(before + 1);
     // "Check again" (admin, CLI) fetches no silo URL: the backfed like stays verified and nothing is sent
