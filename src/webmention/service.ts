@@ -95,6 +95,21 @@ export function createWebmentionService(deps: {
   const transact = deps.transact ?? ((work) => work({ webmentions, jobs }));
   const now = () => clock.now().toISOString();
   const statusUrl = (id: string) => `${baseUrl}/indieweb/webmention/${id}`;
+  /** Tells the `webmention_received` listeners; a listener's error is reported, never the caller's. */
+  const announce = (record: { id: string; source: string; target: string }, isNew: boolean, receivedAt: string) => {
+    try {
+      events.emit('webmention_received', {
+        id: record.id,
+        source: record.source,
+        target: record.target,
+        statusUrl: statusUrl(record.id),
+        isNew,
+        receivedAt,
+      });
+    } catch (error) {
+      deps.onListenerError?.(error);
+    }
+  };
   const limiter = (perMinute: number | null): FixedWindowLimiter | null =>
     perMinute === null ? null : createFixedWindowLimiter({ limit: perMinute, windowSeconds: RATE_WINDOW_SECONDS, clock });
   const perClient = limiter(limits.perClientPerMinute);
@@ -190,18 +205,7 @@ export function createWebmentionService(deps: {
         return stored;
       });
       if (record.status !== 'spam') deps.onEnqueued?.();
-      try {
-        events.emit('webmention_received', {
-          id: record.id,
-          source: record.source,
-          target: record.target,
-          statusUrl: statusUrl(record.id),
-          isNew: created,
-          receivedAt: at,
-        });
-      } catch (error) {
-        deps.onListenerError?.(error);
-      }
+      announce(record, created, at);
       return { record, created, statusUrl: statusUrl(record.id) };
     },
 
@@ -260,18 +264,7 @@ export function createWebmentionService(deps: {
       const record = (await webmentions.findById(outcome.before.id)) ?? outcome.before;
       if (outcome.changed) {
         if (deps.onProcessed !== undefined) await deps.onProcessed(outcome.before, record);
-        try {
-          events.emit('webmention_received', {
-            id: record.id,
-            source: record.source,
-            target: record.target,
-            statusUrl: statusUrl(record.id),
-            isNew: outcome.created,
-            receivedAt: at,
-          });
-        } catch (error) {
-          deps.onListenerError?.(error);
-        }
+        announce(record, outcome.created, at);
       }
       return { record, created: outcome.created, changed: outcome.changed };
     },
