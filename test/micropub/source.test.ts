@@ -225,6 +225,21 @@ describe('GET /indieweb/micropub/?q=source (list mode)', () => {
     expect(middle.paging).toEqual({ limit: 2, offset: 3, total: 25 });
   });
 
+  it('200 applies filter, then offset, then limit (SPEC list parameters)', async () => {
+    const all = (await micropubGet(t.app, token, { q: 'source', limit: '25' })).json() as {
+      items: { properties: { content: string[] } }[];
+    };
+    // "post number 1" is in 11 entries (1 and 10–19): filtered first, a page of 3 from the third of them
+    const matching = all.items.filter((item) => item.properties.content[0]!.includes('post number 1'));
+    expect(matching).toHaveLength(11);
+    const body = (await micropubGet(t.app, token, { q: 'source', filter: 'Post Number 1', offset: '2', limit: '3' })).json() as {
+      items: unknown[];
+      paging: unknown;
+    };
+    expect(body.items).toEqual(matching.slice(2, 5));
+    expect(body.paging).toEqual({ limit: 3, offset: 2, total: 11 });
+  });
+
   it('200 with offset 0 by default when only limit is sent', async () => {
     const body = (await micropubGet(t.app, token, { q: 'source', limit: '5' })).json() as { items: unknown[]; paging: unknown };
     expect(body.items).toHaveLength(5);
