@@ -14,7 +14,7 @@ export default defineConfig({
     env: { INDIESTACK_TEST_DIALECTS: 'sqlite' },
     experimental: { fsModuleCache: true },
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
       {
         test: {
           name: 'quick',

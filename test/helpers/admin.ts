@@ -11,8 +11,8 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import type { HostUser } from '../../src/contracts/accounts.js';
 import type { DialectName } from '../../src/storage/connect.js';
-import { buildTestApp, CookieJar, form, hiddenField, signIn, type TestApp } from './app.js';
-import { testUsers } from './users.js';
+import { buildTestApp, CookieJar, form, hiddenField, type TestApp } from './app.js';
+import { sessionFor, testUsers } from './users.js';
 
 export const ADMIN = '/indieweb/admin';
 export const BASE_URL = 'http://indiestack.test';
@@ -51,7 +51,7 @@ export async function addUser(
   if (t.app.indieweb.users === null) throw new Error('standalone accounts expected');
   const users = testUsers(t);
   const record = (await users.findByName(name)) ?? (await users.addUser({ name, me: [`https://${name}.example/`], password }));
-  const jar = await signIn(t.app, name, password);
+  const jar = await sessionFor(t, record, password);
   return { user: { id: record.id, name: record.name, me: record.me, isActive: record.isActive }, jar, password };
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { CookieJar, form, hiddenField, signIn, type TestApp } from './app.js';
-import { testUsers } from './users.js';
+import { CookieJar, form, hiddenField, type TestApp } from './app.js';
+import { sessionFor, testUsers } from './users.js';
 
 export const CLIENT_ID = 'https://app.example/';
 export const REDIRECT_URI = 'https://app.example/callback';
@@ -14,8 +14,8 @@ export const S256_CHALLENGE = createHash('sha256').update(VERIFIER).digest('base
 /** Adds alice (profile https://alice.example/) and returns her signed-in cookie jar. */
 export async function addAlice(t: TestApp, extra: { me?: string[] } = {}): Promise<CookieJar> {
   const users = testUsers(t);
-  if ((await users.findByName('alice')) === null) await users.addUser({ name: 'alice', me: extra.me ?? [ME], password: PASSWORD });
-  return signIn(t.app, 'alice', PASSWORD);
+  const alice = (await users.findByName('alice')) ?? (await users.addUser({ name: 'alice', me: extra.me ?? [ME], password: PASSWORD }));
+  return sessionFor(t, alice, PASSWORD);
 }
 
 export function authorizationParams(overrides: Record<string, string | undefined> = {}): Record<string, string> {

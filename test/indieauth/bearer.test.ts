@@ -15,6 +15,7 @@ import type { DialectName } from '../../src/storage/connect.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { CLIENT_ID, formBody, ME, PASSWORD } from '../helpers/indieauth.js';
+import { testUsers } from '../helpers/users.js';
 
 const OTHER_CLIENT = 'https://other.example/';
 const BOB = 'https://bob.example/';
@@ -74,8 +75,9 @@ async function buildProbeApp(options: { dialect?: DialectName; env?: Record<stri
   await app.ready();
   const users = app.indieweb.users;
   if (users === null) throw new Error('standalone accounts expected');
-  const alice = await users.addUser({ name: 'alice', me: [ME], password: PASSWORD });
-  const bob = await users.addUser({ name: 'bob', me: [BOB], password: PASSWORD });
+  const cheap = testUsers({ database, clock });
+  const alice = await cheap.addUser({ name: 'alice', me: [ME], password: PASSWORD });
+  const bob = await cheap.addUser({ name: 'bob', me: [BOB], password: PASSWORD });
   return {
     app,
     database,

@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DialectName } from '../../src/storage/connect.js';
-import { buildTestApp, signIn } from '../helpers/app.js';
+import { buildTestApp } from '../helpers/app.js';
+import { sessionFor, testUsers } from '../helpers/users.js';
 import { HAS_POSTGRES } from '../helpers/databases.js';
 import { listenOnLoopback } from '../helpers/net.js';
 import { PRIVATE_OK } from '../helpers/webmention.js';
@@ -71,7 +72,7 @@ type Receivers = Awaited<ReturnType<typeof startReceivers>>;
 
 async function appFor(env: Record<string, string>, dialect: DialectName = 'sqlite') {
   const t = await buildTestApp({ dialect, env: { ...PRIVATE_OK, INDIEWEB_MICROPUB_HANDLER: 'database', ...env } });
-  const alice = await t.app.indieweb.users!.addUser({ name: 'alice', me: ['https://alice.example/'], password: 'alice password 1' });
+  const alice = await testUsers(t).addUser({ name: 'alice', me: ['https://alice.example/'], password: 'alice password 1' });
   const token = async (scope: string) =>
     (
       await t.app.indieweb.tokens.issue({
@@ -194,7 +195,7 @@ describe('sending webmentions on publish (database handler: on at once)', () => 
   });
 
   it('shows the outcome per target on the admin page', async () => {
-    const jar = await signIn(app.t.app, 'alice', 'alice password 1');
+    const jar = await sessionFor(app.t, (await app.t.app.indieweb.users!.findByName('alice'))!, 'alice password 1');
     const page = await app.t.app.inject({ method: 'GET', url: '/indieweb/admin/webmentions/sent/', headers: { cookie: jar.header() } });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(receivers.page('refuses'));
@@ -227,7 +228,7 @@ describe('sending waits for the deploy signal or the delay', () => {
       expect(await app.t.app.indieweb.jobs.drain()).toBe(0);
 
       // another account's signal releases nothing of alice's
-      const bob = await app.t.app.indieweb.users!.addUser({ name: 'bob', me: ['https://bob.example/'], password: 'bob password 1' });
+      const bob = await testUsers(app.t).addUser({ name: 'bob', me: ['https://bob.example/'], password: 'bob password 1' });
       const bobs = (
         await app.t.app.indieweb.tokens.issue({
           userId: bob.id,
