@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { DatabaseLocation } from '../../src/config/config.js';
@@ -68,11 +69,15 @@ export interface TestDatabase extends DatabaseHandle {
 export async function openTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   const reused = dialect === 'postgres' ? spare.pop() : undefined;
   const fresh = reused ?? (await freshLocation(dialect));
+  const template = fresh.location.kind === 'sqlite' ? sqliteTemplate : null;
+  if (template !== null && fresh.location.kind === 'sqlite') copyFileSync(template, fresh.location.filename);
+  const copied = template !== null;
   const handle = createDatabase(fresh.location);
-  if (reused === undefined) {
+  if (reused === undefined && !copied) {
     const { error } = await migrateToLatest(handle.db);
     if (error !== undefined) throw error;
     if (dialect === 'postgres') pristine ??= await withClient(fresh.url, describePristine);
+    else sqliteTemplate ??= await keptAsTemplate(handle);
   }
   return {
     ...handle,
@@ -83,6 +88,20 @@ export async function openTestDatabase(dialect: DialectName): Promise<TestDataba
       else await fresh.drop();
     },
   };
+}
+
+/**
+ * A copy of this worker's first migrated SQLite database: the next ones are
+ * copies of it (a file copy instead of twenty migrations, ~15 ms of CPU each).
+ */
+let sqliteTemplate: string | null = null;
+
+async function keptAsTemplate(handle: DatabaseHandle): Promise<string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-sqlite-template-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const filename = path.join(dir, 'migrated.sqlite');
+  await sql`vacuum into ${sql.lit(filename)}`.execute(handle.db);
+  return filename;
 }
 
 /**
