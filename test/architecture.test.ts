@@ -74,6 +74,21 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
   });
 });
 
+describe('heavy native libraries load on first use, not when the server starts (issue 31)', () => {
+  it('only src/media/photo-work.ts loads sharp (libvips: ~22 MiB of every server’s memory); other modules import its types', () => {
+    const loaders = readImportGraph(root).files.filter((file) => {
+      const text = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+      return text
+        .split('\n')
+        .some(
+          (line) =>
+            /^import (?!type\b).*from 'sharp'/.test(line) || /(?<!typeof )import\('sharp'\)|require\('sharp'\)|\)\('sharp'\)/.test(line),
+        );
+    });
+    expect(loaders).toEqual(['src/media/photo-work.ts']);
+  });
+});
+
 /**
  * Issue 28 class 1: remote HTML is parsed only in the parse pool. The HTML
  * and microformats parsers are imported only by the modules the pool runs

@@ -6,8 +6,7 @@
  * to how far over the limit the copy still was.
  * @module
  */
-import sharp from 'sharp';
-import { checkPhotoBounds, openPhoto, photoJob, readPhotoHeader, unreadablePhoto } from './photo-work.js';
+import { checkPhotoBounds, openPhoto, openPixels, photoJob, readPhotoHeader, unreadablePhoto } from './photo-work.js';
 
 export interface FitLimits {
   /** Bytes of the copy, e.g. 1_000_000 for Bluesky. */
@@ -56,7 +55,7 @@ export async function fitWithin(photo: Buffer, limits: FitLimits): Promise<Fitte
       const h = Math.max(1, Math.floor(height * scale));
       let last = 0;
       for (const quality of png ? [0] : QUALITIES) {
-        const image = sharp(decoded.data, { raw: { width, height, channels } }).resize({ width: w, height: h, fit: 'fill' });
+        const image = openPixels(decoded.data, { width, height, channels }).resize({ width: w, height: h, fit: 'fill' });
         const bytes = await (png ? image.png({ compressionLevel: 9, palette: round > 0 }) : image.jpeg({ quality })).toBuffer();
         if (bytes.byteLength <= limits.maxBytes) return { bytes, mediaType: png ? 'image/png' : 'image/jpeg', width: w, height: h };
         last = bytes.byteLength;

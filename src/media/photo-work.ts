@@ -63,6 +63,11 @@ export async function photoJob<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A sharp pipeline over raw pixels (decoded before, so already within the limits above). */
+export function openPixels(data: Buffer, raw: { width: number; height: number; channels: 1 | 2 | 3 | 4 }): Sharp {
+  return sharp()(data, { raw });
+}
+
 /**
  * A sharp pipeline over `input` with the limits above; `animated` reads every
  * frame. Damage (a bad checksum, a cut-off end) is decoded as far as it goes
