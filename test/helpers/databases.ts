@@ -6,7 +6,8 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import type { DatabaseLocation } from '../../src/config/config.js';
 import { createDatabase, type DatabaseHandle, type DialectName } from '../../src/storage/connect.js';
-import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrateToLatest } from '../../src/storage/migrate.js';
+import type { Migrator } from 'kysely/migration';
+import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrateToLatest, schemaMigrator } from '../../src/storage/migrate.js';
 
 /**
  * Every dialect each repository test runs on: a SQLite file and a real
@@ -57,6 +58,25 @@ export async function freshLocation(dialect: DialectName): Promise<{ location: D
       await c.end();
     },
   };
+}
+
+/**
+ * A new, empty database of the dialect and the migrator over it, for a test
+ * that steps through schema versions (`migrator.migrateTo(…)`); closed and
+ * removed after `use`, whatever it did.
+ */
+export async function withUnmigratedDatabase<T>(
+  dialect: DialectName,
+  use: (database: { handle: DatabaseHandle; migrator: Migrator; fresh: { url: string } }) => Promise<T>,
+): Promise<T> {
+  const fresh = await freshLocation(dialect);
+  const handle = createDatabase(fresh.location);
+  try {
+    return await use({ handle, migrator: schemaMigrator(handle.db), fresh });
+  } finally {
+    await handle.close();
+    await fresh.drop();
+  }
 }
 
 export interface TestDatabase extends DatabaseHandle {

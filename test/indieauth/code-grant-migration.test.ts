@@ -4,20 +4,15 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createDatabase } from '../../src/storage/connect.js';
-import { schemaMigrator } from '../../src/storage/migrate.js';
 import { createTokensRepository } from '../../src/storage/repositories/tokens.js';
-import { DIALECTS, freshLocation } from '../helpers/databases.js';
+import { DIALECTS, withUnmigratedDatabase } from '../helpers/databases.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
 for (const dialect of DIALECTS) {
   describe(`migration 0006-code-grants (${dialect})`, () => {
     it('gives every older token a grant of its own, keeps grants that exist, and goes down again', async () => {
-      const fresh = await freshLocation(dialect);
-      const handle = createDatabase(fresh.location);
-      try {
-        const migrator = schemaMigrator(handle.db);
+      await withUnmigratedDatabase(dialect, async ({ handle, migrator }) => {
         expect((await migrator.migrateTo('0005-grants')).error).toBeUndefined();
         const row = { user_id: 'u1', client_id: 'https://app.example/', me: 'https://alice.example/', scope: 'create', created_at: NOW };
         await handle.db
@@ -40,10 +35,7 @@ for (const dialect of DIALECTS) {
 
         expect((await migrator.migrateTo('0005-grants')).error).toBeUndefined();
         await expect(sql`select grant_id from indieweb_auth_code`.execute(handle.db)).rejects.toThrow();
-      } finally {
-        await handle.close();
-        await fresh.drop();
-      }
+      });
     });
   });
 }

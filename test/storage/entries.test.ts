@@ -2,11 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MicropubProperties } from '../../src/contracts/micropub-types.js';
 import { audienceOf, isEntryListed, isEntryVisible, postStatusOf, visibilityOf } from '../../src/core/visibility.js';
-import { createDatabase } from '../../src/storage/connect.js';
 import { isUniqueViolation } from '../../src/storage/errors.js';
-import { schemaMigrator } from '../../src/storage/migrate.js';
 import { createEntriesRepository, type EntriesRepository, type NewEntryRow } from '../../src/storage/repositories/entries.js';
-import { DIALECTS, freshLocation, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { DIALECTS, openTestDatabase, type TestDatabase, withUnmigratedDatabase } from '../helpers/databases.js';
 
 const BASE = 'https://id.example';
 
@@ -413,10 +411,7 @@ for (const dialect of DIALECTS) {
 
   describe(`migration 0013-entry-visibility (${dialect})`, () => {
     it('fills visibility and post_status from the properties of existing entries, and goes down again', async () => {
-      const fresh = await freshLocation(dialect);
-      const handle = createDatabase(fresh.location);
-      try {
-        const migrator = schemaMigrator(handle.db);
+      await withUnmigratedDatabase(dialect, async ({ handle, migrator }) => {
         expect((await migrator.migrateTo('0012-webmention-sending')).error).toBeUndefined();
         const all = combinations().filter((c) => !c.deleted);
         // as the handler of the day stored them: post_status 'draft' only for a trimmed, lower-cased 'draft'
@@ -462,19 +457,13 @@ for (const dialect of DIALECTS) {
 
         expect((await migrator.migrateTo('0012-webmention-sending')).error).toBeUndefined();
         await expect(sql`select visibility from indieweb_entry`.execute(handle.db)).rejects.toThrow();
-      } finally {
-        await handle.close();
-        await fresh.drop();
-      }
+      });
     });
   });
 
   describe(`migration 0015-entry-search-text (${dialect})`, () => {
     it('fills the search text of existing entries, so a filtered list finds them, and goes down again (issue 31)', async () => {
-      const fresh = await freshLocation(dialect);
-      const handle = createDatabase(fresh.location);
-      try {
-        const migrator = schemaMigrator(handle.db);
+      await withUnmigratedDatabase(dialect, async ({ handle, migrator }) => {
         expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
         const at = '2026-01-01T00:00:00.000Z';
         const old = (id: string, properties: string) => ({
@@ -516,10 +505,7 @@ for (const dialect of DIALECTS) {
         // the page's plan: migration 0018's test
         expect((await migrator.migrateTo('0014-webhook-webmention-io')).error).toBeUndefined();
         await expect(sql`select search_text from indieweb_entry`.execute(handle.db)).rejects.toThrow();
-      } finally {
-        await handle.close();
-        await fresh.drop();
-      }
+      });
     });
   });
 
@@ -644,10 +630,7 @@ for (const dialect of DIALECTS) {
 
   describe(`migration 0018-entry-counts (${dialect})`, () => {
     it('counts the entries already stored, keeps counting, and goes down again (issue 31)', async () => {
-      const fresh = await freshLocation(dialect);
-      const handle = createDatabase(fresh.location);
-      try {
-        const migrator = schemaMigrator(handle.db);
+      await withUnmigratedDatabase(dialect, async ({ handle, migrator }) => {
         expect((await migrator.migrateTo('0015-entry-search-text')).error).toBeUndefined();
         for (const [n, userId] of ['old-a', 'old-a', 'old-a', 'old-b'].entries())
           await (handle.db as unknown as Kysely<any>)
@@ -700,18 +683,12 @@ for (const dialect of DIALECTS) {
         await (handle.db as unknown as Kysely<any>).updateTable('indieweb_entry').set({ deleted_at: null }).execute();
         expect((await migrator.migrateToLatest()).error).toBeUndefined();
         expect(await createEntriesRepository(handle.db).countByUser('old-a')).toBe(3);
-      } finally {
-        await handle.close();
-        await fresh.drop();
-      }
+      });
     });
   });
   describe(`migration 0019-entry-listed-count (${dialect})`, () => {
     it('counts the listed entries already stored, keeps counting, and goes down to 0018’s triggers again (issue 31)', async () => {
-      const fresh = await freshLocation(dialect);
-      const handle = createDatabase(fresh.location);
-      try {
-        const migrator = schemaMigrator(handle.db);
+      await withUnmigratedDatabase(dialect, async ({ handle, migrator }) => {
         expect((await migrator.migrateTo('0018-entry-counts')).error).toBeUndefined();
         const entries = createEntriesRepository(handle.db);
         const old = (id: string, properties: MicropubProperties = {}) =>
@@ -735,10 +712,7 @@ for (const dialect of DIALECTS) {
         expect(await entries.countByUser('old-a')).toBe(5);
         expect((await migrator.migrateToLatest()).error).toBeUndefined();
         expect(await entries.countPublished('old-a')).toBe(3);
-      } finally {
-        await handle.close();
-        await fresh.drop();
-      }
+      });
     });
   });
 }

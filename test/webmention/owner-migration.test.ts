@@ -8,11 +8,9 @@ import { loadConfig } from '../../src/config/env.js';
 import { createManualClock } from '../../src/core/clock.js';
 import { profileUrlKey } from '../../src/core/url.js';
 import { createServer } from '../../src/app/server.js';
-import { createDatabase } from '../../src/storage/connect.js';
-import { schemaMigrator } from '../../src/storage/migrate.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { DIALECTS, freshLocation } from '../helpers/databases.js';
+import { DIALECTS, withUnmigratedDatabase } from '../helpers/databases.js';
 import { SITE } from '../helpers/webmention.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -20,10 +18,7 @@ const NOW = '2026-01-01T00:00:00.000Z';
 for (const dialect of DIALECTS) {
   describe(`migration 0007-webmention-owner (${dialect})`, () => {
     it('older mentions get their owner and target host once the server is ready; the migration goes down again', async () => {
-      const fresh = await freshLocation(dialect);
-      const handle = createDatabase(fresh.location);
-      try {
-        const migrator = schemaMigrator(handle.db);
+      await withUnmigratedDatabase(dialect, async ({ handle, migrator, fresh }) => {
         expect((await migrator.migrateTo('0006-code-grants')).error).toBeUndefined();
         const users = createUsersRepository(handle.db);
         for (const name of ['alice', 'bob']) {
@@ -80,10 +75,7 @@ for (const dialect of DIALECTS) {
 
         expect((await migrator.migrateTo('0006-code-grants')).error).toBeUndefined();
         await expect(handle.db.selectFrom('indieweb_webmention').select('owner_id').execute()).rejects.toThrow();
-      } finally {
-        await handle.close();
-        await fresh.drop();
-      }
+      });
     });
   });
 }
