@@ -89,11 +89,14 @@ export interface TestDatabase extends DatabaseHandle {
 export async function openTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   const reused = dialect === 'postgres' ? spare.pop() : undefined;
   const fresh = reused ?? (await freshLocation(dialect));
-  const template = fresh.location.kind === 'sqlite' ? sqliteTemplate : null;
-  if (template !== null && fresh.location.kind === 'sqlite') copyFileSync(template, fresh.location.filename);
-  const copied = template !== null;
+  // a database already migrated: one given back (PostgreSQL) or a copy of the worker's first (SQLite)
+  let migrated = reused !== undefined;
+  if (fresh.location.kind === 'sqlite' && sqliteTemplate !== null) {
+    copyFileSync(sqliteTemplate, fresh.location.filename);
+    migrated = true;
+  }
   const handle = createDatabase(fresh.location);
-  if (reused === undefined && !copied) {
+  if (!migrated) {
     const { error } = await migrateToLatest(handle.db);
     if (error !== undefined) throw error;
     if (dialect === 'postgres') pristine ??= await withClient(fresh.url, describePristine);
@@ -135,9 +138,9 @@ const spare: Awaited<ReturnType<typeof freshLocation>>[] = [];
 
 /**
  * A just-migrated database, taken from this worker's first one right after its migrations: its shape, its
- * tables, and the rows the migrations put in them (e.g. the webmention counter of migration 0009).
+ * tables and sequences, and the rows the migrations put in them (e.g. the webmention counter of migration 0009).
  */
-let pristine: { shape: string; tables: string[]; seeds: { table: string; rows: string }[] } | null = null;
+let pristine: { shape: string; tables: string[]; sequences: string[]; seeds: { table: string; rows: string }[] } | null = null;
 
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -156,12 +159,15 @@ async function describePristine(client: pg.Client): Promise<NonNullable<typeof p
     [MIGRATION_TABLE, MIGRATION_LOCK_TABLE],
   );
   const tables = listed.rows.map((row) => row.name);
+  const sequences = await client.query<{ name: string }>(
+    `select quote_ident(sequencename) as name from pg_sequences where schemaname = 'public' order by 1`,
+  );
   const seeds: { table: string; rows: string }[] = [];
   for (const table of tables) {
     const { rows } = await client.query<{ rows: unknown }>(`select json_agg(t)::text as rows from ${table} as t`);
     if (rows[0]?.rows != null) seeds.push({ table, rows: String(rows[0].rows) });
   }
-  return { shape, tables, seeds };
+  return { shape, tables, sequences: sequences.rows.map((row) => row.name), seeds };
 }
 
 /**
@@ -180,18 +186,16 @@ async function resetForReuse(client: pg.Client): Promise<boolean> {
   );
   if (others.rows[0].n !== 0) return false;
   if (String((await client.query(SHAPE)).rows[0].shape) !== pristine.shape) return false;
-  const sequences = await client.query<{ name: string }>(
-    `select quote_ident(sequencename) as name from pg_sequences where schemaname = 'public'`,
-  );
-  // rows deleted, not truncated (a truncate makes new files for every table and index: 0.15 s of PostgreSQL's CPU
-  // against 1.5 ms), without triggers or foreign-key checks (session_replication_role): every table is emptied
+  // the same shape, so the same tables and sequences as the pristine one. Rows deleted, not truncated (a truncate
+  // makes new files for every table and index: 0.15 s of PostgreSQL's CPU against 1.5 ms), without triggers or
+  // foreign-key checks (session_replication_role): every table is emptied
   await client.query('begin');
   try {
     await client.query('set local session_replication_role = replica');
     for (const table of pristine.tables) await client.query(`delete from ${table}`);
     for (const { table, rows } of pristine.seeds)
       await client.query(`insert into ${table} select * from json_populate_recordset(null::${table}, $1::json)`, [rows]);
-    for (const { name } of sequences.rows) await client.query(`alter sequence ${name} restart`);
+    for (const sequence of pristine.sequences) await client.query(`alter sequence ${sequence} restart`);
     await client.query('commit');
   } catch (error) {
     await client.query('rollback');

@@ -72,7 +72,7 @@ export async function startPostgres(): Promise<RunningPostgres> {
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     // a throwaway cluster: PostgreSQL's own "non-durable settings" (no fsync; a crash of the machine, never
-    // of the server process, could lose data). Every test database is created and migrated, then dropped.
+    // of the server process, could lose data). Test databases are made, reset and dropped (databases.ts).
     postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
     onLog: () => {},
     onError: () => {},
