@@ -24,7 +24,7 @@ export function schemaMigrator(db: Kysely<any>): Migrator {
  * do on PostgreSQL's advisory lock (which gives up after the 30 s statement
  * timeout), not fail to start.
  */
-export const SQLITE_MIGRATION_WAIT_MS = 30_000;
+const SQLITE_MIGRATION_WAIT_MS = 30_000;
 
 /**
  * Brings the schema to the latest version. Never throws: the result says what

@@ -195,7 +195,7 @@ describe('sending webmentions on publish (database handler: on at once)', () => 
   });
 
   it('shows the outcome per target on the admin page', async () => {
-    const jar = await sessionFor(app.t, (await app.t.app.indieweb.users!.findByName('alice'))!, 'alice password 1');
+    const jar = await sessionFor(app.t, app.alice, 'alice password 1');
     const page = await app.t.app.inject({ method: 'GET', url: '/indieweb/admin/webmentions/sent/', headers: { cookie: jar.header() } });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(receivers.page('refuses'));
