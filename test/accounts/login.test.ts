@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserService } from '../../src/accounts/user-service.js';
 import { createUsersRepository } from '../../src/storage/repositories/users.js';
+import { SESSION_COOKIE } from '../../src/accounts/session.js';
 import { buildTestApp, CookieJar, form, hiddenField, signIn, type TestApp } from '../helpers/app.js';
+import { sessionFor } from '../helpers/users.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -251,6 +253,16 @@ describe('sign-in pages', () => {
       expect((await t.app.inject({ method: 'GET', url: '/indieweb/', headers: { cookie: again.header() } })).statusCode).toBe(303);
       await users.setActive('alice', true);
       await users.setPassword('alice', PASSWORD);
+    });
+
+    // the other test files sign their users in with test/helpers/users.ts's sessionFor, not the form: it must stay
+    // exactly what the form gives (the same claims, so the same signed value at the same moment)
+    it('the form sets the session cookie the test helpers give their users', async () => {
+      const alice = (await t.app.indieweb.users!.findByName('alice'))!;
+      const viaForm = await signIn(t.app, 'alice', PASSWORD);
+      const viaHelper = await sessionFor(t, alice, PASSWORD);
+      expect(viaForm.get(SESSION_COOKIE)).toMatch(/\S{20,}/);
+      expect(viaHelper.get(SESSION_COOKIE)).toBe(viaForm.get(SESSION_COOKIE));
     });
 
     it('a session expires after 14 days', async () => {
