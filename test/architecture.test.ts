@@ -8,6 +8,7 @@ import {
   importsOf,
   layeringViolations,
   readImportGraph,
+  runtimeLoadsOf,
   type ImportEdge,
 } from './helpers/architecture.js';
 
@@ -74,18 +75,37 @@ describe('the import graph of src/ (docs/architecture.md)', () => {
   });
 });
 
-describe('heavy native libraries load on first use, not when the server starts (issue 31)', () => {
-  it('only src/media/photo-work.ts loads sharp (libvips: ~22 MiB of every server’s memory); other modules import its types', () => {
-    const loaders = readImportGraph(root).files.filter((file) => {
-      const text = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
-      return text
-        .split('\n')
-        .some(
-          (line) =>
-            /^import (?!type\b).*from 'sharp'/.test(line) || /(?<!typeof )import\('sharp'\)|require\('sharp'\)|\)\('sharp'\)/.test(line),
-        );
-    });
-    expect(loaders).toEqual(['src/media/photo-work.ts']);
+describe('heavy libraries load on first use, not when the server starts (issue 31)', () => {
+  /** Each library, the one module that loads it, and what it would cost every server at start. */
+  const LAZY = [
+    ['sharp', 'src/media/photo-work.ts', 'libvips, ~22 MiB'],
+    ['@simplewebauthn/server', 'src/accounts/passkeys/service.ts', 'with its crypto libraries, ~10 MiB'],
+  ] as const;
+  const loads = readImportGraph(root).files.flatMap((file) =>
+    runtimeLoadsOf(file, readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')).map((load) => ({ file, ...load })),
+  );
+
+  it.each(LAZY)('%s is loaded only by a call in %s, never at start; other modules import its types at most (%s)', (library, loader) => {
+    const ofLibrary = loads.filter(({ specifier }) => specifier === library || specifier.startsWith(`${library}/`));
+    expect(ofLibrary.filter(({ when }) => when === 'static').map(({ file }) => file)).toEqual([]);
+    expect([...new Set(ofLibrary.map(({ file }) => file))]).toEqual([loader]);
+  });
+
+  it('reads a module that loads a library at start, lazily, and by its types only', () => {
+    const text = [
+      "import sharp from 'sharp';",
+      "import type { Sharp } from 'sharp';",
+      "import { type Metadata } from 'sharp';",
+      "const lazy = () => import('@simplewebauthn/server');",
+      "const required = createRequire(import.meta.url)('sharp');",
+      "type Library = typeof import('sharp');",
+    ].join('\n');
+    expect(runtimeLoadsOf('x.ts', text)).toEqual([
+      { specifier: 'sharp', when: 'static' },
+      { specifier: 'sharp', when: 'static' },
+      { specifier: '@simplewebauthn/server', when: 'lazy' },
+      { specifier: 'sharp', when: 'lazy' },
+    ]);
   });
 });
 

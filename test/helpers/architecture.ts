@@ -121,6 +121,43 @@ export function importsOf(fileName: string, text: string): { specifier: string; 
   return found;
 }
 
+/**
+ * The modules one source text loads at run time: `static` for an import or
+ * re-export that is not type-only (it loads when this module loads), `lazy`
+ * for an `import('…')` call or a `require('…')`/`createRequire(…)('…')` call
+ * (it loads when the call runs). `import type` and `import('…')` types load
+ * nothing and are left out; `import { type A }` loads the module (see below).
+ */
+export function runtimeLoadsOf(fileName: string, text: string): { specifier: string; when: 'static' | 'lazy' }[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: { specifier: string; when: 'static' | 'lazy' }[] = [];
+  // under verbatimModuleSyntax (tsconfig.json) only `import type` is dropped: `import { type A } from 'x'` still
+  // loads x (as `import {} from 'x'`)
+  const typeOnlyImport = (node: ts.ImportDeclaration) => node.importClause?.isTypeOnly === true;
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteralLike(node.moduleSpecifier) && !typeOnlyImport(node))
+      found.push({ specifier: node.moduleSpecifier.text, when: 'static' });
+    else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteralLike(node.moduleSpecifier) &&
+      !node.isTypeOnly
+    )
+      found.push({ specifier: node.moduleSpecifier.text, when: 'static' });
+    else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteralLike(node.arguments[0]!)) {
+      const callee = node.expression;
+      const loads =
+        callee.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(callee) && callee.text === 'require') ||
+        (ts.isCallExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'createRequire');
+      if (loads) found.push({ specifier: node.arguments[0].text, when: 'lazy' });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 /** Every relative import between the modules under `dir` (tests left out), resolved to files. */
 export function readImportGraph(root: string, dir = 'src'): { files: string[]; edges: ImportEdge[] } {
   const files = sourceFiles(root, dir).sort();
