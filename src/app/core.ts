@@ -36,6 +36,8 @@ import type { DoctorService } from '../operations/doctor/service.js';
 import type { Metrics } from '../operations/metrics/metrics.js';
 import { createProfileService, type ProfileService } from '../profile/service.js';
 import type { DatabaseHandle } from '../storage/connect.js';
+import { createEntrySearchIndexer } from '../storage/entry-search.js';
+import { rawAccessOf } from '../storage/raw-access.js';
 import { createStores, type Stores } from '../storage/stores.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import type { WebmentionFeature } from '../webmention/feature.js';
@@ -65,7 +67,7 @@ export interface CoreOptions {
   /** The host's URL policy, overriding `config.micropubUrlPolicy`. */
   readonly urlPolicy?: UrlPolicy | undefined;
   readonly onWebmentionReceived?: ((event: WebmentionReceivedEvent) => void) | undefined;
-  /** Run the job worker in this process (server door only). @defaultValue true */
+  /** Run the job worker and, on SQLite, the entry search indexer in this process (server door only). @defaultValue true */
   readonly worker?: boolean;
   /** Makes a syndication target's client (tests). @defaultValue the client of the target's service */
   readonly syndicationClients?: ((target: OpenTarget) => Promise<SyndicationClient>) | undefined;
@@ -168,6 +170,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const stores = createStores(database);
   // one job worker; the features that own job kinds register them as they are made
   const jobs = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, log });
+  // SQLite's entry search index, written in the server's idle time (storage/entry-search.ts); PostgreSQL keeps its own
+  const raw = rawAccessOf(database.db);
+  const searchIndexer =
+    raw?.dialect === 'sqlite'
+      ? createEntrySearchIndexer({ raw, onError: (error) => log.warn({ err: error }, 'could not index entries for search; trying again') })
+      : null;
   // metrics: only in the server, and only when a scraper may read them (INDIEWEB_METRICS_TOKEN)
   const metrics =
     server && config.metricsToken !== null
@@ -331,13 +339,17 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     syndication: syndication.get,
     doctor: doctor.get,
     async start() {
-      if (server && options.worker !== false) jobs.start();
+      if (server && options.worker !== false) {
+        jobs.start();
+        searchIndexer?.start();
+      }
       await (await webmention.made())?.start();
       await (await syndication.made())?.start();
     },
     async close() {
       // the worker hands its jobs back first: they use what the parts hold
       await jobs.stop();
+      await searchIndexer?.stop();
       await (await doctor.made())?.close();
       await (await webmention.made())?.close();
     },

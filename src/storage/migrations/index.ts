@@ -19,6 +19,7 @@ import * as m0017 from './0017-backfeed.js';
 import * as m0018 from './0018-entry-counts.js';
 import * as m0019 from './0019-entry-listed-count.js';
 import * as m0020 from './0020-entry-search-trigram.js';
+import * as m0021 from './0021-entry-search-sqlite.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -42,4 +43,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0018-entry-counts': m0018,
   '0019-entry-listed-count': m0019,
   '0020-entry-search-trigram': m0020,
+  '0021-entry-search-sqlite': m0021,
 });

@@ -12,9 +12,10 @@
  * other's change (the caller reads again and retries).
  * @module
  */
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, SqliteAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
 import { audienceOf, LISTED, type PostStatus, type Visibility } from '../../core/visibility.js';
+import { MAX_SEARCH_CANDIDATES, searchCandidateRowids, searchCandidates, trigramQuery } from '../entry-search.js';
 import type { Database, EntryTableRow } from '../schema.js';
 import { createEntryInserts } from './entry-inserts.js';
 
@@ -213,6 +214,30 @@ export function createEntriesRepository(db: Kysely<Database>) {
   }
 
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+
+  /**
+   * SQLite, a filter with few candidates: the entries the search index names,
+   * each fetched by its rowid (`not indexed`: walking the user's index instead
+   * read every entry of the user), confirmed by the filter's `like`.
+   */
+  async function matchingFromIndex(
+    userId: string,
+    like: RawBuilder<boolean>,
+    query: string,
+    page: { offset: number; limit: number | null },
+  ): Promise<{ rows: EntryRow[]; total: number }> {
+    const where = sql`rowid in ${searchCandidateRowids(query)} and user_id = ${userId} and deleted_at is null and ${like}`;
+    const count = await sql<{ n: number }>`select count(*) as n from indieweb_entry not indexed where ${where}`.execute(db);
+    const total = Number(count.rows[0]?.n ?? 0);
+    if (page.limit === 0 || page.offset >= total) return { rows: [], total };
+    const columns = sql.join(ENTRY_COLUMNS.map((column) => sql.ref(column)));
+    const limit = page.limit ?? -1;
+    const rows = await sql<Omit<EntryTableRow, 'slug_series' | 'slug_number' | 'search_text'>>`select ${columns}
+      from indieweb_entry not indexed where ${where}
+      order by created_at desc, id desc limit ${limit} offset ${page.offset}`.execute(db);
+    return { rows: rows.rows.map(toEntry), total };
+  }
 
   return {
     /**
@@ -372,29 +397,33 @@ export function createEntriesRepository(db: Kysely<Database>) {
 
     /**
      * A user's live entries whose list item contains `filter` (case-insensitive,
-     * see {@link searchTextOf}), newest created first, and how many there are:
-     * one range of the (user, created) index, the match done in SQL.
+     * see {@link searchTextOf}), newest created first, and how many there are.
+     * PostgreSQL: the match in SQL, from its trigram index (migration 0020)
+     * when the planner takes it. SQLite: from the entry search index
+     * (migration 0021, `storage/entry-search.ts`) when the filter has a
+     * trigram and few candidates, else one range of the (user, created) index.
      */
     async listByUserMatching(
       userId: string,
       filter: string,
       page: { offset: number; limit: number | null },
     ): Promise<{ rows: EntryRow[]; total: number }> {
-      const matching = () =>
-        live()
-          .where('user_id', '=', userId)
-          .where(sql<boolean>`search_text like ${likePattern(filter)} escape '\\'`);
-      let query = matching().select(ENTRY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc');
-      if (page.limit !== null) query = query.limit(page.limit);
+      const like = sql<boolean>`search_text like ${likePattern(filter)} escape '\\'`;
+      const query = sqlite ? trigramQuery(filter) : null;
+      if (query !== null && Number((await searchCandidates(query).execute(db)).rows[0]?.n ?? Infinity) <= MAX_SEARCH_CANDIDATES)
+        return matchingFromIndex(userId, like, query, page);
+      const matching = () => live().where('user_id', '=', userId).where(like);
+      let rowsQuery = matching().select(ENTRY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc');
+      if (page.limit !== null) rowsQuery = rowsQuery.limit(page.limit);
       if (page.offset > 0)
-        query = page.limit === null ? query.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : query.offset(page.offset);
+        rowsQuery = page.limit === null ? rowsQuery.limit(Number.MAX_SAFE_INTEGER).offset(page.offset) : rowsQuery.offset(page.offset);
       // the count first: a page past the matches (a filter nothing matches, above all) is not read at all — on SQLite
       // the count's scan was a fifth of the page's, which walks the index backwards fetching every row (issue 31)
       const count = await matching()
         .select((eb) => eb.fn.countAll<string | number>().as('n'))
         .executeTakeFirstOrThrow();
       const total = Number(count.n);
-      const rows = page.limit === 0 || page.offset >= total ? [] : await query.execute();
+      const rows = page.limit === 0 || page.offset >= total ? [] : await rowsQuery.execute();
       return { rows: rows.map(toEntry), total };
     },
 
