@@ -365,7 +365,7 @@ export function formatReport(run, targets) {
       `database handler, ${label}: \`q=source\` with a filter nothing matches, ${large} entries`,
       r('db-source-filter-large'),
       r('db-source-filter-large')
-        ? `every entry of the user looked at in SQL; mean latency ${latencyText(r('db-source-filter-large'), c)}`
+        ? `${suffix === '' ? 'from the entry search index (migration 0021), caught up' : 'from the trigram index (migration 0020) once PostgreSQL has analysed the table, else every entry of the user'}; mean latency ${latencyText(r('db-source-filter-large'), c)}`
         : '',
     );
     row(`database handler, ${label}: entry page, ${large} entries`, r('db-page-large'), vs(r('db-page-large')));

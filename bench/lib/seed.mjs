@@ -137,3 +137,16 @@ export function webmentionStatuses(dataDir) {
     return counts;
   });
 }
+
+/** Entries SQLite's entry search index (migration 0021) has not indexed yet: the server indexes them while no entries are created. */
+export function entriesWaitingForSearch(dataDir) {
+  return withDatabase(dataDir, (db) =>
+    db
+      .prepare(
+        `select (select count(*) from indieweb_entry where rowid > (select indexed_through from indieweb_entry_search_state))
+          + (select count(*) from indieweb_entry_search_stale)`,
+      )
+      .pluck()
+      .get(),
+  );
+}

@@ -6,6 +6,7 @@
  * a scan of the user's entries.
  */
 import SqliteDatabase from 'better-sqlite3';
+import { rmSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSearchIndex } from '../../src/operations/doctor/local-checks.js';
@@ -16,7 +17,9 @@ import {
   searchCandidates,
   trigramQuery,
 } from '../../src/storage/entry-search.js';
+import { createDatabase } from '../../src/storage/connect.js';
 import { rawAccessOf, type RawSqlite } from '../../src/storage/raw-access.js';
+import { snapshotSqlite } from '../../src/storage/snapshot.js';
 import { createEntriesRepository, type EntriesRepository } from '../../src/storage/repositories/entries.js';
 import { openTestDatabase, withUnmigratedDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -196,6 +199,26 @@ describe('a filtered list on SQLite (migration 0021-entry-search-sqlite)', () =>
       await indexer.stop();
     }
     await expectScanAnswers();
+  });
+
+  it('a backup copy (VACUUM INTO) keeps every rowid, gaps included, so its index answers as a scan there too', async () => {
+    const target = `${database.url.replace(/^sqlite:/, '')}.copy-${process.pid}`;
+    snapshotSqlite(database.url.replace(/^sqlite:/, ''), target, { timeoutMs: 1000 });
+    const copy = createDatabase({ kind: 'sqlite', filename: target });
+    try {
+      const original = entries;
+      const copied = createEntriesRepository(copy.db);
+      for (const filter of FILTERS) {
+        const [mine, theirs] = await Promise.all([
+          original.listByUserMatching('alice-id', filter, { offset: 0, limit: null }),
+          copied.listByUserMatching('alice-id', filter, { offset: 0, limit: null }),
+        ]);
+        expect({ filter, ids: theirs.rows.map((row) => row.id) }).toEqual({ filter, ids: mine.rows.map((row) => row.id) });
+      }
+    } finally {
+      await copy.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
+    }
   });
 
   it('the doctor says how many entries wait to be indexed', async () => {
