@@ -6,6 +6,7 @@
 import type { PageRequest } from '../contracts/micropub-types.js';
 import { forClient, InvalidRequestError } from './errors.js';
 import { readParam } from './params.js';
+import { stableStringify } from './stable-json.js';
 
 function nonNegativeInteger(name: string, raw: string | undefined): number | null {
   if (raw === undefined) return null;
@@ -21,14 +22,6 @@ export function parseListParams(query: unknown): PageRequest {
     offset: nonNegativeInteger('offset', readParam(query, 'offset')) ?? 0,
     filter: readParam(query, 'filter') ?? null,
   };
-}
-
-/** JSON with object keys sorted at every level, so a filter matches the same text every time. */
-export function stableStringify(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
-    return Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  });
 }
 
 /** True when the filter (case-insensitive substring) matches a string item or the stable JSON of an object item. */

@@ -14,7 +14,7 @@
  * @module
  */
 import type { MicropubProperties, UpdateOperations } from '../../contracts/micropub-types.js';
-import { stableStringify } from '../../core/list-params.js';
+import { stableStringify } from '../../core/stable-json.js';
 
 /** Properties whose values are a set: single values are added and removed. */
 const SET_PROPERTIES: ReadonlySet<string> = new Set(['category']);

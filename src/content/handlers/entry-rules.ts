@@ -7,7 +7,7 @@
  * @module
  */
 import type { MicropubConfig, MicropubProperties, PostType, UpdateOperations } from '../../contracts/micropub-types.js';
-import { stableStringify } from '../../core/list-params.js';
+import { stableStringify } from '../../core/stable-json.js';
 
 /** @see SPEC.md "Handler contract" (built-in handler post types) */
 export const BUILT_IN_POST_TYPES: readonly PostType[] = Object.freeze([

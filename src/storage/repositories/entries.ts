@@ -14,6 +14,7 @@
  */
 import { PostgresAdapter, SqliteAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
+import { stableStringify } from '../../core/stable-json.js';
 import { audienceOf, LISTED, type PostStatus, type Visibility } from '../../core/visibility.js';
 import { MAX_SEARCH_CANDIDATES, searchCandidateRowids, searchCandidates, trigramQuery } from '../entry-search.js';
 import type { Database, EntryTableRow } from '../schema.js';
@@ -105,14 +106,6 @@ const ENTRY_COLUMNS = [
   'version',
 ] as const;
 
-/** JSON with object keys sorted at every level (as `core/list-params.ts` `stableStringify`). */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
-    return Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  });
-}
-
 /**
  * What a q=source `filter` matches (SPEC.md "Source, list mode": a
  * case-insensitive substring of the listed item): the list item — the type
@@ -127,7 +120,7 @@ export function searchTextOf(url: string, type: readonly string[], properties: M
     ...(properties.url === undefined ? { url: [url] } : {}),
     ...(properties.published === undefined ? { published: [published] } : {}),
   };
-  return stableJson({ type, properties: listed }).toLowerCase();
+  return stableStringify({ type, properties: listed }).toLowerCase();
 }
 
 /** A filter as a LIKE pattern: lower-cased like the column, `%`, `_` and the escape character itself escaped. */
