@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from './connect.js';
 
@@ -114,6 +115,23 @@ describe('changeStamp elsewhere', () => {
       expect(handle.changeStamp()).not.toBe(before);
     } finally {
       await handle.close();
+    }
+  });
+});
+
+describe('the SQLite connection', () => {
+  it('writes in WAL mode, syncs at checkpoints, and keeps temporary data (statement journals, sorts) in memory, not in temp files', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'indiestack-pragmas-'));
+    const handle = createDatabase({ kind: 'sqlite', filename: path.join(dir, 'data.sqlite') });
+    try {
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(handle.db)).rows[0] ?? {})[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('synchronous')).toBe(1); // NORMAL
+      expect(await pragma('temp_store')).toBe(2); // MEMORY
+    } finally {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
