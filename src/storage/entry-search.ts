@@ -86,6 +86,7 @@ const STATEMENTS = {
   fresh: 'delete from indieweb_entry_search_stale where entry_rowid = ?',
   next: 'select count(*) as n, max(rowid) as top from (select rowid from indieweb_entry where rowid > ? order by rowid limit ?)',
   top: 'select coalesce(max(rowid), 0) from indieweb_entry',
+  staleCount: 'select count(*) from indieweb_entry_search_stale',
   indexRange:
     'insert into indieweb_entry_search (rowid, search_text) select rowid, search_text from indieweb_entry where rowid > ? and rowid <= ? and search_text is not null',
   advance: 'update indieweb_entry_search_state set indexed_through = ? where id = 1',
@@ -121,8 +122,12 @@ export function indexEntrySearchStep(raw: RawSqlite, limit: number): Promise<Ind
   });
 }
 
-/** The highest entry rowid: it moves whenever an entry is created, by this instance or another. */
-const newestEntry = (raw: RawSqlite): Promise<number> => raw.exclusive(() => Number(raw.statement(STATEMENTS.top).pluck().get()));
+/** What entry writes leave for the index: the highest entry rowid (it moves with every create) and the stale entries (every change). */
+const pending = (raw: RawSqlite): Promise<{ newest: number; stale: number }> =>
+  raw.exclusive(() => ({
+    newest: Number(raw.statement(STATEMENTS.top).pluck().get()),
+    stale: Number(raw.statement(STATEMENTS.staleCount).pluck().get()),
+  }));
 
 export interface EntrySearchIndexerOptions {
   readonly raw: RawSqlite;
@@ -142,14 +147,14 @@ export interface EntrySearchIndexer {
   start(): void;
   /** Stops ticking and waits for a step under way. */
   stop(): Promise<void>;
-  /** Indexes everything waiting, step by step, now (the CLI and the tests). */
+  /** Indexes everything waiting, step by step, now (tests; a host that runs no worker may call it). */
   catchUp(): Promise<number>;
 }
 
 /**
  * Keeps SQLite's entry search index up with the entries, in the server's
- * idle time: creates come first. A tick in which new entries appeared (here
- * or in another instance) is left alone, unless `patience` ticks in a row
+ * idle time: writes come first. A tick in which entries were created or
+ * changed (here or in another instance) is left alone, unless `patience` ticks in a row
  * were; otherwise it indexes a step, and the next one soon after while more
  * wait. While it lags, lists read the waiting entries themselves: slower, never
  * wrong.
@@ -163,7 +168,8 @@ export function createEntrySearchIndexer(options: EntrySearchIndexerOptions): En
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = true;
-  let lastNewest = -1;
+  /** What was pending after the last tick: entries written since (created or changed, here or elsewhere) mean a busy server. */
+  let last: { newest: number; stale: number } | null = null;
   let skipped = 0;
 
   const later = (ms: number) => {
@@ -176,15 +182,16 @@ export function createEntrySearchIndexer(options: EntrySearchIndexerOptions): En
 
   async function tick(): Promise<void> {
     try {
-      const newest = await newestEntry(raw);
-      const busy = newest !== lastNewest && lastNewest !== -1;
-      lastNewest = newest;
+      const now = await pending(raw);
+      const busy = last !== null && (now.newest !== last.newest || now.stale > last.stale);
+      last = now;
       if (busy && skipped < patience) {
         skipped += 1;
         return later(tickMs);
       }
       skipped = 0;
       const step = await indexEntrySearchStep(raw, batch);
+      last = await pending(raw);
       later(step.more ? stepMs : tickMs);
     } catch (error) {
       onError(error);

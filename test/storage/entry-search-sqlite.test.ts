@@ -189,6 +189,28 @@ describe('a filtered list on SQLite (migration 0021-entry-search-sqlite)', () =>
     expect((await listed('alice-id', 'heron after the removal')).total).toBe(1);
   });
 
+  it('an update that leaves the text as it was leaves the index alone', async () => {
+    const row = (await listed('alice-id', 'walk number 12 by')).rows[0]!;
+    const before = await state();
+    expect(
+      await entries.updateIfVersion(row.id, row.version, {
+        properties: row.properties,
+        published: row.published,
+        updatedAt: '2026-11-04T00:00:00.000Z',
+      }),
+    ).toBe(true);
+    expect(await state()).toEqual(before);
+    expect(
+      await entries.updateIfVersion(row.id, row.version + 1, {
+        properties: { ...row.properties, name: ['a name'] },
+        published: row.published,
+        updatedAt: '2026-11-04T00:00:01.000Z',
+      }),
+    ).toBe(true);
+    expect((await state()).stale).toBe(before.stale + 1);
+    await expectScanAnswers();
+  });
+
   it('keeps up by itself once started, and stops', async () => {
     for (let i = 0; i < 50; i++) await add(entries, 'alice-id', contentOf(1000 + i));
     const indexer = createEntrySearchIndexer({ raw, onError: (error) => expect.fail(String(error)), tickMs: 5, stepMs: 0, batch: 16 });

@@ -26,12 +26,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     id integer primary key check (id = 1), indexed_through integer not null)`.execute(db);
   await sql`insert into indieweb_entry_search_state (id, indexed_through) values (1, 0)`.execute(db);
   await sql`create table indieweb_entry_search_stale (entry_rowid integer primary key)`.execute(db);
-  for (const [event, when] of [
-    ['update', 'update of search_text'],
-    ['delete', 'delete'],
+  for (const [event, when, changed] of [
+    ['update', 'update of search_text', 'and new.search_text is not old.search_text'],
+    ['delete', 'delete', ''],
   ] as const) {
     await sql`create trigger ${sql.raw(`indieweb_entry_search_${event}`)} after ${sql.raw(when)} on indieweb_entry
-      when old.rowid <= (select indexed_through from indieweb_entry_search_state)
+      when old.rowid <= (select indexed_through from indieweb_entry_search_state) ${sql.raw(changed)}
       begin
         delete from indieweb_entry_search where rowid = old.rowid;
         insert or ignore into indieweb_entry_search_stale (entry_rowid) values (old.rowid);
