@@ -36,7 +36,7 @@ import type { DoctorService } from '../operations/doctor/service.js';
 import type { Metrics } from '../operations/metrics/metrics.js';
 import { createProfileService, type ProfileService } from '../profile/service.js';
 import type { DatabaseHandle } from '../storage/connect.js';
-import { createEntrySearchIndexer } from '../storage/entry-search.js';
+import { createEntrySearchIndexer, hasSqliteSearchIndex } from '../storage/entry-search.js';
 import { rawAccessOf } from '../storage/raw-access.js';
 import { createStores, type Stores } from '../storage/stores.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
@@ -341,7 +341,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     async start() {
       if (server && options.worker !== false) {
         jobs.start();
-        searchIndexer?.start();
+        if (searchIndexer !== null && (await hasSqliteSearchIndex(database.db))) searchIndexer.start();
       }
       await (await webmention.made())?.start();
       await (await syndication.made())?.start();

@@ -11,7 +11,7 @@
  * filter's own `like` on the entry's search text.
  * @module
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
 import type { RawSqlite } from './raw-access.js';
 
@@ -54,6 +54,13 @@ export function trigramQuery(filter: string): string | null {
           .replaceAll('"', '""')}"`,
     )
     .join(' AND ');
+}
+
+/** Whether migration 0021 made the index (a SQLite without FTS5's trigram tokenizer has none). */
+export async function hasSqliteSearchIndex(db: Kysely<any>): Promise<boolean> {
+  const { rows } = await sql<{ found: number }>`select count(*) as found from sqlite_master
+    where type = 'table' and name = 'indieweb_entry_search_state'`.execute(db);
+  return Number(rows[0]?.found ?? 0) > 0;
 }
 
 /**

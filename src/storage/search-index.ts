@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle } from './connect.js';
+import { hasSqliteSearchIndex } from './entry-search.js';
 
 /** The trigram index of migration 0020 that answers a filtered `q=source` list on PostgreSQL. */
 export const ENTRY_SEARCH_INDEX = 'indieweb_entry_search_trigram';
@@ -19,10 +20,11 @@ export async function hasEntrySearchIndex(database: Pick<DatabaseHandle, 'db' | 
 /**
  * SQLite: how many entries its entry search index (migration 0021,
  * entry-search.ts) has not indexed yet — new ones above its mark and stale
- * ones. Null on PostgreSQL.
+ * ones; `no index` where the SQLite could not make it. Null on PostgreSQL.
  */
-export async function entriesWaitingForSearch(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<number | null> {
+export async function entriesWaitingForSearch(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<number | 'no index' | null> {
   if (database.dialect !== 'sqlite') return null;
+  if (!(await hasSqliteSearchIndex(database.db))) return 'no index';
   const { rows } = await sql<{ waiting: number }>`select
     (select count(*) from indieweb_entry where rowid > (select indexed_through from indieweb_entry_search_state))
     + (select count(*) from indieweb_entry_search_stale) as waiting`.execute(database.db);

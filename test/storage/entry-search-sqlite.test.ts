@@ -297,6 +297,34 @@ describe('the filter as an index query', () => {
   });
 });
 
+describe('a SQLite that cannot make the index', () => {
+  it('migrates all the same, answers filters by reading the entries, and the doctor says so', async () => {
+    await withUnmigratedDatabase('sqlite', async ({ handle, migrator }) => {
+      expect((await migrator.migrateTo('0020-entry-search-trigram')).error).toBeUndefined();
+      // the name taken, so that creating the index fails as it does without FTS5's trigram tokenizer
+      await sql`create table indieweb_entry_search (x integer)`.execute(handle.db);
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const states = await sql<{ name: string }>`select name from sqlite_master where name = 'indieweb_entry_search_state'`.execute(
+        handle.db,
+      );
+      expect(states.rows).toEqual([]);
+      const entries = createEntriesRepository(handle.db);
+      for (let i = 0; i < 120; i++) await add(entries, 'carol-id', contentOf(i));
+      const heron = await entries.listByUserMatching('carol-id', 'Heron on the weir', { offset: 0, limit: 20 });
+      expect(heron.total).toBe(2);
+      expect(heron.rows.map((row) => String(row.properties.content)).sort()).toEqual([
+        "A heron on the Weir at 104 o'clock",
+        "A heron on the Weir at 7 o'clock",
+      ]);
+      const check = await checkSearchIndex(handle);
+      expect(check).toMatchObject({ name: 'search-index', status: 'WARN' });
+      expect(check?.message).toBe(
+        'no entry search index: a filtered q=source list reads every entry of the user (this SQLite has no FTS5 trigram tokenizer)',
+      );
+    });
+  });
+});
+
 describe('migration 0021 on SQLite', () => {
   it('goes down and up again', async () => {
     await withUnmigratedDatabase('sqlite', async ({ handle, migrator }) => {

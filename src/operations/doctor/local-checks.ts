@@ -51,13 +51,19 @@ export async function checkDatabase(database: DatabaseHandle): Promise<CheckResu
 export async function checkSearchIndex(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<CheckResult | null> {
   const name = 'search-index';
   let found: boolean | null;
-  let waiting: number | null;
+  let waiting: number | 'no index' | null;
   try {
     found = await hasEntrySearchIndex(database);
     waiting = await entriesWaitingForSearch(database);
   } catch (error) {
     return warn(name, `cannot read the database's indexes (${why(error)})`, 'check the database');
   }
+  if (waiting === 'no index')
+    return warn(
+      name,
+      'no entry search index: a filtered q=source list reads every entry of the user (this SQLite has no FTS5 trigram tokenizer)',
+      'the filter still answers, slower; for the index, open the database with a SQLite that has FTS5 with its trigram tokenizer and contentless deletes (3.43 or newer; the bundled better-sqlite3 has both) and run the statements of migration 0021-entry-search-sqlite',
+    );
   if (waiting !== null)
     return pass(
       name,

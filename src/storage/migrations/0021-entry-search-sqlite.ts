@@ -16,12 +16,20 @@ import { SqliteAdapter, sql, type Kysely } from 'kysely';
  *   that were deleted (a deleted rowid can be given again), read by the list
  *   like the unindexed ones until they are indexed again. The triggers below
  *   keep it: what an entry write adds is one row here, never index work.
- * PostgreSQL has its trigram index already: nothing changes there.
+ * PostgreSQL has its trigram index already: nothing changes there. A SQLite
+ * that cannot make the index migrates all the same, without these.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
-  await sql`create virtual table indieweb_entry_search using fts5(
-    search_text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram')`.execute(db);
+  try {
+    await sql`create virtual table indieweb_entry_search using fts5(
+      search_text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram')`.execute(db);
+  } catch {
+    // a SQLite without FTS5's trigram tokenizer or contentless deletes (3.43+): a host's own driver, not the bundled
+    // better-sqlite3, which has both. A failed statement leaves the migration's transaction as it was; the filter
+    // stays a scan and the doctor says why (storage/entry-search.ts `hasSqliteSearchIndex`)
+    return;
+  }
   await sql`create table indieweb_entry_search_state (
     id integer primary key check (id = 1), indexed_through integer not null)`.execute(db);
   await sql`insert into indieweb_entry_search_state (id, indexed_through) values (1, 0)`.execute(db);
