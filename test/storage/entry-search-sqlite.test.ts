@@ -52,6 +52,9 @@ const FILTERS = [
   '"properties":{"category":["walks"]',
   'x'.repeat(200),
   'walk number 12 by the river',
+  'wal\0k',
+  'walk\ud800 number',
+  '\u0130stanbul',
 ];
 
 let n = 0;
