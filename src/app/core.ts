@@ -341,7 +341,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     async start() {
       if (server && options.worker !== false) {
         jobs.start();
-        if (searchIndexer !== null && (await hasSqliteSearchIndex(database.db))) searchIndexer.start();
+        // without the index (a SQLite that could not make it) lists read the entries: nothing to start
+        if (searchIndexer !== null && (await hasSqliteSearchIndex(database.db).catch(() => false))) searchIndexer.start();
       }
       await (await webmention.made())?.start();
       await (await syndication.made())?.start();

@@ -202,7 +202,8 @@ export function createEntrySearchIndexer(options: EntrySearchIndexerOptions): En
       later(step.more ? stepMs : tickMs);
     } catch (error) {
       onError(error);
-      later(tickMs);
+      // a database that fails (full, gone) is not asked again every second, nor reported so often
+      later(tickMs * patience);
     }
   }
 
