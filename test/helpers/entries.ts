@@ -27,9 +27,12 @@ export interface EntriesTestApp extends TestApp {
 }
 
 /** A standalone server with `INDIEWEB_MICROPUB_HANDLER=database`, alice and bob. */
-export async function entriesApp(options: { dialect?: DialectName; env?: Record<string, string> } = {}): Promise<EntriesTestApp> {
+export async function entriesApp(
+  options: { dialect?: DialectName; env?: Record<string, string>; worker?: boolean } = {},
+): Promise<EntriesTestApp> {
   const t = await buildTestApp({
     ...(options.dialect === undefined ? {} : { dialect: options.dialect }),
+    ...(options.worker === undefined ? {} : { worker: options.worker }),
     env: { INDIEWEB_MICROPUB_HANDLER: 'database', ...options.env },
   });
   const users = createUsersRepository(t.database.db);

@@ -1,0 +1,47 @@
+/**
+ * Issue 31: the server keeps SQLite's entry search index (migration 0021) up
+ * with the entries it stores, by itself, and a filtered `q=source` list
+ * answers the same before and after it has.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entriesApp, type EntriesTestApp } from '../helpers/entries.js';
+import { HOST, MICROPUB } from '../helpers/micropub.js';
+
+describe('the entry search index in a running server (SQLite)', () => {
+  let t: EntriesTestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await entriesApp({ dialect: 'sqlite', worker: true });
+    token = await t.token();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const waiting = async () =>
+    Number(
+      (
+        await sql<{ n: number }>`select (select coalesce(max(rowid), 0) from indieweb_entry)
+          - (select indexed_through from indieweb_entry_search_state) as n`.execute(t.database.db)
+      ).rows[0]!.n,
+    );
+
+  const filtered = async (filter: string) => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `${MICROPUB}?q=source&filter=${encodeURIComponent(filter)}`,
+      headers: { host: HOST, authorization: `Bearer ${token}` },
+    });
+    expect(response.statusCode).toBe(200);
+    return (response.json() as { items: { properties: { content: string[] } }[] }).items.map((item) => item.properties.content[0]);
+  };
+
+  it('indexes what Micropub created while nothing else is written, and the list answers alike before and after', async () => {
+    for (let i = 0; i < 25; i++) await t.create({ content: [i === 11 ? 'A Heron by the weir' : `a walk, number ${i}`] });
+    const before = { heron: await filtered('heron by'), walks: (await filtered('a walk, number 1')).length };
+    expect(before).toEqual({ heron: ['A Heron by the weir'], walks: 10 }); // 1, 10, 12–19
+    await expect.poll(waiting, { timeout: 15_000, interval: 100 }).toBe(0);
+    expect({ heron: await filtered('heron by'), walks: (await filtered('a walk, number 1')).length }).toEqual(before);
+  });
+});
