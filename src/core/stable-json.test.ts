@@ -31,6 +31,13 @@ describe('stableStringify', () => {
       }),
       { numRuns: 2000 },
     );
+    // past a handful of keys the sort is the array's own
+    fc.assert(
+      fc.property(fc.dictionary(keys, fc.integer(), { minKeys: 12, maxKeys: 40 }), (value) => {
+        expect(stableStringify(value)).toBe(stableStringifyByReplacer(value));
+      }),
+      { numRuns: 300 },
+    );
     fc.assert(
       fc.property(fc.array(values.value, { maxLength: 6 }), (value) => {
         expect(stableStringify(value)).toBe(stableStringifyByReplacer(value));
