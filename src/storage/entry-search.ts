@@ -45,15 +45,8 @@ export function trigramQuery(filter: string): string | null {
   for (let start = 0; start + 3 <= chars.length; start += 3) starts.push(start);
   if (starts.at(-1) !== chars.length - 3) starts.push(chars.length - 3);
   const picked = starts.length <= MAX_TERMS ? starts : [...starts.slice(0, MAX_TERMS - 1), chars.length - 3];
-  return picked
-    .map(
-      (start) =>
-        `"${chars
-          .slice(start, start + 3)
-          .join('')
-          .replaceAll('"', '""')}"`,
-    )
-    .join(' AND ');
+  const piece = (start: number) => chars.slice(start, start + 3).join('');
+  return picked.map((start) => `"${piece(start).replaceAll('"', '""')}"`).join(' AND ');
 }
 
 /** Whether migration 0021 made the index (a SQLite without FTS5's trigram tokenizer has none). */
@@ -129,11 +122,15 @@ export function indexEntrySearchStep(raw: RawSqlite, limit: number): Promise<Ind
   });
 }
 
-/** What entry writes leave for the index: the highest entry rowid (it moves with every create) and the stale entries (every change). */
-const pending = (raw: RawSqlite): Promise<{ newest: number; stale: number }> =>
+/**
+ * What entry writes leave for the index: the highest entry rowid (it moves
+ * with every create), the stale entries (every change), and the mark.
+ */
+const pending = (raw: RawSqlite): Promise<{ newest: number; stale: number; mark: number }> =>
   raw.exclusive(() => ({
     newest: Number(raw.statement(STATEMENTS.top).pluck().get()),
     stale: Number(raw.statement(STATEMENTS.staleCount).pluck().get()),
+    mark: Number(raw.statement(STATEMENTS.mark).pluck().get() ?? 0),
   }));
 
 export interface EntrySearchIndexerOptions {
@@ -192,6 +189,8 @@ export function createEntrySearchIndexer(options: EntrySearchIndexerOptions): En
       const now = await pending(raw);
       const busy = last !== null && (now.newest !== last.newest || now.stale > last.stale);
       last = now;
+      // nothing waits: no write transaction just to find that out
+      if (now.newest <= now.mark && now.stale === 0) return later(tickMs);
       if (busy && skipped < patience) {
         skipped += 1;
         return later(tickMs);
