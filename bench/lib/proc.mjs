@@ -164,7 +164,8 @@ export function sampleRss(pid, everyMs = 50) {
   };
 }
 
-function cpuTicks(pid) {
+/** CPU time (user + system) the process has used, in 10 ms ticks; NaN once it is gone. */
+export function cpuTicks(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
