@@ -55,6 +55,10 @@ const FILTERS = [
   'wal\0k',
   'walk\ud800 number',
   '\u0130stanbul',
+  '   ',
+  '"""',
+  '...',
+  '-- ;',
 ];
 
 let n = 0;
