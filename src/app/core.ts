@@ -36,8 +36,9 @@ import type { DoctorService } from '../operations/doctor/service.js';
 import type { Metrics } from '../operations/metrics/metrics.js';
 import { createProfileService, type ProfileService } from '../profile/service.js';
 import type { DatabaseHandle } from '../storage/connect.js';
-import { createEntrySearchIndexer, hasSqliteSearchIndex } from '../storage/entry-search.js';
+import { createEntrySearchIndexer } from '../storage/entry-search.js';
 import { rawAccessOf } from '../storage/raw-access.js';
+import { hasEntrySearchIndex } from '../storage/search-index.js';
 import { createStores, type Stores } from '../storage/stores.js';
 import type { WebmentionReceivedEvent } from '../webmention/events.js';
 import type { WebmentionFeature } from '../webmention/feature.js';
@@ -342,7 +343,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       if (server && options.worker !== false) {
         jobs.start();
         // without the index (a SQLite that could not make it) lists read the entries: nothing to start
-        if (searchIndexer !== null && (await hasSqliteSearchIndex(database.db).catch(() => false))) searchIndexer.start();
+        if (searchIndexer !== null && (await hasEntrySearchIndex(database).catch(() => false))) searchIndexer.start();
       }
       await (await webmention.made())?.start();
       await (await syndication.made())?.start();

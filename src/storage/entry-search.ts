@@ -11,7 +11,7 @@
  * filter's own `like` on the entry's search text.
  * @module
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
 import type { RawSqlite } from './raw-access.js';
 
@@ -47,13 +47,6 @@ export function trigramQuery(filter: string): string | null {
   const picked = starts.length <= MAX_TERMS ? starts : [...starts.slice(0, MAX_TERMS - 1), chars.length - 3];
   const piece = (start: number) => chars.slice(start, start + 3).join('');
   return picked.map((start) => `"${piece(start).replaceAll('"', '""')}"`).join(' AND ');
-}
-
-/** Whether migration 0021 made the index (a SQLite without FTS5's trigram tokenizer has none). */
-export async function hasSqliteSearchIndex(db: Kysely<any>): Promise<boolean> {
-  const { rows } = await sql<{ found: number }>`select count(*) as found from sqlite_master
-    where type = 'table' and name = 'indieweb_entry_search_state'`.execute(db);
-  return Number(rows[0]?.found ?? 0) > 0;
 }
 
 /**
@@ -99,23 +92,22 @@ const STATEMENTS = {
  * time, and each step reads the mark inside its own transaction.
  */
 export function indexEntrySearchStep(raw: RawSqlite, limit: number): Promise<IndexStep> {
-  const statement = (text: string) => raw.statement(text);
   return raw.exclusive((database: SqliteDatabase.Database) => {
     if (database.inTransaction) throw new Error('entry search: a transaction is open on the connection');
     const step = database.transaction((): IndexStep => {
-      const mark = Number(statement(STATEMENTS.mark).pluck().get() ?? 0);
-      const stale = statement(STATEMENTS.stale).pluck().all(limit) as number[];
+      const mark = Number(raw.statement(STATEMENTS.mark).pluck().get() ?? 0);
+      const stale = raw.statement(STATEMENTS.stale).pluck().all(limit) as number[];
       for (const rowid of stale) {
-        statement(STATEMENTS.forget).run(rowid);
-        statement(STATEMENTS.indexOne).run(rowid);
-        statement(STATEMENTS.fresh).run(rowid);
+        raw.statement(STATEMENTS.forget).run(rowid);
+        raw.statement(STATEMENTS.indexOne).run(rowid);
+        raw.statement(STATEMENTS.fresh).run(rowid);
       }
       const room = limit - stale.length;
       if (room === 0) return { indexed: stale.length, more: true };
-      const next = statement(STATEMENTS.next).get(mark, room) as { n: number; top: number | null };
+      const next = raw.statement(STATEMENTS.next).get(mark, room) as { n: number; top: number | null };
       if (next.top === null) return { indexed: stale.length, more: false };
-      statement(STATEMENTS.indexRange).run(mark, next.top);
-      statement(STATEMENTS.advance).run(next.top);
+      raw.statement(STATEMENTS.indexRange).run(mark, next.top);
+      raw.statement(STATEMENTS.advance).run(next.top);
       return { indexed: stale.length + next.n, more: next.n >= room };
     });
     return step.immediate();
@@ -151,8 +143,6 @@ export interface EntrySearchIndexer {
   start(): void;
   /** Stops ticking and waits for a step under way. */
   stop(): Promise<void>;
-  /** Indexes everything waiting, step by step, now (tests; a host that runs no worker may call it). */
-  catchUp(): Promise<number>;
 }
 
 /**
@@ -216,14 +206,6 @@ export function createEntrySearchIndexer(options: EntrySearchIndexerOptions): En
       stopped = true;
       clearTimeout(timer);
       await running;
-    },
-    async catchUp() {
-      let total = 0;
-      for (;;) {
-        const step = await indexEntrySearchStep(raw, batch);
-        total += step.indexed;
-        if (!step.more) return total;
-      }
     },
   };
 }

@@ -1,30 +1,33 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle } from './connect.js';
-import { hasSqliteSearchIndex } from './entry-search.js';
 
 /** The trigram index of migration 0020 that answers a filtered `q=source` list on PostgreSQL. */
 export const ENTRY_SEARCH_INDEX = 'indieweb_entry_search_trigram';
 
 /**
- * Whether the database has {@link ENTRY_SEARCH_INDEX}: null on SQLite (it has
- * its own, see {@link entriesWaitingForSearch}), false on a PostgreSQL whose role could not create the
- * `pg_trgm` extension when it migrated.
+ * Whether the database has the index that answers a filtered `q=source` list:
+ * on PostgreSQL {@link ENTRY_SEARCH_INDEX} (missing where the role could not
+ * create the `pg_trgm` extension when it migrated), on SQLite the entry
+ * search index of migration 0021 (`entry-search.ts`; missing where the SQLite
+ * has no FTS5 trigram tokenizer). Without it the list reads every entry of
+ * the user.
  */
-export async function hasEntrySearchIndex(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<boolean | null> {
-  if (database.dialect !== 'postgres') return null;
-  const { rows } = await sql<{ found: number }>`select count(*)::int as found from pg_indexes
-    where schemaname = current_schema() and tablename = 'indieweb_entry' and indexname = ${ENTRY_SEARCH_INDEX}`.execute(database.db);
-  return (rows[0]?.found ?? 0) > 0;
+export async function hasEntrySearchIndex(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<boolean> {
+  const { rows } =
+    database.dialect === 'postgres'
+      ? await sql<{ found: number }>`select count(*)::int as found from pg_indexes
+          where schemaname = current_schema() and tablename = 'indieweb_entry' and indexname = ${ENTRY_SEARCH_INDEX}`.execute(database.db)
+      : await sql<{ found: number }>`select count(*) as found from sqlite_master
+          where type = 'table' and name = 'indieweb_entry_search_state'`.execute(database.db);
+  return Number(rows[0]?.found ?? 0) > 0;
 }
 
 /**
- * SQLite: how many entries its entry search index (migration 0021,
- * entry-search.ts) has not indexed yet — new ones above its mark and stale
- * ones; `no index` where the SQLite could not make it. Null on PostgreSQL.
+ * SQLite: how many entries its entry search index has not indexed yet — new
+ * ones above its mark and stale ones (the server indexes them in its idle
+ * time; a list reads them itself meanwhile). Asks a database that has the index.
  */
-export async function entriesWaitingForSearch(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<number | 'no index' | null> {
-  if (database.dialect !== 'sqlite') return null;
-  if (!(await hasSqliteSearchIndex(database.db))) return 'no index';
+export async function entriesWaitingForSearch(database: Pick<DatabaseHandle, 'db'>): Promise<number> {
   const { rows } = await sql<{ waiting: number }>`select
     (select count(*) from indieweb_entry where rowid > (select indexed_through from indieweb_entry_search_state))
     + (select count(*) from indieweb_entry_search_stale) as waiting`.execute(database.db);

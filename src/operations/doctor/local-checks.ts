@@ -48,28 +48,27 @@ export async function checkDatabase(database: DatabaseHandle): Promise<CheckResu
  * search index of migration 0021, written in the server's idle time; how many
  * entries it has still to index (the list reads those itself meanwhile).
  */
-export async function checkSearchIndex(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<CheckResult | null> {
+export async function checkSearchIndex(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<CheckResult> {
   const name = 'search-index';
-  let found: boolean | null;
-  let waiting: number | 'no index' | null;
+  let found: boolean;
+  let waiting = 0;
   try {
     found = await hasEntrySearchIndex(database);
-    waiting = await entriesWaitingForSearch(database);
+    if (found && database.dialect === 'sqlite') waiting = await entriesWaitingForSearch(database);
   } catch (error) {
     return warn(name, `cannot read the database's indexes (${why(error)})`, 'check the database');
   }
-  if (waiting === 'no index')
-    return warn(
-      name,
-      'no entry search index: a filtered q=source list reads every entry of the user (this SQLite has no FTS5 trigram tokenizer)',
-      'the filter still answers, slower; for the index, open the database with a SQLite that has FTS5 with its trigram tokenizer and contentless deletes (3.43 or newer; the bundled better-sqlite3 has both) and run the statements of migration 0021-entry-search-sqlite',
-    );
-  if (waiting !== null)
-    return pass(
-      name,
-      `a filtered q=source list is answered from the entry search index (${waiting} ${waiting === 1 ? 'entry waits' : 'entries wait'} to be indexed)`,
-    );
-  if (found === null) return null;
+  if (database.dialect === 'sqlite')
+    return found
+      ? pass(
+          name,
+          `a filtered q=source list is answered from the entry search index (${waiting} ${waiting === 1 ? 'entry waits' : 'entries wait'} to be indexed)`,
+        )
+      : warn(
+          name,
+          'no entry search index: a filtered q=source list reads every entry of the user (this SQLite has no FTS5 trigram tokenizer)',
+          'the filter still answers, slower; for the index, open the database with a SQLite that has FTS5 with its trigram tokenizer and contentless deletes (3.43 or newer; the bundled better-sqlite3 has both) and run the statements of migration 0021-entry-search-sqlite',
+        );
   if (found) return pass(name, 'a filtered q=source list is answered from a trigram index (pg_trgm)');
   return warn(
     name,

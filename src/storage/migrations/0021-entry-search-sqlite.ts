@@ -27,7 +27,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   } catch {
     // a SQLite without FTS5's trigram tokenizer or contentless deletes (3.43+): a host's own driver, not the bundled
     // better-sqlite3, which has both. A failed statement leaves the migration's transaction as it was; the filter
-    // stays a scan and the doctor says why (storage/entry-search.ts `hasSqliteSearchIndex`)
+    // stays a scan and the doctor says why (storage/search-index.ts `hasEntrySearchIndex`)
     return;
   }
   await sql`create table indieweb_entry_search_state (

@@ -16,7 +16,8 @@ import { PostgresAdapter, SqliteAdapter, sql, type Kysely, type RawBuilder } fro
 import type { MicropubProperties } from '../../contracts/micropub-types.js';
 import { stableStringify } from '../../core/stable-json.js';
 import { audienceOf, LISTED, type PostStatus, type Visibility } from '../../core/visibility.js';
-import { hasSqliteSearchIndex, MAX_SEARCH_CANDIDATES, searchCandidateRowids, searchCandidates, trigramQuery } from '../entry-search.js';
+import { MAX_SEARCH_CANDIDATES, searchCandidateRowids, searchCandidates, trigramQuery } from '../entry-search.js';
+import { hasEntrySearchIndex } from '../search-index.js';
 import type { Database, EntryTableRow } from '../schema.js';
 import { createEntryInserts } from './entry-inserts.js';
 
@@ -208,13 +209,6 @@ export function createEntriesRepository(db: Kysely<Database>) {
 
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
-  /** SQLite: whether it has the entry search index (asked once; a failed look is asked again next time). */
-  let searchIndex: Promise<boolean> | undefined;
-  const hasSearchIndex = (): Promise<boolean> =>
-    (searchIndex ??= hasSqliteSearchIndex(db).catch((error: unknown) => {
-      searchIndex = undefined;
-      throw error;
-    }));
 
   /**
    * SQLite, a filter with few candidates: the entries the search index names,
@@ -409,7 +403,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
       page: { offset: number; limit: number | null },
     ): Promise<{ rows: EntryRow[]; total: number }> {
       const like = sql<boolean>`search_text like ${likePattern(filter)} escape '\\'`;
-      const query = sqlite && (await hasSearchIndex()) ? trigramQuery(filter) : null;
+      const query = sqlite && (await hasEntrySearchIndex({ db, dialect: 'sqlite' })) ? trigramQuery(filter) : null;
       if (query !== null && Number((await searchCandidates(query).execute(db)).rows[0]?.n ?? Infinity) <= MAX_SEARCH_CANDIDATES)
         return matchingFromIndex(userId, like, query, page);
       const matching = () => live().where('user_id', '=', userId).where(like);
