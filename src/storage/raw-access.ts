@@ -2,7 +2,8 @@
  * The driver below a Kysely instance made by `createDatabase` (connect.ts),
  * for the few hot statements that are written once and run without Kysely
  * building and compiling them on every call (issue 31: the group-commit
- * insert of `entry-inserts.ts`). A Kysely instance this module does not know
+ * insert of `entry-inserts.ts`, the steps of SQLite's entry search index in
+ * `entry-search.ts`). A Kysely instance this module does not know
  * (a host's own, a transaction's) has none: its callers use Kysely.
  *
  * What the caller owes the rest of the storage layer when it goes below
@@ -14,8 +15,9 @@
  * - Mark the driver's failures (`markFromDatabase`), as `tag-failures.ts`
  *   does for Kysely's, so "the database cannot answer" stays a 503.
  * - The token cache's change stamp counts writes seen through Kysely
- *   (`connect.ts`): only statements that `mayChangeAuth` calls harmless (the
- *   entries table) may be run here.
+ *   (`connect.ts`): only statements that write nothing a remembered token
+ *   depends on may be run here — the entries (which `mayChangeAuth` calls
+ *   harmless) and their search index (`entry-search.ts`).
  * @module
  */
 import type SqliteDatabase from 'better-sqlite3';
