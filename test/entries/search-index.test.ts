@@ -44,4 +44,28 @@ describe('the entry search index in a running server (SQLite)', () => {
     await expect.poll(waiting, { timeout: 15_000, interval: 100 }).toBe(0);
     expect({ heron: await filtered('heron by'), walks: (await filtered('a walk, number 1')).length }).toEqual(before);
   });
+
+  it('answers from the index with the list mode SPEC.md fixes: filter, then offset, then limit; paging with the total; a url on every item', async () => {
+    await expect.poll(waiting, { timeout: 15_000, interval: 100 }).toBe(0);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `${MICROPUB}?q=source&filter=${encodeURIComponent('A WALK, number 1')}&offset=2&limit=3`,
+      headers: { host: HOST, authorization: `Bearer ${token}` },
+    });
+    expect(page.statusCode).toBe(200);
+    const body = page.json() as { items: { type: string[]; properties: { url: string[] } }[]; paging: unknown };
+    expect(body.paging).toEqual({ limit: 3, offset: 2, total: 10 });
+    expect(body.items).toHaveLength(3);
+    for (const item of body.items) expect(item.type).toEqual(['h-entry']);
+    // the url the item is given matches a filter too
+    const path = new URL(body.items[0]!.properties.url[0]!).pathname;
+    const byUrl = await t.app.inject({
+      method: 'GET',
+      url: `${MICROPUB}?q=source&filter=${encodeURIComponent(path)}`,
+      headers: { host: HOST, authorization: `Bearer ${token}` },
+    });
+    expect(
+      (byUrl.json() as { items: { properties: { url: string[] } }[] }).items.map((item) => new URL(item.properties.url[0]!).pathname),
+    ).toEqual([path]);
+  });
 });

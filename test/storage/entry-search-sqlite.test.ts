@@ -70,6 +70,9 @@ const FILTERS = [
   '"""',
   '...',
   '-- ;',
+  // the url and published the list item gets when its properties have none (SPEC.md "Source, list mode")
+  'alice-id/12/',
+  '2026-11-01t10:00:00',
 ];
 
 let n = 0;
