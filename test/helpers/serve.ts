@@ -33,7 +33,8 @@ export async function startServe(cwd: string, env: Record<string, string> = {}, 
   const log: string[] = [];
   child.stdout?.resume();
   child.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString('utf8')));
-  const up = await waitFor(async () => (await fetch(`${base}/healthz`)).ok, 20_000);
+  // a process that has exited answers nothing, whatever else may listen on its port
+  const up = await waitFor(async () => child.exitCode === null && (await fetch(`${base}/healthz`)).ok, 20_000);
   if (!up) {
     child.kill('SIGKILL');
     throw new Error(`indiestack serve did not start: ${log.join('')}`);
