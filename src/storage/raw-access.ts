@@ -3,7 +3,8 @@
  * for the few hot statements that are written once and run without Kysely
  * building and compiling them on every call (issue 31: the group-commit
  * insert of `entry-inserts.ts`, the steps of SQLite's entry search index in
- * `entry-search.ts`). A Kysely instance this module does not know
+ * `entry-search.ts`, the publish sender's read of earlier sends in
+ * `webmention-outgoing.ts`). A Kysely instance this module does not know
  * (a host's own, a transaction's) has none: its callers use Kysely.
  *
  * What the caller owes the rest of the storage layer when it goes below
