@@ -6,9 +6,9 @@
  * `class`, so content never adds microformats properties to its entry.
  * @module
  */
-import sanitizeHtml from 'sanitize-html';
+import { lazySanitizer } from '../html/sanitize.js';
 
-const POLICY: sanitizeHtml.IOptions = {
+export const sanitizeEntryHtml: (html: string) => string = lazySanitizer((sanitizeHtml) => ({
   allowedTags: [
     ...sanitizeHtml.defaults.allowedTags,
     'img',
@@ -41,8 +41,4 @@ const POLICY: sanitizeHtml.IOptions = {
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: { img: ['http', 'https', 'data'] },
   allowProtocolRelative: false,
-};
-
-export function sanitizeEntryHtml(html: string): string {
-  return sanitizeHtml(html, POLICY);
-}
+}));

@@ -5,15 +5,15 @@
  * @module
  */
 import { mf2 } from 'microformats-parser';
-import sanitizeHtml from 'sanitize-html';
 import type { ParsedMention } from '../storage/repositories/webmentions.js';
 import { allItems, extractAuthor, hasType, isItem, textOf, type Mf2Document, type Mf2Item } from './author.js';
 import { canonicalUrl } from './canonical-url.js';
 import { RESPONSE_PROPERTIES } from './mention-type.js';
 import { hrefs, parseHtml } from '../html/tree.js';
 import { assertReadableShape } from '../html/shape.js';
+import { lazySanitizer } from '../html/sanitize.js';
 
-const SANITIZE: sanitizeHtml.IOptions = {
+export const sanitizeContent: (html: string) => string = lazySanitizer((sanitizeHtml) => ({
   allowedTags: [
     'a',
     'abbr',
@@ -44,11 +44,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
   allowedSchemes: ['http', 'https'],
   allowProtocolRelative: false,
   transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow ugc noopener' }, true) },
-};
-
-export function sanitizeContent(html: string): string {
-  return sanitizeHtml(html, SANITIZE);
-}
+}));
 
 /** Every value of a property that names the target (strings, `{value}`, or embedded items' urls). */
 function mentionsTarget(values: readonly unknown[] | undefined, target: string, base: string): boolean {

@@ -7,7 +7,7 @@
  * @see https://github.com/aaronpk/webmention.io#api (the formats)
  * @module
  */
-import sanitizeHtml from 'sanitize-html';
+import { lazySanitizer } from '../../html/sanitize.js';
 import { mentionTypeOfWmProperty, WM_PROPERTIES } from '../mention-type.js';
 import { sanitizeContent } from '../parse.js';
 import { httpUrl } from '../../core/http-url.js';
@@ -116,9 +116,11 @@ function authorOf(value: unknown, where: string): ExportedMention['author'] {
   return { name: optionalText(value.name, 500), url: exportUrl(value.url), photo: exportUrl(value.photo) };
 }
 
+const withoutTags = lazySanitizer(() => ({ allowedTags: [], allowedAttributes: {} }));
+
 /** Text of sanitized HTML: what a reader sees, tags dropped. */
 function textOf(html: string): string {
-  return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }).trim();
+  return withoutTags(html).trim();
 }
 
 /** HTML from the file is as untrusted as a fetched source: sanitized the same way. */
