@@ -53,7 +53,7 @@ import {
   REDIRECT_URI,
   webmentionStatuses,
 } from './lib/seed.mjs';
-import { startPostgres } from './lib/postgres.mjs';
+import { entriesWaitingForSearchPg, startPostgres } from './lib/postgres.mjs';
 import { concurrentUploads } from './lib/uploads.mjs';
 import { formatSoak, soak } from './lib/soak.mjs';
 
@@ -428,10 +428,12 @@ async function main() {
         const seconds = await createEntries(server, serverToken, count);
         log(`database handler (${dialect}) ${size}: ${count} entries in ${seconds.toFixed(1)} s`);
         run.extra[`dbSeed_${dialect}_${size}`] = { entries: count, entrySeconds: seconds, rssAfterSeed: memoryOf(server.pid).rss };
-        if (dialect === 'sqlite') {
-          // the entry search index (migration 0021) is written in the server's idle time: the filter rows measure it caught up
+        {
+          // the entry search index (migrations 0021, 0022) is written in the server's idle time: the filter rows measure it caught up
           const started = Date.now();
-          while (entriesWaitingForSearch(dir) > 0) await sleep(250);
+          const waiting = () =>
+            dialect === 'sqlite' ? entriesWaitingForSearch(dir) : entriesWaitingForSearchPg(serverEnv_.INDIEWEB_DATABASE_URL);
+          while ((await waiting()) > 0) await sleep(250);
           const indexSeconds = (Date.now() - started) / 1000;
           log(`database handler (${dialect}) ${size}: entry search index caught up ${indexSeconds.toFixed(1)} s after the creates`);
           run.extra[`dbSeed_${dialect}_${size}`].searchIndexSeconds = indexSeconds;

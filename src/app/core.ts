@@ -36,7 +36,7 @@ import type { DoctorService } from '../operations/doctor/service.js';
 import type { Metrics } from '../operations/metrics/metrics.js';
 import { createProfileService, type ProfileService } from '../profile/service.js';
 import type { DatabaseHandle } from '../storage/connect.js';
-import { createEntrySearchIndexer } from '../storage/entry-search.js';
+import { createEntrySearchIndexer, postgresSearchWork, sqliteSearchWork } from '../storage/entry-search.js';
 import { rawAccessOf } from '../storage/raw-access.js';
 import { hasEntrySearchIndex } from '../storage/search-index.js';
 import { createStores, type Stores } from '../storage/stores.js';
@@ -171,12 +171,15 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const stores = createStores(database);
   // one job worker; the features that own job kinds register them as they are made
   const jobs = createJobWorker({ jobs: stores.jobs, clock, leaseSeconds: config.jobLeaseSeconds, log });
-  // SQLite's entry search index, written in the server's idle time (storage/entry-search.ts); PostgreSQL keeps its own
+  // the entry search index takes new entries in the server's idle time (storage/entry-search.ts)
   const raw = rawAccessOf(database.db);
   const searchIndexer =
-    raw?.dialect === 'sqlite'
-      ? createEntrySearchIndexer({ raw, onError: (error) => log.warn({ err: error }, 'could not index entries for search; trying again') })
-      : null;
+    raw === undefined
+      ? null
+      : createEntrySearchIndexer({
+          work: raw.dialect === 'sqlite' ? sqliteSearchWork(raw) : postgresSearchWork(raw),
+          onError: (error) => log.warn({ err: error }, 'could not index entries for search; trying again'),
+        });
   // metrics: only in the server, and only when a scraper may read them (INDIEWEB_METRICS_TOKEN)
   const metrics =
     server && config.metricsToken !== null
@@ -342,8 +345,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     async start() {
       if (server && options.worker !== false) {
         jobs.start();
-        // without the index (a SQLite that could not make it) lists read the entries: nothing to start
-        if (searchIndexer !== null && (await hasEntrySearchIndex(database).catch(() => false))) searchIndexer.start();
+        // without the index (a SQLite that could not make it) lists read the entries: nothing to start; PostgreSQL's
+        // pending entries are cleared all the same, or they would pile up in their own index (migration 0022)
+        if (searchIndexer !== null && (database.dialect === 'postgres' || (await hasEntrySearchIndex(database).catch(() => false))))
+          searchIndexer.start();
       }
       await (await webmention.made())?.start();
       await (await syndication.made())?.start();

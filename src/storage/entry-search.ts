@@ -1,19 +1,22 @@
 /**
- * SQLite's index for a filtered `q=source` list (migration 0021; issue 31).
- * PostgreSQL answers the filter from its trigram index (migration 0020);
- * SQLite's FTS5 trigram index costs a create 3–10× its time when it is
- * written in the create's transaction, so here it is written afterwards, by
+ * The indexes for a filtered `q=source` list, written after the entries
+ * (issue 31). SQLite's FTS5 trigram index (migration 0021) cost a create
+ * 3–10× its time when written in the create's transaction, PostgreSQL's
+ * trigram index (migration 0020) ~40 % of the database's CPU a create
+ * (migration 0022); so both take new entries afterwards, by
  * {@link createEntrySearchIndexer}, in small batches while no entries are
  * being created, and a list reads, besides the index's candidates, the
- * entries it has not indexed yet (above its mark, or stale) — the same rows
- * a scan would have found, so the index changes how fast a filter is
- * answered, never what it answers. Every candidate is confirmed by the
- * filter's own `like` on the entry's search text.
+ * entries it has not indexed yet (SQLite: above its mark, or stale;
+ * PostgreSQL: `search_pending`) — the same rows a scan would have found, so
+ * the index changes how fast a filter is answered, never what it answers.
+ * Every candidate is confirmed by the filter's own `like` on the entry's
+ * search text.
  * @module
  */
 import { sql, type RawBuilder } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
-import type { RawSqlite } from './raw-access.js';
+import { markFromDatabase } from '../core/database-faults.js';
+import type { RawPostgres, RawSqlite } from './raw-access.js';
 
 /**
  * Most candidates the index hands a list: past it (a filter most entries
@@ -114,22 +117,70 @@ export function indexEntrySearchStep(raw: RawSqlite, limit: number): Promise<Ind
   });
 }
 
+/** What the indexer works through, on one database. */
+export interface SearchIndexWork {
+  /** How many entries wait for the index, and a value that changes whenever entries are written (here or in another instance). */
+  probe(): Promise<{ readonly waiting: number; readonly writes: string }>;
+  /** Indexes up to `limit` waiting entries in one transaction. */
+  step(limit: number): Promise<IndexStep>;
+}
+
 /**
- * What entry writes leave for the index: the highest entry rowid (it moves
- * with every create), the stale entries (every change), and the mark.
+ * SQLite: the highest entry rowid (it moves with every create) and the stale
+ * entries (every change) say what was written; the mark what is indexed.
  */
-const pending = (raw: RawSqlite): Promise<{ newest: number; stale: number; mark: number }> =>
-  raw.exclusive(() => ({
-    newest: Number(raw.statement(STATEMENTS.top).pluck().get()),
-    stale: Number(raw.statement(STATEMENTS.staleCount).pluck().get()),
-    mark: Number(raw.statement(STATEMENTS.mark).pluck().get() ?? 0),
-  }));
+export function sqliteSearchWork(raw: RawSqlite): SearchIndexWork {
+  return {
+    probe: () =>
+      raw.exclusive(() => {
+        const newest = Number(raw.statement(STATEMENTS.top).pluck().get());
+        const stale = Number(raw.statement(STATEMENTS.staleCount).pluck().get());
+        const mark = Number(raw.statement(STATEMENTS.mark).pluck().get() ?? 0);
+        return { waiting: Math.max(0, newest - mark) + stale, writes: `${newest}:${stale}` };
+      }),
+    step: (limit) => indexEntrySearchStep(raw, limit),
+  };
+}
+
+const POSTGRES = {
+  /** The pending entries, from their partial index (migration 0022). */
+  waiting: 'select count(*)::int as waiting from indieweb_entry where search_pending',
+  /** One step: the update writes each chosen entry into the trigram index; entries another instance holds are skipped. */
+  step: `with chosen as (select id from indieweb_entry where search_pending limit $1 for update skip locked)
+    update indieweb_entry set search_pending = false where id in (select id from chosen)`,
+} as const;
+
+/**
+ * PostgreSQL: the number of pending entries both says what waits and, when
+ * it grew, that entries were created (updates go into the index at once).
+ * Several instances index side by side: a step locks the rows it takes and
+ * skips those another holds.
+ */
+export function postgresSearchWork(raw: RawPostgres): SearchIndexWork {
+  const query = async <R extends object>(text: string, values: unknown[] = []) => {
+    try {
+      return await raw.pool.query<R>(text, values);
+    } catch (error) {
+      throw markFromDatabase(error);
+    }
+  };
+  return {
+    async probe() {
+      const waiting = Number((await query<{ waiting: number }>(POSTGRES.waiting)).rows[0]?.waiting ?? 0);
+      return { waiting, writes: String(waiting) };
+    },
+    async step(limit) {
+      const indexed = (await query(POSTGRES.step, [limit])).rowCount ?? 0;
+      return { indexed, more: indexed >= limit };
+    },
+  };
+}
 
 export interface EntrySearchIndexerOptions {
-  readonly raw: RawSqlite;
+  readonly work: SearchIndexWork;
   /** Reports a step that failed (the database busy or gone); the next tick tries again. */
   readonly onError: (error: unknown) => void;
-  /** Entries per step: one write transaction, about 50 µs each on the bench machine. */
+  /** Entries per step: one write transaction, about 50 µs each on the bench machine (SQLite). */
   readonly batch?: number;
   /** How often it looks whether entries wait, and how long it stays away while entries are being created. */
   readonly tickMs?: number;
@@ -146,7 +197,7 @@ export interface EntrySearchIndexer {
 }
 
 /**
- * Keeps SQLite's entry search index up with the entries, in the server's
+ * Keeps the entry search index up with the entries, in the server's
  * idle time: writes come first. A tick in which entries were created or
  * changed (here or in another instance) is left alone, unless `patience` ticks in a row
  * were; otherwise it indexes a step, and the next one soon after while more
@@ -154,7 +205,7 @@ export interface EntrySearchIndexer {
  * wrong.
  */
 export function createEntrySearchIndexer(options: EntrySearchIndexerOptions): EntrySearchIndexer {
-  const { raw, onError } = options;
+  const { work, onError } = options;
   const batch = options.batch ?? 200;
   const tickMs = options.tickMs ?? 1000;
   const stepMs = options.stepMs ?? 20;
@@ -162,8 +213,8 @@ export function createEntrySearchIndexer(options: EntrySearchIndexerOptions): En
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = true;
-  /** What was pending after the last tick: entries written since (created or changed, here or elsewhere) mean a busy server. */
-  let last: { newest: number; stale: number } | null = null;
+  /** What entries were written as of the last tick: a change since (created or changed, here or elsewhere) means a busy server. */
+  let last: string | null = null;
   let skipped = 0;
 
   const later = (ms: number) => {
@@ -176,18 +227,18 @@ export function createEntrySearchIndexer(options: EntrySearchIndexerOptions): En
 
   async function tick(): Promise<void> {
     try {
-      const now = await pending(raw);
-      const busy = last !== null && (now.newest !== last.newest || now.stale > last.stale);
-      last = now;
+      const now = await work.probe();
+      const busy = last !== null && now.writes !== last;
+      last = now.writes;
       // nothing waits: no write transaction just to find that out
-      if (now.newest <= now.mark && now.stale === 0) return later(tickMs);
+      if (now.waiting === 0) return later(tickMs);
       if (busy && skipped < patience) {
         skipped += 1;
         return later(tickMs);
       }
       skipped = 0;
-      const step = await indexEntrySearchStep(raw, batch);
-      last = await pending(raw);
+      const step = await work.step(batch);
+      last = (await work.probe()).writes;
       later(step.more ? stepMs : tickMs);
     } catch (error) {
       onError(error);

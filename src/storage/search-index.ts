@@ -23,13 +23,17 @@ export async function hasEntrySearchIndex(database: Pick<DatabaseHandle, 'db' | 
 }
 
 /**
- * SQLite: how many entries its entry search index has not indexed yet — new
- * ones above its mark and stale ones (the server indexes them in its idle
- * time; a list reads them itself meanwhile). Asks a database that has the index.
+ * How many entries the entry search index has not taken yet — SQLite: new
+ * ones above its mark and stale ones; PostgreSQL: the `search_pending` ones
+ * (migration 0022). The server indexes them in its idle time; a list reads
+ * them itself meanwhile. SQLite: asks a database that has the index.
  */
-export async function entriesWaitingForSearch(database: Pick<DatabaseHandle, 'db'>): Promise<number> {
-  const { rows } = await sql<{ waiting: number }>`select
-    (select count(*) from indieweb_entry where rowid > (select indexed_through from indieweb_entry_search_state))
-    + (select count(*) from indieweb_entry_search_stale) as waiting`.execute(database.db);
+export async function entriesWaitingForSearch(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<number> {
+  const { rows } =
+    database.dialect === 'postgres'
+      ? await sql<{ waiting: number }>`select count(*)::int as waiting from indieweb_entry where search_pending`.execute(database.db)
+      : await sql<{ waiting: number }>`select
+          (select count(*) from indieweb_entry where rowid > (select indexed_through from indieweb_entry_search_state))
+          + (select count(*) from indieweb_entry_search_stale) as waiting`.execute(database.db);
   return Number(rows[0]?.waiting ?? 0);
 }

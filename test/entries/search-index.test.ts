@@ -1,31 +1,27 @@
 /**
- * Issue 31: the server keeps SQLite's entry search index (migration 0021) up
- * with the entries it stores, by itself, and a filtered `q=source` list
- * answers the same before and after it has.
+ * Issue 31: the server keeps the entry search index (SQLite: migration 0021;
+ * PostgreSQL: migrations 0020 and 0022) up with the entries it stores, by
+ * itself, and a filtered `q=source` list answers the same before and after
+ * it has.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entriesWaitingForSearch } from '../../src/storage/search-index.js';
+import { DIALECTS } from '../helpers/databases.js';
 import { entriesApp, type EntriesTestApp } from '../helpers/entries.js';
 import { HOST, MICROPUB } from '../helpers/micropub.js';
 
-describe('the entry search index in a running server (SQLite)', () => {
+describe.each(DIALECTS)('the entry search index in a running server (%s)', (dialect) => {
   let t: EntriesTestApp;
   let token: string;
   beforeAll(async () => {
-    t = await entriesApp({ dialect: 'sqlite', worker: true });
+    t = await entriesApp({ dialect, worker: true });
     token = await t.token();
   });
   afterAll(async () => {
     await t.close();
   });
 
-  const waiting = async () =>
-    Number(
-      (
-        await sql<{ n: number }>`select (select coalesce(max(rowid), 0) from indieweb_entry)
-          - (select indexed_through from indieweb_entry_search_state) as n`.execute(t.database.db)
-      ).rows[0]!.n,
-    );
+  const waiting = () => entriesWaitingForSearch(t.database);
 
   const filtered = async (filter: string) => {
     const response = await t.app.inject({

@@ -690,7 +690,8 @@ for (const dialect of DIALECTS) {
     it('counts the listed entries already stored, keeps counting, and goes down to 0018’s triggers again (issue 31)', async () => {
       await withUnmigratedDatabase(dialect, async ({ handle, migrator }) => {
         expect((await migrator.migrateTo('0018-entry-counts')).error).toBeUndefined();
-        const entries = createEntriesRepository(handle.db);
+        // through Kysely, as any writer of this older schema (the server's own insert writes migration 0022's column)
+        const entries = createEntriesRepository(handle.db.withoutPlugins());
         const old = (id: string, properties: MicropubProperties = {}) =>
           entries.insert(entry({ id, userId: 'old-a', path: `/old/${id}/`, properties: { content: [id], ...properties } }));
         await old('o1');
@@ -712,6 +713,43 @@ for (const dialect of DIALECTS) {
         expect(await entries.countByUser('old-a')).toBe(5);
         expect((await migrator.migrateToLatest()).error).toBeUndefined();
         expect(await entries.countPublished('old-a')).toBe(3);
+      });
+    });
+  });
+
+  describe(`migration 0022-entry-search-pending (${dialect})`, () => {
+    it('PostgreSQL: entries stored before are indexed, new ones of the server wait, the trigram index leaves those out, and down again; SQLite: unchanged', async () => {
+      await withUnmigratedDatabase(dialect, async ({ handle, migrator }) => {
+        expect((await migrator.migrateTo('0021-entry-search-sqlite')).error).toBeUndefined();
+        await createEntriesRepository(handle.db.withoutPlugins()).insert(entry({ id: 'before', userId: 'u', path: '/before/' }));
+        expect((await migrator.migrateTo('0022-entry-search-pending')).error).toBeUndefined();
+        const entries = createEntriesRepository(handle.db);
+        await entries.insert(entry({ id: 'after', userId: 'u', path: '/after/' }));
+        if (dialect === 'sqlite') {
+          // SQLite keeps its own account of what waits (migration 0021): nothing changes
+          await expect(sql`select search_pending from indieweb_entry`.execute(handle.db)).rejects.toThrow();
+          return;
+        }
+        const pending = await sql<{
+          id: string;
+          search_pending: boolean;
+        }>`select id, search_pending from indieweb_entry order by id`.execute(handle.db);
+        expect(pending.rows).toEqual([
+          { id: 'after', search_pending: true },
+          { id: 'before', search_pending: false },
+        ]);
+        const definition = async () =>
+          (
+            await sql<{ indexdef: string }>`select indexdef from pg_indexes
+              where tablename = 'indieweb_entry' and indexname = 'indieweb_entry_search_trigram'`.execute(handle.db)
+          ).rows[0]?.indexdef ?? '';
+        expect(await definition()).toMatch(/WHERE \(\(deleted_at IS NULL\) AND \(NOT search_pending\)\)$/);
+        expect((await entries.listByUserMatching('u', 'entry', { offset: 0, limit: null })).total).toBe(2);
+        expect((await migrator.migrateTo('0021-entry-search-sqlite')).error).toBeUndefined();
+        expect(await definition()).toMatch(/WHERE \(deleted_at IS NULL\)$/);
+        await expect(sql`select search_pending from indieweb_entry`.execute(handle.db)).rejects.toThrow();
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        expect(await definition()).toMatch(/NOT search_pending/);
       });
     });
   });

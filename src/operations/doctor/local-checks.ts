@@ -45,8 +45,9 @@ export async function checkDatabase(database: DatabaseHandle): Promise<CheckResu
  * The trigram index that answers a filtered `q=source` list. PostgreSQL:
  * migration 0020 leaves it out where the role may not create the `pg_trgm`
  * extension; the list then reads every entry of the user. SQLite: the entry
- * search index of migration 0021, written in the server's idle time; how many
- * entries it has still to index (the list reads those itself meanwhile).
+ * search index of migration 0021. Both are written in the server's idle time
+ * (migration 0022 on PostgreSQL); how many entries they have still to index
+ * (the list reads those itself meanwhile).
  */
 export async function checkSearchIndex(database: Pick<DatabaseHandle, 'db' | 'dialect'>): Promise<CheckResult> {
   const name = 'search-index';
@@ -54,7 +55,7 @@ export async function checkSearchIndex(database: Pick<DatabaseHandle, 'db' | 'di
   let waiting = 0;
   try {
     found = await hasEntrySearchIndex(database);
-    if (found && database.dialect === 'sqlite') waiting = await entriesWaitingForSearch(database);
+    if (found) waiting = await entriesWaitingForSearch(database);
   } catch (error) {
     return warn(name, `cannot read the database's indexes (${why(error)})`, 'check the database');
   }
@@ -69,11 +70,15 @@ export async function checkSearchIndex(database: Pick<DatabaseHandle, 'db' | 'di
           'no entry search index: a filtered q=source list reads every entry of the user (this SQLite has no FTS5 trigram tokenizer)',
           'the filter still answers, slower; for the index, open the database with a SQLite that has FTS5 with its trigram tokenizer and contentless deletes (3.43 or newer; the bundled better-sqlite3 has both) and run the statements of migration 0021-entry-search-sqlite',
         );
-  if (found) return pass(name, 'a filtered q=source list is answered from a trigram index (pg_trgm)');
+  if (found)
+    return pass(
+      name,
+      `a filtered q=source list is answered from a trigram index (pg_trgm; ${waiting} ${waiting === 1 ? 'entry waits' : 'entries wait'} to be indexed)`,
+    );
   return warn(
     name,
     'no trigram index: a filtered q=source list reads every entry of the user (the role could not create the pg_trgm extension when it migrated)',
-    `as a superuser or the database's owner: create extension if not exists pg_trgm; create index ${ENTRY_SEARCH_INDEX} on indieweb_entry using gin (search_text gin_trgm_ops) where deleted_at is null;`,
+    `as a superuser or the database's owner: create extension if not exists pg_trgm; create index ${ENTRY_SEARCH_INDEX} on indieweb_entry using gin (search_text gin_trgm_ops) where deleted_at is null and not search_pending;`,
   );
 }
 

@@ -20,6 +20,7 @@ import * as m0018 from './0018-entry-counts.js';
 import * as m0019 from './0019-entry-listed-count.js';
 import * as m0020 from './0020-entry-search-trigram.js';
 import * as m0021 from './0021-entry-search-sqlite.js';
+import * as m0022 from './0022-entry-search-pending.js';
 
 /** Every migration, in order; a static record so bundling never depends on directory scanning. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
@@ -44,4 +45,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0019-entry-listed-count': m0019,
   '0020-entry-search-trigram': m0020,
   '0021-entry-search-sqlite': m0021,
+  '0022-entry-search-pending': m0022,
 });

@@ -393,7 +393,8 @@ export function createEntriesRepository(db: Kysely<Database>) {
      * A user's live entries whose list item contains `filter` (case-insensitive,
      * see {@link searchTextOf}), newest created first, and how many there are.
      * PostgreSQL: the match in SQL, from its trigram index (migration 0020)
-     * when the planner takes it. SQLite: from the entry search index
+     * when the planner takes it, and the entries it has not taken yet
+     * (migration 0022) from their own index. SQLite: from the entry search index
      * (migration 0021, `storage/entry-search.ts`) when the filter has a
      * trigram and few candidates, else one range of the (user, created) index.
      */
@@ -402,7 +403,15 @@ export function createEntriesRepository(db: Kysely<Database>) {
       filter: string,
       page: { offset: number; limit: number | null },
     ): Promise<{ rows: EntryRow[]; total: number }> {
-      const like = sql<boolean>`search_text like ${likePattern(filter)} escape '\\'`;
+      const pattern = likePattern(filter);
+      // PostgreSQL: indexed entries from the trigram index, whose predicate the first arm repeats so the planner may
+      // take it; entries not indexed yet (migration 0022) from their own index, each confirmed by the same match. The
+      // second arm spells it another way (search_text is never null there): with two equal likes the planner takes
+      // the like out of the or, and no index predicate is implied any more
+      const like = sqlite
+        ? sql<boolean>`search_text like ${pattern} escape '\\'`
+        : sql<boolean>`((not search_pending and search_text like ${pattern} escape '\\')
+            or (search_pending and coalesce(search_text, '') like ${pattern} escape '\\'))`;
       const query = sqlite && (await hasEntrySearchIndex({ db, dialect: 'sqlite' })) ? trigramQuery(filter) : null;
       if (query !== null && Number((await searchCandidates(query).execute(db)).rows[0]?.n ?? Infinity) <= MAX_SEARCH_CANDIDATES)
         return matchingFromIndex(userId, like, query, page);

@@ -77,13 +77,17 @@ const COLUMN_LIST = COLUMNS.map(([name]) => `"${name}"`).join(', ');
 /** One entry; `changes` is 0 when a unique column refused it. */
 const SQLITE_INSERT = `insert into "indieweb_entry" (${COLUMN_LIST}) values (${COLUMNS.map(() => '?').join(', ')}) on conflict do nothing`;
 
-/** The whole batch, one array per column; returns the ids it inserted. */
+/**
+ * The whole batch, one array per column; returns the ids it inserted. Each
+ * entry is `search_pending`: the trigram index takes it later, in the
+ * server's idle time (migration 0022, entry-search.ts), not in this commit.
+ */
 const POSTGRES_INSERT =
-  `insert into "indieweb_entry" (${COLUMN_LIST}) ` +
-  `select * from unnest(${COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')}) ` +
+  `insert into "indieweb_entry" (${COLUMN_LIST}, "search_pending") ` +
+  `select *, true from unnest(${COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')}) ` +
   `on conflict do nothing returning "id"`;
 /** pg prepares a named statement once per connection; the name changes whenever the text does. */
-const POSTGRES_INSERT_NAME = 'indiestack_entry_insert_1';
+const POSTGRES_INSERT_NAME = 'indiestack_entry_insert_2';
 
 /**
  * Most inserts in one transaction; more wait for the next. One batch is
