@@ -234,7 +234,13 @@ describe('a filtered list on SQLite (migration 0021-entry-search-sqlite)', () =>
 
   it('keeps up by itself once started, and stops', async () => {
     for (let i = 0; i < 50; i++) await add(entries, 'alice-id', contentOf(1000 + i));
-    const indexer = createEntrySearchIndexer({ work: sqliteSearchWork(raw), onError: (error) => expect.fail(String(error)), tickMs: 5, stepMs: 0, batch: 16 });
+    const indexer = createEntrySearchIndexer({
+      work: sqliteSearchWork(raw),
+      onError: (error) => expect.fail(String(error)),
+      tickMs: 5,
+      stepMs: 0,
+      batch: 16,
+    });
     indexer.start();
     try {
       await expect.poll(async () => (await state()).mark, { timeout: 10_000, interval: 20 }).toBe((await state()).newest);
