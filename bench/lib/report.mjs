@@ -335,10 +335,17 @@ export function formatReport(run, targets) {
       r('db-config'),
       suffix === '' ? ofRow(r('db-config'), rows.config, 'the in-memory handler') : against('db-config'),
     );
+    // the seconds the entry search index took, after each round of creates, to take what the round wrote
+    const caughtUp = (run.rounds[`db-create${suffix}`] ?? []).map((round) => round.searchIndexSeconds).filter((s) => s !== undefined);
     row(
       `database handler, ${label}: JSON create`,
       r('db-create'),
-      suffix === '' ? ofRow(r('db-create'), rows['json-create'], 'the in-memory handler') : against('db-create'),
+      [
+        suffix === '' ? ofRow(r('db-create'), rows['json-create'], 'the in-memory handler') : against('db-create'),
+        caughtUp.length > 0 ? `search index caught up ${caughtUp.map((s) => s.toFixed(1)).join(', ')} s after the rounds` : '',
+      ]
+        .filter((note) => note !== '')
+        .join('; '),
     );
     row(`database handler, ${label}: update (replace)`, r('db-update'), suffix === '' ? vs(r('db-update')) : against('db-update'));
     row(
@@ -365,7 +372,7 @@ export function formatReport(run, targets) {
       `database handler, ${label}: \`q=source\` with a filter nothing matches, ${large} entries`,
       r('db-source-filter-large'),
       r('db-source-filter-large')
-        ? `${suffix === '' ? 'from the entry search index (migration 0021), caught up' : 'from the trigram index (migration 0020) once PostgreSQL has analysed the table, else every entry of the user'}; mean latency ${latencyText(r('db-source-filter-large'), c)}`
+        ? `${suffix === '' ? 'from the entry search index (migration 0021), caught up' : 'from the trigram index (migrations 0020, 0022), caught up, once PostgreSQL has analysed the table (else every entry of the user)'}; mean latency ${latencyText(r('db-source-filter-large'), c)}`
         : '',
     );
     row(`database handler, ${label}: entry page, ${large} entries`, r('db-page-large'), vs(r('db-page-large')));

@@ -118,7 +118,7 @@ describe.skipIf(!HAS_POSTGRES)('a filtered list on PostgreSQL (migrations 0020 a
     await expectScanAnswers();
     expect(await indexAll(work)).toBe(320);
     expect(await entriesWaitingForSearch(database)).toBe(0);
-    expect((await work.probe()).waiting).toBe(0);
+    expect((await work.probe()).waiting).toBe(false);
     await expectScanAnswers();
     // a change after indexing goes into the index with the update: the new text is found, the old one is not
     await entries.modify('alice-id-7', (current) => ({
@@ -135,6 +135,49 @@ describe.skipIf(!HAS_POSTGRES)('a filtered list on PostgreSQL (migrations 0020 a
     }));
     expect(await entriesWaitingForSearch(database)).toBe(0);
     await expectScanAnswers();
+  });
+
+  it('the probe says whether entries wait, and changes with every entry written, by anyone, not with nothing', async () => {
+    await indexAll(work);
+    const quiet = await work.probe();
+    expect(quiet.waiting).toBe(false);
+    expect((await work.probe()).writes).toBe(quiet.writes);
+    await fill(entries, 'erin-id', 1);
+    const created = await work.probe();
+    expect(created.waiting).toBe(true);
+    expect(created.writes).not.toBe(quiet.writes);
+    await indexAll(work);
+    const indexed = (await work.probe()).writes;
+    // a change by another writer, in SQL by hand
+    await sql`update indieweb_entry set search_text = search_text || ' ' where id = 'erin-id-0'`.execute(database.db);
+    const changed = await work.probe();
+    expect([changed.waiting, changed.writes === indexed]).toEqual([false, false]);
+  });
+
+  it('after taking a large backlog the indexer has the statistics taken again: the planner reads the indexes at once', async () => {
+    await indexAll(work);
+    const lastAnalyze = async () =>
+      (
+        await sql<{ at: Date | null }>`select last_analyze as at from pg_stat_user_tables where relname = 'indieweb_entry'`.execute(
+          database.db,
+        )
+      ).rows[0]?.at ?? null;
+    const before = await lastAnalyze();
+    // 12,000 entries pending, as a bulk of creates leaves them; their statistics say so
+    await sql`insert into indieweb_entry (id, user_id, url, path, type, properties, post_status, visibility, published,
+        created_at, updated_at, deleted_at, version, slug_series, slug_number, search_text, search_pending)
+      select 'fern-' || n, 'fern-id', ${BASE} || '/fern/' || n || '/', '/fern/' || n || '/', '["h-entry"]',
+        '{"content":["a fern ' || n || '"]}', 'published', 'public', '2026-10-01T00:00:00.000Z',
+        '2026-10-01T00:00:00.000Z', '2026-10-01T00:00:00.000Z', null, 1, '/fern/' || n, 1,
+        '{"properties":{"content":["a fern ' || n || '"]},"type":["h-entry"]}', true
+      from generate_series(1, 12000) as n`.execute(database.db);
+    await sql`analyze indieweb_entry`.execute(database.db);
+    const analysedPending = await lastAnalyze();
+    expect(await indexAll(work, 500)).toBe(12_000);
+    await expect.poll(lastAnalyze, { timeout: 5_000 }).not.toEqual(analysedPending);
+    expect(before).not.toBeNull();
+    expect(await planOf(database, 'fern-id', '%matches-nothing%')).toMatch(/Bitmap Index Scan on indieweb_entry_search_trigram/);
+    expect((await entries.listByUserMatching('fern-id', 'a fern 1199', { offset: 0, limit: null })).total).toBe(11); // 1199, 11990–11999
   });
 
   it('the doctor finds the index on PostgreSQL', async () => {

@@ -19,7 +19,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  *   indexed — slower while the index lags, never short of an entry.
  * The trigram index is built again with its new predicate: on a large table
  * the migration takes as long as building it did (seconds per 100,000
- * entries). Where migration 0020 could not make it (no `pg_trgm`), the
+ * entries; the statement timeout does not apply to it). Where migration 0020 could not make it (no `pg_trgm`), the
  * column and the pending index are made all the same and the filter scans.
  * SQLite is unchanged.
  */
@@ -32,6 +32,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     where schemaname = current_schema() and tablename = 'indieweb_entry' and indexname = 'indieweb_entry_search_trigram'`.execute(db);
   if (Number(rows[0]?.found ?? 0) === 0) return;
   await sql`drop index indieweb_entry_search_trigram`.execute(db);
+  // building it may take longer than the server's 30 s statement timeout on a large table: not this statement (the
+  // migrations run in one transaction, which `set local` ends with)
+  await sql`set local statement_timeout = 0`.execute(db);
   await sql`create index indieweb_entry_search_trigram on indieweb_entry
     using gin (search_text gin_trgm_ops) where deleted_at is null and not search_pending`.execute(db);
 }
