@@ -1,7 +1,7 @@
 import sanitizeHtml from 'sanitize-html';
 import { describe, expect, it } from 'vitest';
 import { capHtml, capMention, capPublished, capStored, capText, capUrl, MENTION_CAPS } from './cap-mention.js';
-import { sanitizeContent } from './parse.js';
+import { sanitizeContent } from './mention-html.js';
 
 const points = (text: string) => [...text].length;
 const base = {

@@ -12,7 +12,7 @@
  * @module
  */
 import type { Capped, WebmentionAuthor } from '../storage/repositories/webmentions.js';
-import { sanitizeContent } from './parse.js';
+import { sanitizeContent } from './mention-html.js';
 
 export const MENTION_CAPS = Object.freeze({
   /** Sanitized content HTML, in characters (UTF-16 code units, as stored). */

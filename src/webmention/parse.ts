@@ -11,40 +11,7 @@ import { canonicalUrl } from './canonical-url.js';
 import { RESPONSE_PROPERTIES } from './mention-type.js';
 import { hrefs, parseHtml } from '../html/tree.js';
 import { assertReadableShape } from '../html/shape.js';
-import { lazySanitizer } from '../html/sanitize.js';
-
-export const sanitizeContent: (html: string) => string = lazySanitizer((sanitizeHtml) => ({
-  allowedTags: [
-    'a',
-    'abbr',
-    'b',
-    'blockquote',
-    'br',
-    'cite',
-    'code',
-    'del',
-    'em',
-    'i',
-    'ins',
-    'li',
-    'mark',
-    'ol',
-    'p',
-    'pre',
-    'q',
-    's',
-    'small',
-    'strong',
-    'sub',
-    'sup',
-    'u',
-    'ul',
-  ],
-  allowedAttributes: { a: ['href', 'rel'], abbr: ['title'] },
-  allowedSchemes: ['http', 'https'],
-  allowProtocolRelative: false,
-  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow ugc noopener' }, true) },
-}));
+import { sanitizeContent } from './mention-html.js';
 
 /** Every value of a property that names the target (strings, `{value}`, or embedded items' urls). */
 function mentionsTarget(values: readonly unknown[] | undefined, target: string, base: string): boolean {

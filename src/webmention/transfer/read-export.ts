@@ -9,7 +9,7 @@
  */
 import { lazySanitizer } from '../../html/sanitize.js';
 import { mentionTypeOfWmProperty, WM_PROPERTIES } from '../mention-type.js';
-import { sanitizeContent } from '../parse.js';
+import { sanitizeContent } from '../mention-html.js';
 import { httpUrl } from '../../core/http-url.js';
 
 /** One mention as the export holds it, checked and normalized (content sanitized, dates ISO, URLs http(s)). */
