@@ -2,8 +2,9 @@
  * The driver below a Kysely instance made by `createDatabase` (connect.ts),
  * for the few hot statements that are written once and run without Kysely
  * building and compiling them on every call (issue 31: the group-commit
- * insert of `entry-inserts.ts`, the steps of SQLite's entry search index in
- * `entry-search.ts`, the publish sender's read of earlier sends in
+ * insert of `entry-inserts.ts`, the steps and probes of the entry search
+ * index on both databases in `entry-search.ts`, the publish sender's read of
+ * earlier sends in
  * `webmention-outgoing.ts`). A Kysely instance this module does not know
  * (a host's own, a transaction's) has none: its callers use Kysely.
  *
