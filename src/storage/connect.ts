@@ -88,7 +88,17 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
     };
     const dialect = countingWrites(markingFailures(new PostgresDialect({ pool })), () => writes++);
     const db = new Kysely<Database>({ dialect });
-    registerRawAccess(db, { dialect: 'postgres', pool });
+    registerRawAccess(db, {
+      dialect: 'postgres',
+      async query<R extends object>(statement: { text: string; values?: unknown[]; name?: string }) {
+        try {
+          const result = await pool.query<R>(statement);
+          return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+        } catch (error) {
+          throw markFromDatabase(error);
+        }
+      },
+    });
     return wrap(db, 'postgres', changeStamp, {
       onChangeFeed: (listener) => listeners.add(listener),
       close: async () => {

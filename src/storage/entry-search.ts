@@ -15,7 +15,6 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type SqliteDatabase from 'better-sqlite3';
-import { markFromDatabase } from '../core/database-faults.js';
 import type { RawPostgres, RawSqlite } from './raw-access.js';
 
 /**
@@ -177,26 +176,19 @@ const SETTLE_AFTER = 10_000;
  * the rows it takes and skips those another holds.
  */
 export function postgresSearchWork(raw: RawPostgres): SearchIndexWork {
-  const query = async <R extends object>(text: string, values: unknown[] = []) => {
-    try {
-      return await raw.pool.query<R>(text, values);
-    } catch (error) {
-      throw markFromDatabase(error);
-    }
-  };
   let unsettled = 0;
   return {
     async probe() {
-      const row = (await query<{ waiting: boolean; writes: string }>(POSTGRES.probe)).rows[0];
+      const row = (await raw.query<{ waiting: boolean; writes: string }>({ text: POSTGRES.probe })).rows[0];
       return { waiting: row?.waiting === true, writes: row?.writes ?? '' };
     },
     async step(limit) {
-      const indexed = (await query(POSTGRES.step, [limit])).rowCount ?? 0;
+      const indexed = (await raw.query({ text: POSTGRES.step, values: [limit] })).rowCount;
       unsettled += indexed;
       const more = indexed >= limit;
       if (!more && unsettled >= SETTLE_AFTER) {
         unsettled = 0;
-        for (const statement of POSTGRES.settle) await query(statement);
+        for (const text of POSTGRES.settle) await raw.query({ text });
       }
       return { indexed, more };
     },

@@ -14,8 +14,9 @@
  *   transaction keeps it across awaits): use the database only inside
  *   {@link RawSqlite.exclusive}, which holds that mutex, so a statement never
  *   lands inside somebody else's open transaction.
- * - Mark the driver's failures (`markFromDatabase`), as `tag-failures.ts`
- *   does for Kysely's, so "the database cannot answer" stays a 503.
+ * - The driver's failures come marked (`markFromDatabase`), as `tag-failures.ts`
+ *   marks Kysely's, so "the database cannot answer" stays a 503: both
+ *   {@link RawSqlite.exclusive} and {@link RawPostgres.query} do it.
  * - The token cache's change stamp counts writes seen through Kysely
  *   (`connect.ts`): only statements that write nothing a remembered token
  *   depends on may be run here — the entries (which `mayChangeAuth` calls
@@ -24,7 +25,6 @@
  */
 import type SqliteDatabase from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type pg from 'pg';
 
 export interface RawSqlite {
   readonly dialect: 'sqlite';
@@ -36,8 +36,18 @@ export interface RawSqlite {
 
 export interface RawPostgres {
   readonly dialect: 'postgres';
-  /** The handle's pool (named statements are prepared once per pooled connection by pg). */
-  readonly pool: pg.Pool;
+  /**
+   * Runs one statement on the handle's pool (a `name` is prepared once per
+   * pooled connection by pg); its failures come marked as Kysely's do.
+   */
+  query<R extends object>(statement: {
+    readonly text: string;
+    readonly values?: unknown[];
+    readonly name?: string;
+  }): Promise<{
+    rows: R[];
+    rowCount: number;
+  }>;
 }
 
 export type RawAccess = RawSqlite | RawPostgres;

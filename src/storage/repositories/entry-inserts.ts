@@ -28,7 +28,6 @@
  * @module
  */
 import type { Kysely } from 'kysely';
-import { markFromDatabase } from '../../core/database-faults.js';
 import { UniqueViolationError } from '../errors.js';
 import { rawAccessOf, type RawPostgres, type RawSqlite } from '../raw-access.js';
 import type { Database } from '../schema.js';
@@ -123,16 +122,11 @@ function sqliteWriter(raw: RawSqlite): BatchWriter {
 
 function postgresWriter(raw: RawPostgres): BatchWriter {
   return async (batch) => {
-    let rows: { id: string }[];
-    try {
-      ({ rows } = await raw.pool.query<{ id: string }>({
-        name: POSTGRES_INSERT_NAME,
-        text: POSTGRES_INSERT,
-        values: COLUMNS.map(([name]) => batch.map((values) => values[name])),
-      }));
-    } catch (error) {
-      throw markFromDatabase(error);
-    }
+    const { rows } = await raw.query<{ id: string }>({
+      name: POSTGRES_INSERT_NAME,
+      text: POSTGRES_INSERT,
+      values: COLUMNS.map(([name]) => batch.map((values) => values[name])),
+    });
     const inserted = new Set(rows.map((row) => row.id));
     return batch.map((values) => inserted.has(values.id));
   };

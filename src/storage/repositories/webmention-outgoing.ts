@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { markFromDatabase } from '../../core/database-faults.js';
 import { rawAccessOf } from '../raw-access.js';
 import type { Database, WebmentionOutgoingRow } from '../schema.js';
 
@@ -78,18 +77,8 @@ function sourcesReader(db: Kysely<Database>): (sources: readonly string[]) => Pr
   if (raw?.dialect === 'sqlite')
     return (sources) => raw.exclusive(() => raw.statement(BY_SOURCES_SQLITE).all(JSON.stringify(sources)) as WebmentionOutgoingRow[]);
   if (raw?.dialect === 'postgres')
-    return async (sources) => {
-      try {
-        const result = await raw.pool.query<WebmentionOutgoingRow>({
-          name: BY_SOURCES_POSTGRES_NAME,
-          text: BY_SOURCES_POSTGRES,
-          values: [sources],
-        });
-        return result.rows;
-      } catch (error) {
-        throw markFromDatabase(error);
-      }
-    };
+    return async (sources) =>
+      (await raw.query<WebmentionOutgoingRow>({ name: BY_SOURCES_POSTGRES_NAME, text: BY_SOURCES_POSTGRES, values: [sources] })).rows;
   return (sources) => bySources(db, sources).execute();
 }
 
