@@ -108,7 +108,7 @@ for (const dialect of DIALECTS) {
           now: `2026-03-01T12:00:0${n}.000Z`,
         });
       const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
-      // 70 sources: more than one query's worth; a, b and one nobody has asked twice
+      // 72 asks in one burst, looked up by one statement: a and none-1 (which nobody has) asked twice
       const others = Array.from({ length: 67 }, (_, n) => `https://turn.example/none-${n}`);
       const asked = [
         'https://turn.example/a',

@@ -57,9 +57,6 @@ const bySources = (db: Kysely<Database>, sources: readonly string[]) =>
     .orderBy('created_at')
     .orderBy('id');
 
-/** Most sources looked up in one query. */
-const MAX_LOOKUP_BATCH = 64;
-
 /** The rows of some sources, oldest first, by one statement whatever their number (below Kysely: raw-access.ts). */
 const BY_SOURCES_SQLITE =
   'select * from "indieweb_webmention_outgoing" where "source" in (select "value" from json_each(?)) order by "created_at", "id"';
@@ -97,19 +94,21 @@ export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
     const batch = asked;
     asked = new Map();
     scheduled = false;
-    const sources = [...batch.keys()];
-    for (let start = 0; start < sources.length; start += MAX_LOOKUP_BATCH) {
-      const slice = sources.slice(start, start + MAX_LOOKUP_BATCH);
-      try {
-        const rows = (await readSources(slice)).map(toOutgoing);
-        for (const source of slice) {
-          const own = rows.filter((row) => row.source === source);
-          for (const waiter of batch.get(source)!) waiter.resolve(own);
-        }
-      } catch (error) {
-        for (const source of slice) for (const waiter of batch.get(source)!) waiter.reject(error);
-      }
+    // one statement for any number of sources (a burst is at most the creates of a few group commits)
+    let rows: OutgoingMention[];
+    try {
+      rows = (await readSources([...batch.keys()])).map(toOutgoing);
+    } catch (error) {
+      for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
+      return;
     }
+    const bySource = new Map<string, OutgoingMention[]>();
+    for (const row of rows) {
+      const own = bySource.get(row.source);
+      if (own === undefined) bySource.set(row.source, [row]);
+      else own.push(row);
+    }
+    for (const [source, waiters] of batch) for (const waiter of waiters) waiter.resolve(bySource.get(source) ?? []);
   }
 
   return {
