@@ -68,7 +68,7 @@ export interface CoreOptions {
   /** The host's URL policy, overriding `config.micropubUrlPolicy`. */
   readonly urlPolicy?: UrlPolicy | undefined;
   readonly onWebmentionReceived?: ((event: WebmentionReceivedEvent) => void) | undefined;
-  /** Run the job worker and, on SQLite, the entry search indexer in this process (server door only). @defaultValue true */
+  /** Run the job worker and the entry search indexer in this process (server door only). @defaultValue true */
   readonly worker?: boolean;
   /** Makes a syndication target's client (tests). @defaultValue the client of the target's service */
   readonly syndicationClients?: ((target: OpenTarget) => Promise<SyndicationClient>) | undefined;

@@ -9,21 +9,20 @@
 import { createRequire } from 'node:module';
 import type SanitizeHtml from 'sanitize-html';
 
-export type SanitizeHtmlLibrary = typeof SanitizeHtml;
-export type SanitizeOptions = SanitizeHtml.IOptions;
+type SanitizeHtmlLibrary = typeof SanitizeHtml;
+type SanitizeOptions = SanitizeHtml.IOptions;
 
 let library: SanitizeHtmlLibrary | undefined;
 
-/** The library, required on the first call (it is CommonJS: a synchronous require keeps the callers synchronous). */
-export function sanitizeHtmlLibrary(): SanitizeHtmlLibrary {
-  return (library ??= createRequire(import.meta.url)('sanitize-html') as SanitizeHtmlLibrary);
-}
-
-/** A sanitizer with options made from the library on its first use. */
+/**
+ * A sanitizer with options made from the library on its first use. The
+ * library is required then (it is CommonJS: a synchronous require keeps the
+ * callers synchronous), once for all of them.
+ */
 export function lazySanitizer(options: (library: SanitizeHtmlLibrary) => SanitizeOptions): (html: string) => string {
   let made: SanitizeOptions | undefined;
   return (html) => {
-    const sanitize = sanitizeHtmlLibrary();
+    const sanitize = (library ??= createRequire(import.meta.url)('sanitize-html') as SanitizeHtmlLibrary);
     made ??= options(sanitize);
     return sanitize(html, made);
   };

@@ -19,18 +19,24 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  *   indexed — slower while the index lags, never short of an entry.
  * The trigram index is built again with its new predicate: on a large table
  * the migration takes as long as building it did (seconds per 100,000
- * entries; the statement timeout does not apply to it). Where migration 0020 could not make it (no `pg_trgm`), the
- * column and the pending index are made all the same and the filter scans.
+ * entries; the statement timeout does not apply to it). Where migration 0020
+ * could not make it (no `pg_trgm`), the column and the pending index are made
+ * all the same and the filter scans.
  * SQLite is unchanged.
  */
+/** Whether migration 0020 made the trigram index (it could not without `pg_trgm`). */
+async function hasTrigramIndex(db: Kysely<any>): Promise<boolean> {
+  const { rows } = await sql<{ found: number }>`select count(*)::int as found from pg_indexes
+    where schemaname = current_schema() and tablename = 'indieweb_entry' and indexname = 'indieweb_entry_search_trigram'`.execute(db);
+  return Number(rows[0]?.found ?? 0) > 0;
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   // a default that is a constant: PostgreSQL stores it once, no table rewrite
   await sql`alter table indieweb_entry add column search_pending boolean not null default false`.execute(db);
   await sql`create index indieweb_entry_search_pending on indieweb_entry (user_id, created_at, id) where search_pending`.execute(db);
-  const { rows } = await sql<{ found: number }>`select count(*)::int as found from pg_indexes
-    where schemaname = current_schema() and tablename = 'indieweb_entry' and indexname = 'indieweb_entry_search_trigram'`.execute(db);
-  if (Number(rows[0]?.found ?? 0) === 0) return;
+  if (!(await hasTrigramIndex(db))) return;
   await sql`drop index indieweb_entry_search_trigram`.execute(db);
   // building it may take longer than the server's 30 s statement timeout on a large table: not this statement (the
   // migrations run in one transaction, which `set local` ends with)
@@ -41,9 +47,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  const { rows } = await sql<{ found: number }>`select count(*)::int as found from pg_indexes
-    where schemaname = current_schema() and tablename = 'indieweb_entry' and indexname = 'indieweb_entry_search_trigram'`.execute(db);
-  if (Number(rows[0]?.found ?? 0) > 0) {
+  if (await hasTrigramIndex(db)) {
     await sql`drop index indieweb_entry_search_trigram`.execute(db);
     await sql`create index indieweb_entry_search_trigram on indieweb_entry
       using gin (search_text gin_trgm_ops) where deleted_at is null`.execute(db);
