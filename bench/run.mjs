@@ -53,7 +53,7 @@ import {
   REDIRECT_URI,
   webmentionStatuses,
 } from './lib/seed.mjs';
-import { entriesWaitingForSearchPg, startPostgres } from './lib/postgres.mjs';
+import { startPostgres } from './lib/postgres.mjs';
 import { concurrentUploads } from './lib/uploads.mjs';
 import { formatSoak, soak } from './lib/soak.mjs';
 
@@ -432,9 +432,8 @@ async function main() {
         // took to take every entry (the filter rows measure it caught up; the rows after a create run wait for it)
         const searchCaughtUp = async () => {
           const started = Date.now();
-          const waiting = () =>
-            dialect === 'sqlite' ? entriesWaitingForSearch(dir) : entriesWaitingForSearchPg(serverEnv_.INDIEWEB_DATABASE_URL);
-          while ((await waiting()) > 0 && Date.now() - started < 300_000) await sleep(250);
+          while ((await entriesWaitingForSearch(dir, serverEnv_.INDIEWEB_DATABASE_URL)) > 0 && Date.now() - started < 300_000)
+            await sleep(250);
           return (Date.now() - started) / 1000;
         };
         {

@@ -46,15 +46,3 @@ export async function startPostgres() {
     },
   };
 }
-
-/** Entries PostgreSQL's trigram index (migrations 0020, 0022) has not taken yet: the server indexes them in its idle time. */
-export async function entriesWaitingForSearchPg(url) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query('select count(*)::int as waiting from indieweb_entry where search_pending')).rows[0].waiting;
-  } finally {
-    await client.end();
-  }
-}

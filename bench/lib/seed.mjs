@@ -138,15 +138,18 @@ export function webmentionStatuses(dataDir) {
   });
 }
 
-/** Entries SQLite's entry search index (migration 0021) has not indexed yet: the server indexes them while no entries are created. */
-export function entriesWaitingForSearch(dataDir) {
-  return withDatabase(dataDir, (db) =>
-    db
-      .prepare(
-        `select (select count(*) from indieweb_entry where rowid > (select indexed_through from indieweb_entry_search_state))
-          + (select count(*) from indieweb_entry_search_stale)`,
-      )
-      .pluck()
-      .get(),
-  );
+/**
+ * Entries the server's entry search index has not taken yet (migrations 0021, 0022), asked as the server asks
+ * (`dist/storage/search-index.js`), on its database: the data dir's SQLite file, or PostgreSQL at `url`. The server
+ * indexes them while no entries are created.
+ */
+export async function entriesWaitingForSearch(dataDir, url) {
+  const { createDatabase } = await import(new URL('../../dist/storage/connect.js', import.meta.url).href);
+  const { entriesWaitingForSearch: waiting } = await import(new URL('../../dist/storage/search-index.js', import.meta.url).href);
+  const handle = createDatabase(url === undefined ? { kind: 'sqlite', filename: sqliteFile(dataDir) } : { kind: 'postgres', url });
+  try {
+    return await waiting(handle);
+  } finally {
+    await handle.close();
+  }
 }
