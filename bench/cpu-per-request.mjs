@@ -27,7 +27,7 @@ if (!['database', 'memory', 'postgres'].includes(handler) || !(Number(rounds) > 
   process.exit(2);
 }
 
-/** The CPU ticks of every process whose command line names this PostgreSQL's data directory (the postmaster and its children share it as their parent's argument; children are found by parent pid). */
+/** The CPU ticks of the postmaster and its children (the backends, the WAL writer, autovacuum), found by parent pid. */
 function postgresTicks(postmaster) {
   let ticks = 0;
   for (const name of readdirSync('/proc')) {
@@ -43,7 +43,7 @@ function postgresTicks(postmaster) {
   return ticks;
 }
 
-/** The postmaster: the process listening for `url`'s port has a pid file in its data directory; found here by its command line. */
+/** The postmaster of the server on `port`: a `postgres` process whose command line names the port. */
 function postmasterOf(port) {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

@@ -127,6 +127,21 @@ export function searchTextOf(url: string, type: readonly string[], properties: M
 /** A filter as a LIKE pattern: lower-cased like the column, `%`, `_` and the escape character itself escaped. */
 const likePattern = (filter: string) => `%${filter.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 
+/**
+ * Whether an entry's search text contains `filter` (see {@link searchTextOf}). PostgreSQL: indexed entries from the
+ * trigram index, whose predicate the first arm repeats so the planner may take it; entries not indexed yet (migration
+ * 0022) from their own index, each confirmed by the same match. The second arm spells it another way (search_text is
+ * never null there): with two equal likes the planner takes the like out of the or, and no index predicate is
+ * implied any more.
+ */
+export function filterMatch(dialect: 'sqlite' | 'postgres', filter: string): RawBuilder<boolean> {
+  const pattern = likePattern(filter);
+  return dialect === 'sqlite'
+    ? sql<boolean>`search_text like ${pattern} escape '\\'`
+    : sql<boolean>`((not search_pending and search_text like ${pattern} escape '\\')
+        or (search_pending and coalesce(search_text, '') like ${pattern} escape '\\'))`;
+}
+
 function toEntry(row: Omit<EntryTableRow, 'slug_series' | 'slug_number' | 'search_text'>): EntryRow {
   return {
     id: row.id,
@@ -403,15 +418,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
       filter: string,
       page: { offset: number; limit: number | null },
     ): Promise<{ rows: EntryRow[]; total: number }> {
-      const pattern = likePattern(filter);
-      // PostgreSQL: indexed entries from the trigram index, whose predicate the first arm repeats so the planner may
-      // take it; entries not indexed yet (migration 0022) from their own index, each confirmed by the same match. The
-      // second arm spells it another way (search_text is never null there): with two equal likes the planner takes
-      // the like out of the or, and no index predicate is implied any more
-      const like = sqlite
-        ? sql<boolean>`search_text like ${pattern} escape '\\'`
-        : sql<boolean>`((not search_pending and search_text like ${pattern} escape '\\')
-            or (search_pending and coalesce(search_text, '') like ${pattern} escape '\\'))`;
+      const like = filterMatch(sqlite ? 'sqlite' : 'postgres', filter);
       const query = sqlite && (await hasEntrySearchIndex({ db, dialect: 'sqlite' })) ? trigramQuery(filter) : null;
       if (query !== null && Number((await searchCandidates(query).execute(db)).rows[0]?.n ?? Infinity) <= MAX_SEARCH_CANDIDATES)
         return matchingFromIndex(userId, like, query, page);
