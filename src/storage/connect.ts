@@ -116,7 +116,6 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
   // better-sqlite3 waits for a lock held elsewhere on the calling thread: the wait is bounded by timeoutMs
   database.pragma(`busy_timeout = ${timeoutMs}`);
   database.pragma('synchronous = NORMAL');
-  if (process.env.XCK) database.pragma('wal_autocheckpoint = ' + process.env.XCK);
   // SQLite's temporary data in memory, not in files: a statement that writes an entry (its count trigger) keeps a
   // statement journal, which went to a new file in the temp directory every few transactions — about a third of the
   // write system calls of a create, 4–5 µs of its CPU (issue 31, fifth pass). Sorts without an index are bounded by
