@@ -206,6 +206,66 @@ for (const dialect of DIALECTS) {
       expect(counter).toEqual([]);
     });
 
+    it('while each turn of the event loop brings more inserts, they wait and are answered together; a lone one is not kept waiting', async () => {
+      // the turn of the loop each insert was answered in (counted by a chain of check-phase callbacks)
+      let turn = 0;
+      let counting = true;
+      const tick = (): void => {
+        turn++;
+        if (counting) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const answeredIn = (promise: Promise<void>) => promise.then(() => turn);
+      const asked: Promise<number>[] = [];
+      const askedIn: number[] = [];
+      // two in the first turn (a turn with one alone is written at once), then one in each of the next two
+      for (const ids of [['wave-0', 'wave-1'], ['wave-2'], ['wave-3']]) {
+        for (const id of ids) {
+          askedIn.push(turn);
+          asked.push(answeredIn(entries.insert(entry({ id, path: `/alice/2026/11/${id}/` }))));
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const answered = await Promise.all(asked);
+      // three turns, one batch: the first were not answered before the last was asked
+      expect(new Set(askedIn).size).toBe(3);
+      expect(new Set(answered).size).toBe(1);
+      expect(answered[0]).toBeGreaterThanOrEqual(askedIn[3]!);
+      if (dialect === 'sqlite') {
+        // alone in its turn: committed in that turn's check phase, before a callback queued right after it
+        const lone = answeredIn(entries.insert(entry({ id: 'lone', path: '/alice/2026/11/lone/' })));
+        const before = turn;
+        let settled = false;
+        void lone.then(() => (settled = true));
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(settled).toBe(true);
+        expect(await lone).toBeLessThanOrEqual(before + 1);
+      }
+      counting = false;
+      expect(await entries.findByPath('/alice/2026/11/wave-3/')).toMatchObject({ id: 'wave-3' });
+    });
+
+    it('inserts that never stop coming do not keep the first waiting: a batch waits a few turns at most', async () => {
+      let turn = 0;
+      const answered: number[] = [];
+      const asked: Promise<void>[] = [];
+      // at least until the first is answered (PostgreSQL's answer takes a round trip: many turns)
+      for (let index = 0; index < 24 || (answered[0] === undefined && index < 5000); index++) {
+        // two a turn, so every turn brings more
+        for (const id of [`stream-${index}-a`, `stream-${index}-b`]) {
+          const position = asked.length;
+          asked.push(entries.insert(entry({ id, path: `/alice/2026/11/${id}/` })).then(() => void (answered[position] = turn)));
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        turn++;
+      }
+      await Promise.all(asked);
+      // on SQLite (whose writes are synchronous, so turns are the clock) the first two were answered within the
+      // first few turns; on PostgreSQL a round trip takes an unknown number of turns, but the answers came in batches
+      if (dialect === 'sqlite') expect(answered[0]).toBeLessThanOrEqual(6);
+      expect(new Set(answered).size).toBeGreaterThan(1);
+    });
+
     it('through a Kysely instance it did not open (a transaction here) the inserts go through Kysely, with the same answers', async () => {
       await database.db.transaction().execute(async (trx) => {
         const inTransaction = createEntriesRepository(trx);
