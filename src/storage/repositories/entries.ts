@@ -20,6 +20,7 @@ import { MAX_SEARCH_CANDIDATES, searchCandidateRowids, searchCandidates, trigram
 import { hasEntrySearchIndex } from '../search-index.js';
 import type { Database, EntryTableRow } from '../schema.js';
 import { createEntryInserts } from './entry-inserts.js';
+import { createEntryUpdates } from './entry-updates.js';
 
 export type { PostStatus, Visibility } from '../../core/visibility.js';
 
@@ -169,6 +170,7 @@ function audienceColumns(properties: MicropubProperties): { post_status: PostSta
 
 export function createEntriesRepository(db: Kysely<Database>) {
   const insertEntry = createEntryInserts(db);
+  const updateEntry = createEntryUpdates(db);
   const live = () => db.selectFrom('indieweb_entry').where('deleted_at', 'is', null);
   /** A user's listed entries: `isEntryListed` in SQL (published, public, not deleted). */
   const listed = (userId: string) =>
@@ -195,16 +197,17 @@ export function createEntriesRepository(db: Kysely<Database>) {
         .executeTakeFirst()
         .then((row) => (row === undefined ? undefined : { url: row.url, type: JSON.parse(row.type) as string[] })));
     if (known === undefined) return false;
+    const columns = {
+      search_text: searchTextOf(known.url, known.type, changes.properties, changes.published),
+      properties: JSON.stringify(changes.properties),
+      ...audienceColumns(changes.properties),
+      published: changes.published,
+      updated_at: changes.updatedAt,
+    };
+    if (updateEntry !== undefined) return updateEntry({ id, version, ...columns });
     const result = await db
       .updateTable('indieweb_entry')
-      .set({
-        search_text: searchTextOf(known.url, known.type, changes.properties, changes.published),
-        properties: JSON.stringify(changes.properties),
-        ...audienceColumns(changes.properties),
-        published: changes.published,
-        updated_at: changes.updatedAt,
-        version: sql<number>`version + 1`,
-      })
+      .set({ ...columns, version: sql<number>`version + 1` })
       .where('id', '=', id)
       .where('version', '=', version)
       .where('deleted_at', 'is', null)

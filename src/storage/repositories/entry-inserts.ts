@@ -2,11 +2,10 @@
  * Group commit for new entries (issue 31). A commit is what an insert costs
  * on SQLite (about 220 µs of the 235 µs of one autocommitted insert into
  * `indieweb_entry` with its indexes, on the bench machine; 14 µs inside
- * a transaction), and an fsync per commit on PostgreSQL. So the inserts asked
- * for during one turn of the event loop — and, while more keep coming, the
- * next few turns — are written together, in the loop's check phase; each
- * caller's promise settles only after they have committed, so a 201 still
- * means a committed row.
+ * a transaction), and an fsync per commit on PostgreSQL. So the inserts of
+ * a burst are written together (group-commit.ts: one turn of the event loop,
+ * and the next few while more keep coming); each caller's promise settles
+ * only after they have committed, so a 201 still means a committed row.
  *
  * Each insert is `on conflict do nothing`: a taken URL or path refuses only
  * that entry (its caller gets a {@link UniqueViolationError} and tries the
@@ -32,6 +31,7 @@ import type { Kysely } from 'kysely';
 import { UniqueViolationError } from '../errors.js';
 import { rawAccessOf, type RawPostgres, type RawSqlite } from '../raw-access.js';
 import type { Database } from '../schema.js';
+import { createGroupCommit } from './group-commit.js';
 
 /** Every column of a new entry, as the repository writes it. */
 export interface EntryInsert {
@@ -89,32 +89,6 @@ const POSTGRES_INSERT =
 /** pg prepares a named statement once per connection; the name changes whenever the text does. */
 const POSTGRES_INSERT_NAME = 'indiestack_entry_insert_2';
 
-/**
- * Most inserts in one transaction; more wait for the next. One batch is
- * written at a time: what arrives meanwhile waits for it and goes in the
- * next one, so on PostgreSQL (where the write is a round trip and an fsync)
- * batches grow with the load instead of their number.
- */
-const MAX_BATCH = 256;
-
-/**
- * Turns of the event loop a batch waits for more inserts while each turn
- * brings some. Under a steady load the creates otherwise settle into two
- * waves that commit in turn (one is being answered while the other is
- * written), each paying a commit: waiting a turn lets the other wave join,
- * ~31 instead of ~15 entries a commit under 32 connections and ~10 % less
- * CPU a create on SQLite (docs/performance.md, seventh pass). A turn that
- * brings none ends the wait: a create alone in its turn is written in that
- * turn, as before.
- */
-const MORE_TURNS = 4;
-
-interface Pending {
-  readonly values: EntryInsert;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
-
 const parameters = (values: EntryInsert): unknown[] => COLUMNS.map(([name]) => values[name]);
 
 /** Whether each entry was inserted (false: a unique column refused it). */
@@ -165,54 +139,8 @@ function kyselyWriter(db: Kysely<Database>): BatchWriter {
 
 export function createEntryInserts(db: Kysely<Database>): (values: EntryInsert) => Promise<void> {
   const raw = rawAccessOf(db);
-  const write = raw === undefined ? kyselyWriter(db) : raw.dialect === 'sqlite' ? sqliteWriter(raw) : postgresWriter(raw);
-  const queue: Pending[] = [];
-  let scheduled = false;
-  let writing = false;
-
-  /**
-   * In the loop's check phase, after every request of this turn has asked, and then only once a turn
-   * brought no more (at most {@link MORE_TURNS} turns later); never while a batch is being written.
-   */
-  function schedule(): void {
-    if (scheduled || writing || queue.length === 0) return;
-    scheduled = true;
-    let asked = queue.length;
-    let turns = 0;
-    const whenQuiet = (): void => {
-      if (queue.length > asked && turns < MORE_TURNS && queue.length < MAX_BATCH) {
-        asked = queue.length;
-        turns++;
-        setImmediate(whenQuiet);
-      } else void flush();
-    };
-    setImmediate(whenQuiet);
-  }
-
-  async function flush(): Promise<void> {
-    scheduled = false;
-    writing = true;
-    const batch = queue.splice(0, MAX_BATCH);
-    let inserted: boolean[] | undefined;
-    let failure: unknown;
-    try {
-      inserted = await write(batch.map((item) => item.values));
-    } catch (error) {
-      failure = error;
-    }
-    writing = false;
-    // what arrived while this batch was written goes next, together
-    schedule();
-    batch.forEach((item, index) => {
-      if (inserted === undefined) item.reject(failure);
-      else if (inserted[index]) item.resolve();
-      else item.reject(new UniqueViolationError(`entry path ${item.values.path} or its URL is taken`));
-    });
-  }
-
-  return (values) =>
-    new Promise<void>((resolve, reject) => {
-      queue.push({ values, resolve, reject });
-      schedule();
-    });
+  const write = createGroupCommit(raw === undefined ? kyselyWriter(db) : raw.dialect === 'sqlite' ? sqliteWriter(raw) : postgresWriter(raw));
+  return async (values) => {
+    if (!(await write(values))) throw new UniqueViolationError(`entry path ${values.path} or its URL is taken`);
+  };
 }
