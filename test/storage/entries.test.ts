@@ -124,6 +124,25 @@ for (const dialect of DIALECTS) {
       expect(second).toEqual(final);
     });
 
+    it('modify starts from the entry its caller read, and reads again when that was stale', async () => {
+      const read = (await entries.findByPath('/alice/2026/11/hello_world/'))!;
+      const addCategory = (category: string) => (current: typeof read) => ({
+        properties: { ...current.properties, category: [...((current.properties.category as string[] | undefined) ?? []), category] },
+        published: current.published,
+        updatedAt: current.updatedAt,
+      });
+      const seen: number[] = [];
+      const fresh = await entries.modify(read.id, (current) => (seen.push(current.version), addCategory('from-read')(current)), read);
+      expect(seen).toEqual([read.version]);
+      expect(fresh?.version).toBe(read.version + 1);
+      // `read` is now stale: the first attempt loses over its version, the second starts from the entry as it is
+      seen.length = 0;
+      const after = await entries.modify(read.id, (current) => (seen.push(current.version), addCategory('after')(current)), read);
+      expect(seen).toEqual([read.version, read.version + 1]);
+      expect(after?.properties.category).toEqual([...(read.properties.category as string[]), 'from-read', 'after']);
+      expect(await entries.findById(read.id)).toEqual(after);
+    });
+
     it('deletes as a tombstone and undeletes; a deleted entry is not updated', async () => {
       const { id, version } = (await entries.findByPath('/alice/2026/11/hello/'))!;
       expect(await entries.markDeleted(id, '2026-11-03T00:00:00.000Z')).toBe(true);

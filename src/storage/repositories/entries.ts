@@ -348,18 +348,29 @@ export function createEntriesRepository(db: Kysely<Database>) {
      * entry, computes its changes from what was read, writes them over that
      * version; when another writer changed the entry in between, reads again
      * and recomputes, so no change is lost. Null when the entry is not live
-     * (any more). `compute` may throw to abandon the update.
+     * (any more). `compute` may throw to abandon the update. `read`: the
+     * live entry as the caller has just read it, which the first attempt
+     * starts from instead of reading it again (the version check makes a
+     * stale one cost only a second attempt).
      */
-    async modify(id: string, compute: (current: EntryRow) => EntryChanges | Promise<EntryChanges>): Promise<EntryRow | null> {
+    async modify(
+      id: string,
+      compute: (current: EntryRow) => EntryChanges | Promise<EntryChanges>,
+      read?: EntryRow,
+    ): Promise<EntryRow | null> {
       for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-        const row = await db
-          .selectFrom('indieweb_entry')
-          .select(ENTRY_COLUMNS)
-          .where('id', '=', id)
-          .where('deleted_at', 'is', null)
-          .executeTakeFirst();
-        if (row === undefined) return null;
-        const current = toEntry(row);
+        let current: EntryRow;
+        if (attempt === 0 && read !== undefined && read.id === id && read.deletedAt === null) current = read;
+        else {
+          const row = await db
+            .selectFrom('indieweb_entry')
+            .select(ENTRY_COLUMNS)
+            .where('id', '=', id)
+            .where('deleted_at', 'is', null)
+            .executeTakeFirst();
+          if (row === undefined) return null;
+          current = toEntry(row);
+        }
         const changes = await compute(current);
         if (await updateIfVersion(id, current.version, changes, current)) {
           return { ...current, ...changes, ...audienceOf(changes.properties), version: current.version + 1 };

@@ -222,7 +222,7 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
         const properties: MicropubProperties = applyUpdate(current.properties, operations);
         // the URL stays where it is; a new valid `published` moves the entry in the listings only
         return { properties, published: publishedOf(properties) ?? current.published, updatedAt: clock.now().toISOString() };
-      });
+      }, row);
       // deleted by another request in the meantime
       if (updated === null) throw new HandlerValueError('no such entry');
       return toEntry(updated);
