@@ -2,7 +2,7 @@
  * The driver below a Kysely instance made by `createDatabase` (connect.ts),
  * for the few hot statements that are written once and run without Kysely
  * building and compiling them on every call (issue 31: the group-commit
- * insert of `entry-inserts.ts`, the steps and probes of the entry search
+ * insert of `entry-inserts.ts` and update of `entry-updates.ts`, the steps and probes of the entry search
  * index on both databases in `entry-search.ts`, the publish sender's read of
  * earlier sends in
  * `webmention-outgoing.ts`). A Kysely instance this module does not know
