@@ -1,6 +1,6 @@
 /**
- * CPU per request of one server (issue 31): a JSON create under 32
- * connections, measured as the server process's own CPU time (its
+ * CPU per request of one server (issue 31): a JSON create (or, with
+ * `update`, a replace of one of 200 entries in turn) under 32 connections, measured as the server process's own CPU time (its
  * /proc/<pid>/stat user + system) over each round, divided by the requests
  * answered. Less noisy on a shared or small machine than requests per second,
  * which also move with the load generator and every other process.
@@ -8,7 +8,7 @@
  * and also prints the CPU of PostgreSQL's processes (the backends, the WAL
  * writer) per request.
  *
- *   node bench/cpu-per-request.mjs [database|memory|postgres] [rounds] [seconds]
+ *   node bench/cpu-per-request.mjs [database|memory|postgres] [rounds] [seconds] [create|update]
  *
  * Needs a build (`npm run build`); prints one line per round, the first a warm-up.
  * @module
@@ -21,9 +21,14 @@ import { startPostgres } from './lib/postgres.mjs';
 import { cpuTicks, startIndiestack, stop } from './lib/proc.mjs';
 import { createAccount } from './lib/seed.mjs';
 
-const [handler = 'database', rounds = '5', seconds = '5'] = process.argv.slice(2);
-if (!['database', 'memory', 'postgres'].includes(handler) || !(Number(rounds) > 0) || !(Number(seconds) > 0)) {
-  process.stderr.write('usage: node bench/cpu-per-request.mjs [database|memory|postgres] [rounds] [seconds]\n');
+const [handler = 'database', rounds = '5', seconds = '5', operation = 'create'] = process.argv.slice(2);
+if (
+  !['database', 'memory', 'postgres'].includes(handler) ||
+  !(Number(rounds) > 0) ||
+  !(Number(seconds) > 0) ||
+  !['create', 'update'].includes(operation)
+) {
+  process.stderr.write('usage: node bench/cpu-per-request.mjs [database|memory|postgres] [rounds] [seconds] [create|update]\n');
   process.exit(2);
 }
 
@@ -66,12 +71,26 @@ const env = {
 };
 const token = createAccount(dir, env);
 const server = await startIndiestack(dir, { env });
-const request = {
-  method: 'POST',
-  path: '/indieweb/micropub/',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }),
-};
+const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const create = { method: 'POST', path: '/indieweb/micropub/', headers, body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }) };
+// updates replace the content of 200 entries in turn (32 connections rarely update one entry at once)
+const targets = [];
+for (let index = 0; operation === 'update' && index < 200; index++) {
+  const answer = await fetch(new URL(create.path, server.url), { method: 'POST', headers, body: create.body });
+  if (answer.status !== 201) throw new Error(`creating the entries to update: ${answer.status}`);
+  targets.push(answer.headers.get('location'));
+}
+let next = 0;
+const request =
+  operation === 'create'
+    ? create
+    : {
+        ...create,
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ action: 'update', url: targets[next++ % targets.length], replace: { content: ['updated'] } }),
+        }),
+      };
 try {
   for (let round = 0; round < Number(rounds); round++) {
     const before = cpuTicks(server.pid);
@@ -82,7 +101,7 @@ try {
     const answered = result.requests.total;
     const label = round === 0 ? 'warm-up' : `round ${round}`;
     process.stdout.write(
-      `${handler} ${label}: ${Math.round(answered / Number(seconds))} req/s, ${((ticks * 10_000) / answered).toFixed(1)} µs CPU a request` +
+      `${handler} ${operation} ${label}: ${Math.round(answered / Number(seconds))} req/s, ${((ticks * 10_000) / answered).toFixed(1)} µs CPU a request` +
         (postmaster === undefined ? '' : ` (+ PostgreSQL ${((databaseTicks * 10_000) / answered).toFixed(1)} µs)`) +
         `, non-2xx ${result.non2xx}\n`,
     );

@@ -118,13 +118,17 @@ for (const dialect of DIALECTS) {
         'https://turn.example/none-1',
         `https://turn.example/"q'é 🎉\\,{}`,
       ];
-      const answers = await Promise.all(asked.map((source) => outgoing.listBySource(source)));
+      const answers = await Promise.all(asked.map((source) => outgoing.listBySources([source])));
       expect(answers.slice(0, 3).map(ids)).toEqual([['turn-1', 'turn-2'], ['turn-3'], ['turn-1', 'turn-2']]);
       expect(answers.slice(3, -1).every((rows) => rows.length === 0)).toBe(true);
       expect(ids(answers.at(-1)!)).toEqual(['turn-4']);
-      expect(ids(await outgoing.listBySource('https://turn.example/b'))).toEqual(
-        ids(await outgoing.listBySources(['https://turn.example/b'])),
-      );
+      // several sources at once (an entry's URL spellings): their rows merged, oldest first, whatever the order asked
+      expect(ids(await outgoing.listBySources(['https://turn.example/b', 'https://turn.example/a', 'https://turn.example/b']))).toEqual([
+        'turn-1',
+        'turn-2',
+        'turn-3',
+      ]);
+      expect(await outgoing.listBySources([])).toEqual([]);
     });
 
     it('an import that fails part-way stores nothing; a whole one stores each pair once', async () => {

@@ -77,5 +77,20 @@ for (const dialect of DIALECTS) {
       await repo.delete('r1');
       expect(await repo.find('r1')).toBeNull();
     });
+
+    it('finds the rows of many entries asked at once, each its own, oldest first (one lookup for the moment, issue 31)', async () => {
+      const repo = createSyndicationRepository(database.db);
+      const rows = [
+        ['s1', 'https://me.example/a', 't1', '2026-01-02T00:00:03.000Z'],
+        ['s2', 'https://me.example/a', 't2', '2026-01-02T00:00:01.000Z'],
+        ['s3', 'https://me.example/b', 't1', '2026-01-02T00:00:02.000Z'],
+        ['s4', `https://me.example/"q'é 🎉\\,{}`, 't1', '2026-01-02T00:00:04.000Z'],
+      ] as const;
+      for (const [id, entryUrl, targetId, now] of rows) await repo.queue({ id, userId: 'u1', entryUrl, targetId, action: 'publish', now });
+      const ids = (found: { id: string }[]) => found.map((row) => row.id);
+      const asked = [['https://me.example/a'], ['https://me.example/b', 'https://me.example/a'], ['https://me.example/none'], [rows[3][1]], []];
+      const answers = await Promise.all(asked.map((urls) => repo.listByEntry(urls)));
+      expect(answers.map(ids)).toEqual([['s2', 's1'], ['s2', 's3', 's1'], [], ['s4'], []]);
+    });
   });
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { BackfeedTable, Database, SyndicationRow, SyndicationTargetRow } from '../schema.js';
+import { createRowsByKey } from './rows-by-key.js';
 
 /** An account on a silo that a user's entries go to; `credentials` stays sealed here (the feature opens it). */
 export interface SyndicationTargetRecord {
@@ -93,6 +94,7 @@ export interface BackfeedRecord {
 export type SyndicationRepository = ReturnType<typeof createSyndicationRepository>;
 
 export function createSyndicationRepository(db: Kysely<Database>) {
+  const byEntryUrls = createRowsByKey(db, 'indieweb_syndication', 'entry_url');
   return {
     async addTarget(target: Omit<SyndicationTargetRecord, 'createdAt'> & { now: string }): Promise<void> {
       await db
@@ -182,17 +184,13 @@ export function createSyndicationRepository(db: Kysely<Database>) {
       return row === undefined ? null : toRecord(row);
     },
 
-    /** The rows of an entry (by any of its URL spellings), oldest first. */
+    /**
+     * The rows of an entry (by any of its URL spellings), oldest first; asked
+     * after every Micropub update and delete, so looked up together with the
+     * other operations of the same moment (rows-by-key.ts).
+     */
     async listByEntry(entryUrls: readonly string[]): Promise<SyndicationRecord[]> {
-      if (entryUrls.length === 0) return [];
-      const rows = await db
-        .selectFrom('indieweb_syndication')
-        .selectAll()
-        .where('entry_url', 'in', [...entryUrls])
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      return rows.map(toRecord);
+      return (await byEntryUrls(entryUrls)).map(toRecord);
     },
 
     /** A user's rows, most recently changed first. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { rawAccessOf } from '../raw-access.js';
 import type { Database, WebmentionOutgoingRow } from '../schema.js';
+import { createRowsByKey } from './rows-by-key.js';
 
 /**
  * `waiting`: for the deploy signal (or the delay); `queued`: its job is due or
@@ -48,68 +48,8 @@ function toOutgoing(row: WebmentionOutgoingRow): OutgoingMention {
   };
 }
 
-/** The rows of some sources, oldest first. */
-const bySources = (db: Kysely<Database>, sources: readonly string[]) =>
-  db
-    .selectFrom('indieweb_webmention_outgoing')
-    .selectAll()
-    .where('source', 'in', [...sources])
-    .orderBy('created_at')
-    .orderBy('id');
-
-/** The rows of some sources, oldest first, by one statement whatever their number (below Kysely: raw-access.ts). */
-const BY_SOURCES_SQLITE =
-  'select * from "indieweb_webmention_outgoing" where "source" in (select "value" from json_each(?)) order by "created_at", "id"';
-const BY_SOURCES_POSTGRES = 'select * from "indieweb_webmention_outgoing" where "source" = any($1::text[]) order by "created_at", "id"';
-/** pg prepares a named statement once per connection; the name changes whenever the text does. */
-const BY_SOURCES_POSTGRES_NAME = 'indiestack_outgoing_by_sources_1';
-
-/**
- * Reads the rows of some sources. Below Kysely when connect.ts opened the
- * database: building and compiling the select with Kysely cost ~30 µs a
- * lookup, and every Micropub operation makes one (issue 31, sixth pass).
- */
-function sourcesReader(db: Kysely<Database>): (sources: readonly string[]) => Promise<WebmentionOutgoingRow[]> {
-  const raw = rawAccessOf(db);
-  if (raw?.dialect === 'sqlite')
-    return (sources) => raw.exclusive(() => raw.statement(BY_SOURCES_SQLITE).all(JSON.stringify(sources)) as WebmentionOutgoingRow[]);
-  if (raw?.dialect === 'postgres')
-    return async (sources) =>
-      (await raw.query<WebmentionOutgoingRow>({ name: BY_SOURCES_POSTGRES_NAME, text: BY_SOURCES_POSTGRES, values: [sources] })).rows;
-  return (sources) => bySources(db, sources).execute();
-}
-
-interface Waiter {
-  readonly resolve: (rows: OutgoingMention[]) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
-  // sources asked for by listBySource since the last lookup was queued, with their callers
-  let asked = new Map<string, Waiter[]>();
-  let scheduled = false;
-  const readSources = sourcesReader(db);
-
-  async function lookUpAsked(): Promise<void> {
-    const batch = asked;
-    asked = new Map();
-    scheduled = false;
-    // one statement for any number of sources (a burst is at most the creates of a few group commits)
-    let rows: OutgoingMention[];
-    try {
-      rows = (await readSources([...batch.keys()])).map(toOutgoing);
-    } catch (error) {
-      for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
-      return;
-    }
-    const bySource = new Map<string, OutgoingMention[]>();
-    for (const row of rows) {
-      const own = bySource.get(row.source);
-      if (own === undefined) bySource.set(row.source, [row]);
-      else own.push(row);
-    }
-    for (const [source, waiters] of batch) for (const waiter of waiters) waiter.resolve(bySource.get(source) ?? []);
-  }
+  const bySources = createRowsByKey(db, 'indieweb_webmention_outgoing', 'source');
 
   return {
     /** The pair to be sent (again): a new row, or the existing one reset (its outcome cleared); returns its id. */
@@ -148,34 +88,13 @@ export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
       return row === undefined ? null : toOutgoing(row);
     },
 
-    /** Every row of these sources (the spellings of one entry's URL). */
-    async listBySources(sources: readonly string[]): Promise<OutgoingMention[]> {
-      if (sources.length === 0) return [];
-      return (await readSources(sources)).map(toOutgoing);
-    },
-
     /**
-     * {@link listBySources} of one source, for the sender of every Micropub
-     * operation (issue 31), looked up in one query together with every other
-     * source asked for before the microtasks now queued have run: the creates
-     * one group commit answered (entry-inserts.ts) resume together, so one
-     * query serves them all (one round trip on PostgreSQL). The query runs in
-     * the same turn of the event loop: waiting for the check phase (as this
-     * did until the sixth pass) kept every create's answer a turn longer —
-     * on SQLite 15 µs of CPU a create, a sixth of it, under 32 connections.
-     * The lookup still happens after the caller asked. Not for use inside a
-     * transaction (it runs on the repository's own executor).
+     * Every row of these sources (the spellings of one entry's URL), for the
+     * sender of every Micropub operation: looked up together with the other
+     * operations of the same moment (rows-by-key.ts).
      */
-    listBySource(source: string): Promise<OutgoingMention[]> {
-      return new Promise((resolve, reject) => {
-        const waiters = asked.get(source);
-        if (waiters !== undefined) waiters.push({ resolve, reject });
-        else asked.set(source, [{ resolve, reject }]);
-        if (!scheduled) {
-          scheduled = true;
-          queueMicrotask(() => void lookUpAsked());
-        }
-      });
+    async listBySources(sources: readonly string[]): Promise<OutgoingMention[]> {
+      return (await bySources(sources)).map(toOutgoing);
     },
 
     /** An account's sends, newest first. */

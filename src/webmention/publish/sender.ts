@@ -103,8 +103,8 @@ export function createPublishSender(deps: {
     /** Plans and queues the sends of one Micropub operation (in one transaction); returns how many. */
     async published(event: EntryPublished): Promise<number> {
       const sources = [...new Set([...(event.entry === null ? [] : [event.entry.url]), ...event.urls])];
-      // one source (every create): on PostgreSQL asked together with the other operations answered in this turn
-      const before = sources.length === 1 ? await outgoing.listBySource(sources[0]!) : await outgoing.listBySources(sources);
+      // asked together with the other operations answered at the same moment (one query for them all)
+      const before = await outgoing.listBySources(sources);
       const plan = planSends(event, before);
       if (plan.length === 0) return 0;
       const at = now();
