@@ -2,11 +2,11 @@
  * The driver below a Kysely instance made by `createDatabase` (connect.ts),
  * for the few hot statements that are written once and run without Kysely
  * building and compiling them on every call (issue 31: the group-commit
- * insert of `entry-inserts.ts` and update of `entry-updates.ts`, the steps and probes of the entry search
- * index on both databases in `entry-search.ts`, the publish sender's read of
- * earlier sends in
- * `webmention-outgoing.ts`). A Kysely instance this module does not know
- * (a host's own, a transaction's) has none: its callers use Kysely.
+ * insert of `entry-inserts.ts` and update of `entry-updates.ts`, the steps
+ * and probes of the entry search index on both databases in
+ * `entry-search.ts`, the lookups every Micropub operation makes afterwards
+ * in `rows-by-key.ts`). A Kysely instance this module does not know (a
+ * host's own, a transaction's) has none: its callers use Kysely.
  *
  * What the caller owes the rest of the storage layer when it goes below
  * Kysely:
