@@ -72,7 +72,12 @@ const env = {
 const token = createAccount(dir, env);
 const server = await startIndiestack(dir, { env });
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-const create = { method: 'POST', path: '/indieweb/micropub/', headers, body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }) };
+const create = {
+  method: 'POST',
+  path: '/indieweb/micropub/',
+  headers,
+  body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }),
+};
 // updates replace the content of 200 entries in turn (32 connections rarely update one entry at once)
 const targets = [];
 for (let index = 0; operation === 'update' && index < 200; index++) {

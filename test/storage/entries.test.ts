@@ -295,12 +295,18 @@ for (const dialect of DIALECTS) {
     });
 
     it('writes every update of a burst over the version it read; ten writers of one entry lose none of their changes', async () => {
-      await Promise.all(Array.from({ length: 30 }, (_, index) => entries.insert(entry({ id: `u${index}`, path: `/alice/2026/11/u${index}/` }))));
+      await Promise.all(
+        Array.from({ length: 30 }, (_, index) => entries.insert(entry({ id: `u${index}`, path: `/alice/2026/11/u${index}/` }))),
+      );
       await entries.insert(entry({ id: 'gone', path: '/alice/2026/11/gone/' }));
       await entries.markDeleted('gone', '2026-11-02T00:00:00.000Z');
       const { version: before } = await entries.statsOf('alice-id');
       const replace = (id: string) =>
-        entries.modify(id, (current) => ({ properties: { content: [`changed ${id}`] }, published: current.published, updatedAt: '2026-11-03T00:00:00.000Z' }));
+        entries.modify(id, (current) => ({
+          properties: { content: [`changed ${id}`] },
+          published: current.published,
+          updatedAt: '2026-11-03T00:00:00.000Z',
+        }));
       const addCategory = (category: string) =>
         entries.modify('u0', (current) => ({
           properties: { ...current.properties, category: [...((current.properties.category as string[] | undefined) ?? []), category] },
@@ -322,7 +328,11 @@ for (const dialect of DIALECTS) {
       expect((u0.properties.category as string[]).toSorted()).toEqual(Array.from({ length: 10 }, (_, index) => `c${index}`));
       expect(added.map((row) => row?.version).toSorted((a, b) => a! - b!)).toEqual(Array.from({ length: 10 }, (_, index) => index + 2));
       // the search text went with the properties, and the account's version moved (the caches that read it see the change)
-      const searched = await database.db.selectFrom('indieweb_entry').select('search_text').where('id', '=', 'u15').executeTakeFirstOrThrow();
+      const searched = await database.db
+        .selectFrom('indieweb_entry')
+        .select('search_text')
+        .where('id', '=', 'u15')
+        .executeTakeFirstOrThrow();
       expect(searched.search_text).toContain('changed u15');
       expect((await entries.statsOf('alice-id')).version).toBeGreaterThan(before);
       expect((await entries.findById('gone'))?.properties).toEqual({ content: ['entry gone'] });

@@ -88,7 +88,13 @@ for (const dialect of DIALECTS) {
       ] as const;
       for (const [id, entryUrl, targetId, now] of rows) await repo.queue({ id, userId: 'u1', entryUrl, targetId, action: 'publish', now });
       const ids = (found: { id: string }[]) => found.map((row) => row.id);
-      const asked = [['https://me.example/a'], ['https://me.example/b', 'https://me.example/a'], ['https://me.example/none'], [rows[3][1]], []];
+      const asked = [
+        ['https://me.example/a'],
+        ['https://me.example/b', 'https://me.example/a'],
+        ['https://me.example/none'],
+        [rows[3][1]],
+        [],
+      ];
       const answers = await Promise.all(asked.map((urls) => repo.listByEntry(urls)));
       expect(answers.map(ids)).toEqual([['s2', 's1'], ['s2', 's3', 's1'], [], ['s4'], []]);
     });

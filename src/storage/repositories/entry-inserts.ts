@@ -139,7 +139,9 @@ function kyselyWriter(db: Kysely<Database>): BatchWriter {
 
 export function createEntryInserts(db: Kysely<Database>): (values: EntryInsert) => Promise<void> {
   const raw = rawAccessOf(db);
-  const write = createGroupCommit(raw === undefined ? kyselyWriter(db) : raw.dialect === 'sqlite' ? sqliteWriter(raw) : postgresWriter(raw));
+  const write = createGroupCommit(
+    raw === undefined ? kyselyWriter(db) : raw.dialect === 'sqlite' ? sqliteWriter(raw) : postgresWriter(raw),
+  );
   return async (values) => {
     if (!(await write(values))) throw new UniqueViolationError(`entry path ${values.path} or its URL is taken`);
   };

@@ -79,7 +79,11 @@ function postgresWriter(raw: RawPostgres): BatchWriter {
     const { rows } = await raw.query<{ id: string }>({
       name: POSTGRES_UPDATE_NAME,
       text: POSTGRES_UPDATE,
-      values: [asked.map((update) => update.id), asked.map((update) => update.version), ...SET_COLUMNS.map((name) => asked.map((update) => update[name]))],
+      values: [
+        asked.map((update) => update.id),
+        asked.map((update) => update.version),
+        ...SET_COLUMNS.map((name) => asked.map((update) => update[name])),
+      ],
     });
     const written = new Set(rows.map((row) => row.id));
     return batch.map((update, index) => first[index]! && written.has(update.id));

@@ -34,7 +34,11 @@ interface Waiter<Row> {
 }
 
 /** One statement for any number of keys, oldest rows first. */
-function keysReader<Table extends keyof Keyed>(db: Kysely<Database>, table: Table, column: Keyed[Table]): (keys: readonly string[]) => Promise<unknown[]> {
+function keysReader<Table extends keyof Keyed>(
+  db: Kysely<Database>,
+  table: Table,
+  column: Keyed[Table],
+): (keys: readonly string[]) => Promise<unknown[]> {
   const raw = rawAccessOf(db);
   if (raw?.dialect === 'sqlite') {
     const text = `select * from "${table}" where "${column}" in (select "value" from json_each(?)) order by "created_at", "id"`;
@@ -48,7 +52,14 @@ function keysReader<Table extends keyof Keyed>(db: Kysely<Database>, table: Tabl
   }
   // any other Kysely instance (a host's own, a transaction): the same select through Kysely
   const loose = db as unknown as Kysely<Record<string, Record<string, string>>>;
-  return (keys) => loose.selectFrom(table).selectAll().where(column as string, 'in', [...keys]).orderBy('created_at').orderBy('id').execute();
+  return (keys) =>
+    loose
+      .selectFrom(table)
+      .selectAll()
+      .where(column as string, 'in', [...keys])
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
 }
 
 /**
@@ -98,7 +109,10 @@ export function createRowsByKey<Table extends keyof Keyed>(
       }
     });
 
-  const order = (row: Row): [string, string] => [String((row as Record<string, unknown>).created_at), String((row as Record<string, unknown>).id)];
+  const order = (row: Row): [string, string] => [
+    String((row as Record<string, unknown>).created_at),
+    String((row as Record<string, unknown>).id),
+  ];
   const compare = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
   const older = (a: Row, b: Row): number => {
     const [[createdA, idA], [createdB, idB]] = [order(a), order(b)];

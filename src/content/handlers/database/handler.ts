@@ -218,11 +218,15 @@ export function createDatabaseHandler(options: DatabaseHandlerOptions): Micropub
     async updateEntry(url: string, operations: UpdateOperations, user: HostUser): Promise<MicropubEntry> {
       const row = await find(url, user, 'live');
       if (row === null) throw new HandlerValueError('no such entry');
-      const updated = await entries.modify(row.id, (current) => {
-        const properties: MicropubProperties = applyUpdate(current.properties, operations);
-        // the URL stays where it is; a new valid `published` moves the entry in the listings only
-        return { properties, published: publishedOf(properties) ?? current.published, updatedAt: clock.now().toISOString() };
-      }, row);
+      const updated = await entries.modify(
+        row.id,
+        (current) => {
+          const properties: MicropubProperties = applyUpdate(current.properties, operations);
+          // the URL stays where it is; a new valid `published` moves the entry in the listings only
+          return { properties, published: publishedOf(properties) ?? current.published, updatedAt: clock.now().toISOString() };
+        },
+        row,
+      );
       // deleted by another request in the meantime
       if (updated === null) throw new HandlerValueError('no such entry');
       return toEntry(updated);
