@@ -50,6 +50,24 @@ for (const dialect of DIALECTS) {
       expect(await entries.findByPath('/alice/2026/11/nothing/')).toBeNull();
     });
 
+    it('finds entries by URL and accounts’ counts asked for at once, each its own (one lookup for the moment, issue 31)', async () => {
+      await entries.insert(entry({ id: 'b1', userId: 'bob-id', path: '/bob/2026/11/hello/' }));
+      const [own, bobs, asAlice, nothing, again, alice, bob, nobody] = await Promise.all([
+        entries.findOwnedByUrl('alice-id', `${BASE}/alice/2026/11/hello/`),
+        entries.findOwnedByUrl('bob-id', `${BASE}/bob/2026/11/hello/`),
+        entries.findOwnedByUrl('alice-id', `${BASE}/bob/2026/11/hello/`),
+        entries.findOwnedByUrl('alice-id', `${BASE}/alice/2026/11/nothing/`),
+        entries.findOwnedByUrl('alice-id', `${BASE}/alice/2026/11/hello/`),
+        entries.statsOf('alice-id'),
+        entries.statsOf('bob-id'),
+        entries.statsOf('nobody-id'),
+      ]);
+      expect([own?.id, bobs?.id, asAlice, nothing, again?.id]).toEqual(['e1', 'b1', null, null, 'e1']);
+      expect(again).toEqual(own);
+      expect([alice.live, bob.live, nobody]).toEqual([1, 1, { live: 0, version: 0 }]);
+      expect(bob.version).toBeGreaterThan(0);
+    });
+
     it('refuses a second entry at a taken path, and says which paths are taken', async () => {
       const error = await entries.insert(entry({ id: 'e1-again', path: '/alice/2026/11/hello/', url: `${BASE}/other` })).then(
         () => null,

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/core/clock.js';
+import { createWebmentionOutgoingRepository } from '../../src/storage/repositories/webmention-outgoing.js';
 import { createStores, type Stores } from '../../src/storage/stores.js';
 import { importMentions } from '../../src/webmention/transfer/import.js';
 import type { ExportedMention } from '../../src/webmention/transfer/read-export.js';
@@ -129,6 +130,19 @@ for (const dialect of DIALECTS) {
         'turn-3',
       ]);
       expect(await outgoing.listBySources([])).toEqual([]);
+      // through a Kysely instance connect.ts did not open (a transaction here): the same answers, through Kysely
+      const throughKysely = await database.db
+        .transaction()
+        .execute(async (trx) =>
+          Promise.all(
+            [
+              ['https://turn.example/b', 'https://turn.example/a'],
+              [`https://turn.example/"q'é 🎉\\,{}`],
+              ['https://turn.example/none-1'],
+            ].map((sources) => createWebmentionOutgoingRepository(trx).listBySources(sources)),
+          ),
+        );
+      expect(throughKysely.map(ids)).toEqual([['turn-1', 'turn-2', 'turn-3'], ['turn-4'], []]);
     });
 
     it('an import that fails part-way stores nothing; a whole one stores each pair once', async () => {

@@ -21,6 +21,7 @@ import { hasEntrySearchIndex } from '../search-index.js';
 import type { Database, EntryTableRow } from '../schema.js';
 import { createEntryInserts } from './entry-inserts.js';
 import { createEntryUpdates } from './entry-updates.js';
+import { createRowsByKey } from './rows-by-key.js';
 
 export type { PostStatus, Visibility } from '../../core/visibility.js';
 
@@ -171,6 +172,19 @@ function audienceColumns(properties: MicropubProperties): { post_status: PostSta
 export function createEntriesRepository(db: Kysely<Database>) {
   const insertEntry = createEntryInserts(db);
   const updateEntry = createEntryUpdates(db);
+  // asked by every request that names an entry, and by every q=config and paged list: one query for a moment's requests
+  const entriesByUrl = createRowsByKey<'indieweb_entry', Pick<EntryTableRow, (typeof ENTRY_COLUMNS)[number]>>(db, {
+    table: 'indieweb_entry',
+    key: 'url',
+    columns: ENTRY_COLUMNS,
+    order: [],
+  });
+  const countsByUser = createRowsByKey(db, {
+    table: 'indieweb_entry_count',
+    key: 'user_id',
+    columns: ['user_id', 'live', 'version'],
+    order: [],
+  });
   const live = () => db.selectFrom('indieweb_entry').where('deleted_at', 'is', null);
   /** A user's listed entries: `isEntryListed` in SQL (published, public, not deleted). */
   const listed = (userId: string) =>
@@ -221,7 +235,7 @@ export function createEntriesRepository(db: Kysely<Database>) {
    * (migration 0018's triggers): the same version means the same entries.
    */
   async function statsOf(userId: string): Promise<{ live: number; version: number }> {
-    const row = await db.selectFrom('indieweb_entry_count').select(['live', 'version']).where('user_id', '=', userId).executeTakeFirst();
+    const [row] = await countsByUser([userId]);
     return row === undefined ? { live: 0, version: 0 } : { live: Number(row.live), version: Number(row.version) };
   }
 
@@ -305,13 +319,9 @@ export function createEntriesRepository(db: Kysely<Database>) {
     },
 
     /** The entry at this absolute URL if `userId` owns it (deleted included); another user's is null, like an unknown URL. */
+    /** Every Micropub update, delete, undelete and `q=source&url=` asks this: looked up together (rows-by-key.ts). */
     async findOwnedByUrl(userId: string, url: string): Promise<EntryRow | null> {
-      const row = await db
-        .selectFrom('indieweb_entry')
-        .select(ENTRY_COLUMNS)
-        .where('url', '=', url)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
+      const row = (await entriesByUrl([url])).find((found) => found.user_id === userId);
       return row === undefined ? null : toEntry(row);
     },
 

@@ -94,7 +94,7 @@ export interface BackfeedRecord {
 export type SyndicationRepository = ReturnType<typeof createSyndicationRepository>;
 
 export function createSyndicationRepository(db: Kysely<Database>) {
-  const byEntryUrls = createRowsByKey(db, 'indieweb_syndication', 'entry_url');
+  const byEntryUrls = createRowsByKey(db, { table: 'indieweb_syndication', key: 'entry_url', order: ['created_at', 'id'] });
   return {
     async addTarget(target: Omit<SyndicationTargetRecord, 'createdAt'> & { now: string }): Promise<void> {
       await db

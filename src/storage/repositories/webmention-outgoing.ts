@@ -49,7 +49,7 @@ function toOutgoing(row: WebmentionOutgoingRow): OutgoingMention {
 }
 
 export function createWebmentionOutgoingRepository(db: Kysely<Database>) {
-  const bySources = createRowsByKey(db, 'indieweb_webmention_outgoing', 'source');
+  const bySources = createRowsByKey(db, { table: 'indieweb_webmention_outgoing', key: 'source', order: ['created_at', 'id'] });
 
   return {
     /** The pair to be sent (again): a new row, or the existing one reset (its outcome cleared); returns its id. */
