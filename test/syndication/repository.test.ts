@@ -97,6 +97,10 @@ for (const dialect of DIALECTS) {
       ];
       const answers = await Promise.all(asked.map((urls) => repo.listByEntry(urls)));
       expect(answers.map(ids)).toEqual([['s2', 's1'], ['s2', 's3', 's1'], [], ['s4'], []]);
+      // targets of several accounts asked at once (every q=config asks): each account's own
+      const targets = await Promise.all(['u1', 'u2', 'u1', 'nobody'].map((userId) => repo.listTargets(userId)));
+      expect(targets.map(ids)).toEqual([['t1'], [], ['t1'], []]);
+      expect(targets[0]![0]).toMatchObject({ service: 'mastodon', sealedCredentials: 'v1.x' });
     });
   });
 }

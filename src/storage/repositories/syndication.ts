@@ -95,6 +95,7 @@ export type SyndicationRepository = ReturnType<typeof createSyndicationRepositor
 
 export function createSyndicationRepository(db: Kysely<Database>) {
   const byEntryUrls = createRowsByKey(db, { table: 'indieweb_syndication', key: 'entry_url', order: ['created_at', 'id'] });
+  const targetsByUser = createRowsByKey(db, { table: 'indieweb_syndication_target', key: 'user_id', order: ['created_at', 'id'] });
   return {
     async addTarget(target: Omit<SyndicationTargetRecord, 'createdAt'> & { now: string }): Promise<void> {
       await db
@@ -112,15 +113,9 @@ export function createSyndicationRepository(db: Kysely<Database>) {
         .execute();
     },
 
+    /** A user's targets, oldest first; asked by every `q=config` and `q=syndicate-to`: looked up together (rows-by-key.ts). */
     async listTargets(userId: string): Promise<SyndicationTargetRecord[]> {
-      const rows = await db
-        .selectFrom('indieweb_syndication_target')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      return rows.map(toTarget);
+      return (await targetsByUser([userId])).map(toTarget);
     },
 
     /** Every target of every user (the doctor checks them all). */
