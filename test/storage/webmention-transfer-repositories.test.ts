@@ -130,6 +130,12 @@ for (const dialect of DIALECTS) {
         'turn-3',
       ]);
       expect(await outgoing.listBySources([])).toEqual([]);
+      // a key the database cannot take (NUL: PostgreSQL's text refuses it) finds nothing and fails nobody else of its batch
+      const [withNul, beside] = await Promise.all([
+        outgoing.listBySources(['https://turn.example/a\u0000']),
+        outgoing.listBySources(['https://turn.example/b']),
+      ]);
+      expect([ids(withNul), ids(beside)]).toEqual([[], ['turn-3']]);
       // through a Kysely instance connect.ts did not open (a transaction here): the same answers, through Kysely
       const throughKysely = await database.db
         .transaction()

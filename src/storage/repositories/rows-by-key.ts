@@ -108,15 +108,18 @@ export function createRowsByKey<Table extends keyof Database, Row = Selectable<D
   }
 
   const one = (key: string): Promise<Record<string, unknown>[]> =>
-    new Promise((resolve, reject) => {
-      const waiters = asked.get(key);
-      if (waiters !== undefined) waiters.push({ resolve, reject });
-      else asked.set(key, [{ resolve, reject }]);
-      if (!scheduled) {
-        scheduled = true;
-        queueMicrotask(() => void lookUpAsked());
-      }
-    });
+    // PostgreSQL's text cannot hold NUL, and one key it refuses would fail every caller of the batch: no row has it
+    key.includes('\u0000')
+      ? Promise.resolve([])
+      : new Promise((resolve, reject) => {
+          const waiters = asked.get(key);
+          if (waiters !== undefined) waiters.push({ resolve, reject });
+          else asked.set(key, [{ resolve, reject }]);
+          if (!scheduled) {
+            scheduled = true;
+            queueMicrotask(() => void lookUpAsked());
+          }
+        });
 
   const compare = (a: Record<string, unknown>, b: Record<string, unknown>): number => {
     for (const column of spec.order) {
