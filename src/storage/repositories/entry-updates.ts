@@ -74,7 +74,11 @@ function postgresWriter(raw: RawPostgres): BatchWriter {
   return async (batch) => {
     // one row per entry: of two updates of one entry in a batch only the first is sent
     const sent = new Set<string>();
-    const first = batch.map((update) => !sent.has(update.id) && sent.add(update.id) !== undefined);
+    const first = batch.map((update) => {
+      if (sent.has(update.id)) return false;
+      sent.add(update.id);
+      return true;
+    });
     const asked = batch.filter((_, index) => first[index]);
     const { rows } = await raw.query<{ id: string }>({
       name: POSTGRES_UPDATE_NAME,
