@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AuthCodeRow, Database } from '../schema.js';
+import { createRowsByKey } from './rows-by-key.js';
 
 /** An authorization code as stored: only its hash, never the code. */
 export interface AuthCodeRecord {
@@ -35,32 +36,8 @@ function toAuthCode(row: AuthCodeRow): AuthCodeRecord {
   };
 }
 
-/** Most hashes looked up in one query (a power of two). */
-const MAX_LOOKUP_BATCH = 512;
-
 export function createAuthCodesRepository(db: Kysely<Database>) {
-  // hashes asked for by findByHashInTurn during this turn of the event loop, with their callers
-  let asked = new Map<string, { resolve: (record: AuthCodeRecord | null) => void; reject: (error: unknown) => void }[]>();
-  let scheduled = false;
-
-  async function lookUpAsked(): Promise<void> {
-    const batch = asked;
-    asked = new Map();
-    scheduled = false;
-    const hashes = [...batch.keys()];
-    for (let start = 0; start < hashes.length; start += MAX_LOOKUP_BATCH) {
-      const slice = hashes.slice(start, start + MAX_LOOKUP_BATCH);
-      try {
-        // padded to a power of two (repeating a hash): a handful of distinct statements for the statement cache, not one per batch size
-        const padded = [...slice, ...Array.from({ length: 2 ** Math.ceil(Math.log2(slice.length)) - slice.length }, () => slice[0]!)];
-        const rows = await db.selectFrom('indieweb_auth_code').selectAll().where('code_hash', 'in', padded).execute();
-        const found = new Map(rows.map((row) => [row.code_hash, toAuthCode(row)]));
-        for (const hash of slice) for (const waiter of batch.get(hash)!) waiter.resolve(found.get(hash) ?? null);
-      } catch (error) {
-        for (const hash of slice) for (const waiter of batch.get(hash)!) waiter.reject(error);
-      }
-    }
-  }
+  const byHash = createRowsByKey(db, { table: 'indieweb_auth_code', key: 'code_hash', order: [], when: 'turn' });
 
   return {
     async insert(codeHash: string, code: Omit<AuthCodeRecord, 'consumedAt' | 'grantId'>): Promise<void> {
@@ -90,20 +67,14 @@ export function createAuthCodesRepository(db: Kysely<Database>) {
      * {@link findByHash}, looked up in the loop's check phase together with
      * every other code asked for during this turn of the event loop: one
      * query for all the token requests that arrived together (issue 31: a
-     * flood of bad codes cost a query and an answer written on its own each).
-     * The lookup still happens after the request arrived. Not for use inside
-     * a transaction (it runs on the repository's own executor).
+     * flood of bad codes cost a query and an answer written on its own each;
+     * rows-by-key.ts, `when: 'turn'`). The lookup still happens after the
+     * request arrived. Not for use inside a transaction (it runs on the
+     * repository's own executor).
      */
-    findByHashInTurn(codeHash: string): Promise<AuthCodeRecord | null> {
-      return new Promise((resolve, reject) => {
-        const waiters = asked.get(codeHash);
-        if (waiters !== undefined) waiters.push({ resolve, reject });
-        else asked.set(codeHash, [{ resolve, reject }]);
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(() => void lookUpAsked());
-        }
-      });
+    async findByHashInTurn(codeHash: string): Promise<AuthCodeRecord | null> {
+      const [row] = await byHash([codeHash]);
+      return row === undefined ? null : toAuthCode(row);
     },
 
     /**

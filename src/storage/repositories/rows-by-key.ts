@@ -2,8 +2,10 @@
  * The rows of a table whose text column holds one of some keys, for the
  * reads every Micropub request makes (issue 31): the entry an update or
  * delete names by URL and the account's entry version (`entries.ts`), the
- * publish sender's earlier sends by source (`webmention-outgoing.ts`) and the
- * syndication service's copies by entry URL (`syndication.ts`).
+ * publish sender's earlier sends by source (`webmention-outgoing.ts`), the
+ * syndication service's copies by entry URL and targets by account
+ * (`syndication.ts`), and the token endpoint's authorization code by hash
+ * (`auth-codes.ts`).
  *
  * Keys asked for before the microtasks now queued have run are looked up
  * together by one statement: the requests of one turn of the event loop and
@@ -34,6 +36,15 @@ export interface RowsByKey<Table extends keyof Database> {
   readonly columns?: readonly Column<Table>[];
   /** The order of a key's rows, and of several keys' rows merged: text columns. */
   readonly order: readonly Column<Table>[];
+  /**
+   * When the keys asked for are read: `microtask` (the default) once the
+   * microtasks queued when the first was asked have run — the callers that
+   * resume together (after a group commit, after the bearer tokens of a turn
+   * were validated) ask together; `turn` in the loop's check phase, so every
+   * request of the turn's poll phase has asked — for a read asked straight
+   * from a request's own callback (the token endpoint's code lookup).
+   */
+  readonly when?: 'microtask' | 'turn';
 }
 
 interface Waiter<Row> {
@@ -117,7 +128,8 @@ export function createRowsByKey<Table extends keyof Database, Row = Selectable<D
           else asked.set(key, [{ resolve, reject }]);
           if (!scheduled) {
             scheduled = true;
-            queueMicrotask(() => void lookUpAsked());
+            if (spec.when === 'turn') setImmediate(() => void lookUpAsked());
+            else queueMicrotask(() => void lookUpAsked());
           }
         });
 
@@ -130,6 +142,8 @@ export function createRowsByKey<Table extends keyof Database, Row = Selectable<D
   };
 
   return async (keys) => {
+    // one key: what nearly every caller asks, on every request
+    if (keys.length === 1) return (await one(keys[0]!)) as Row[];
     const distinct = [...new Set(keys)];
     if (distinct.length === 0) return [];
     if (distinct.length === 1) return (await one(distinct[0]!)) as Row[];
