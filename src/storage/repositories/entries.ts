@@ -318,8 +318,10 @@ export function createEntriesRepository(db: Kysely<Database>) {
       return row === undefined ? null : toEntry(row);
     },
 
-    /** The entry at this absolute URL if `userId` owns it (deleted included); another user's is null, like an unknown URL. */
-    /** Every Micropub update, delete, undelete and `q=source&url=` asks this: looked up together (rows-by-key.ts). */
+    /**
+     * The entry at this absolute URL if `userId` owns it (deleted included); another user's is null, like an unknown
+     * URL. Every Micropub update, delete, undelete and `q=source&url=` asks this: looked up together (rows-by-key.ts).
+     */
     async findOwnedByUrl(userId: string, url: string): Promise<EntryRow | null> {
       const row = (await entriesByUrl([url])).find((found) => found.user_id === userId);
       return row === undefined ? null : toEntry(row);
