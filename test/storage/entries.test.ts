@@ -308,6 +308,14 @@ for (const dialect of DIALECTS) {
         const inTransaction = createEntriesRepository(trx);
         expect(await outcome(inTransaction.insert(entry({ id: 'in-trx', path: '/alice/2026/11/in-trx/' })))).toBe('stored');
         expect(await outcome(inTransaction.insert(entry({ id: 'in-trx-2', path: '/alice/2026/11/in-trx/' })))).toBe('taken');
+        // several in one turn: one batch, written in the caller's transaction (no transaction nested in it)
+        expect(
+          await Promise.all(
+            ['in-trx-a', 'in-trx-b', 'in-trx-a'].map((id, index) =>
+              outcome(inTransaction.insert(entry({ id: `${id}-${index}`, path: `/alice/2026/11/${id}/` }))),
+            ),
+          ),
+        ).toEqual(['stored', 'stored', 'taken']);
       });
       expect(await entries.findByPath('/alice/2026/11/in-trx/')).toMatchObject({ id: 'in-trx', version: 1 });
     });

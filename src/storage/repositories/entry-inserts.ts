@@ -127,14 +127,13 @@ function kyselyWriter(db: Kysely<Database>): BatchWriter {
       .onConflict((conflict) => conflict.doNothing())
       .returning('id')
       .executeTakeFirst()) !== undefined;
-  return async (batch) =>
-    batch.length === 1
-      ? [await insertOne(db, batch[0]!)]
-      : db.transaction().execute(async (trx) => {
-          const done: boolean[] = [];
-          for (const values of batch) done.push(await insertOne(trx, values));
-          return done;
-        });
+  const each = async (executor: Kysely<Database>, batch: readonly EntryInsert[]): Promise<boolean[]> => {
+    const done: boolean[] = [];
+    for (const values of batch) done.push(await insertOne(executor, values));
+    return done;
+  };
+  // one alone is atomic by itself; inside the caller's transaction the batch is part of it (Kysely nests none)
+  return async (batch) => (batch.length === 1 || db.isTransaction ? each(db, batch) : db.transaction().execute((trx) => each(trx, batch)));
 }
 
 export function createEntryInserts(db: Kysely<Database>): (values: EntryInsert) => Promise<void> {
