@@ -19,7 +19,7 @@ import path from 'node:path';
 import { cannon } from './lib/load.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 import { cpuTicks, startIndiestack, stop } from './lib/proc.mjs';
-import { createAccount } from './lib/seed.mjs';
+import { createAccount, createEntries, entryUrls } from './lib/seed.mjs';
 
 const [handler = 'database', rounds = '5', seconds = '5', operation = 'create'] = process.argv.slice(2);
 if (
@@ -79,12 +79,8 @@ const create = {
   body: JSON.stringify({ type: ['h-entry'], properties: { content: ['hi'] } }),
 };
 // updates replace the content of 200 entries in turn (32 connections rarely update one entry at once)
-const targets = [];
-for (let index = 0; operation === 'update' && index < 200; index++) {
-  const answer = await fetch(new URL(create.path, server.url), { method: 'POST', headers, body: create.body });
-  if (answer.status !== 201) throw new Error(`creating the entries to update: ${answer.status}`);
-  targets.push(answer.headers.get('location'));
-}
+if (operation === 'update') await createEntries(server, token, 200);
+const targets = operation === 'update' ? await entryUrls(server, token, 200) : [];
 let next = 0;
 const request =
   operation === 'create'

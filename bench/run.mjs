@@ -46,7 +46,9 @@ import { formatReport, evaluateTargets, updateDocs } from './lib/report.mjs';
 import {
   CLIENT_ID,
   createAccount,
+  createEntries,
   entriesWaitingForSearch,
+  entryUrls,
   insertAuthCodes,
   insertQueuedWebmentions,
   insertTokens,
@@ -236,37 +238,6 @@ const median = (values) => {
   return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)];
 };
 
-/** Entries through the API (the in-memory handler has no other way in). */
-async function createEntries(server, token, count) {
-  const started = Date.now();
-  const result = await cannon({
-    url: `${server.url}/indieweb/micropub/`,
-    connections: Math.min(settings.connections, count),
-    amount: count,
-    requests: [
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          type: ['h-entry'],
-          properties: { content: ['a stored entry for the growth benchmark'], category: ['bench'] },
-        }),
-      },
-    ],
-  });
-  const total = JSON.parse((await get(`${server.url}/indieweb/micropub/?q=source&limit=1`, { authorization: `Bearer ${token}` })).body)
-    .paging.total;
-  if (total !== count)
-    throw new Error(`wanted ${count} entries, the server lists ${total} (${result.non2xx} non-2xx, ${result.errors} errors)`);
-  return (Date.now() - started) / 1000;
-}
-
-/** The URLs of the newest `count` entries (q=source). */
-async function entryUrls(server, token, count) {
-  const answer = await get(`${server.url}/indieweb/micropub/?q=source&limit=${count}`, { authorization: `Bearer ${token}` });
-  return JSON.parse(answer.body).items.map((item) => item.properties.url[0]);
-}
-
 /** A path on `server` for an absolute entry URL made under another base (the server's own in the bench). */
 const pathOf = (url) => new URL(url).pathname;
 
@@ -389,7 +360,7 @@ async function main() {
         const server = await startIndiestack(dir);
         servers.push(server);
         log(`growth ${size}: creating ${count} entries over HTTP`);
-        const seconds = await createEntries(server, cliToken, count);
+        const seconds = await createEntries(server, cliToken, count, settings.connections);
         log(`growth ${size}: ${count} entries in ${seconds.toFixed(1)} s`);
         run.extra[`growthSeed_${size}`] = { entries: count, tokens: count, entrySeconds: seconds, rssAfterSeed: memoryOf(server.pid).rss };
         growth[size] = { server, token: cliToken, tokens };
@@ -425,7 +396,7 @@ async function main() {
         const server = await startIndiestack(dir, { env: serverEnv_ });
         servers.push(server);
         log(`database handler (${dialect}) ${size}: creating ${count} entries over HTTP`);
-        const seconds = await createEntries(server, serverToken, count);
+        const seconds = await createEntries(server, serverToken, count, settings.connections);
         log(`database handler (${dialect}) ${size}: ${count} entries in ${seconds.toFixed(1)} s`);
         run.extra[`dbSeed_${dialect}_${size}`] = { entries: count, entrySeconds: seconds, rssAfterSeed: memoryOf(server.pid).rss };
         // the entry search index (migrations 0021, 0022) is written in the server's idle time: resolves to the seconds it

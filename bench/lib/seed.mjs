@@ -2,12 +2,13 @@
  * Prepares a data dir: one account (through the CLI, as a person would),
  * one access token from `indiestack token issue`, and (written straight
  * into the SQLite file, which is how thousands are made in seconds)
- * extra access tokens and authorization codes.
+ * extra access tokens and authorization codes; entries through the API.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { cli } from './proc.mjs';
+import { cannon } from './load.mjs';
+import { cli, get } from './proc.mjs';
 
 export const USER = 'alice';
 export const ME = 'https://alice.example/';
@@ -152,4 +153,38 @@ export async function entriesWaitingForSearch(dataDir, url) {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * `count` entries created through the API on a server without any (the in-memory handler has no other way in);
+ * the seconds it took.
+ */
+export async function createEntries(server, token, count, connections = 32) {
+  const started = Date.now();
+  const result = await cannon({
+    url: `${server.url}/indieweb/micropub/`,
+    connections: Math.min(connections, count),
+    amount: count,
+    requests: [
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          type: ['h-entry'],
+          properties: { content: ['a stored entry for the growth benchmark'], category: ['bench'] },
+        }),
+      },
+    ],
+  });
+  const total = JSON.parse((await get(`${server.url}/indieweb/micropub/?q=source&limit=1`, { authorization: `Bearer ${token}` })).body)
+    .paging.total;
+  if (total !== count)
+    throw new Error(`wanted ${count} entries, the server lists ${total} (${result.non2xx} non-2xx, ${result.errors} errors)`);
+  return (Date.now() - started) / 1000;
+}
+
+/** The URLs of the newest `count` entries (q=source). */
+export async function entryUrls(server, token, count) {
+  const answer = await get(`${server.url}/indieweb/micropub/?q=source&limit=${count}`, { authorization: `Bearer ${token}` });
+  return JSON.parse(answer.body).items.map((item) => item.properties.url[0]);
 }
