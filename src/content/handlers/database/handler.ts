@@ -35,6 +35,7 @@ import { applyUpdate, categoriesOf, cloneJson, configWithCategories } from '../e
 import { publishedOf } from './entry-fields.js';
 import { baseSlug, createEntryUrls, numberedSlug } from './entry-urls.js';
 import { createSlugNumbers } from './slug-numbers.js';
+import { createBoundedCache } from '../../../core/bounded-cache.js';
 
 export interface DatabaseHandlerOptions {
   /** Entry URLs are `{baseUrl}/{user}/{yyyy}/{MM}/{slug}/`. */
@@ -95,35 +96,22 @@ const CONFIG_CACHE_CHARS = 1024 * 1024;
  * its JSON text (micropub/queries.ts).
  */
 function createConfigCache() {
-  const remembered = new Map<string, { version: number; config: MicropubConfig; chars: number }>();
-  let chars = 0;
+  const remembered = createBoundedCache<string, { version: number; config: MicropubConfig; chars: number }>({
+    maxEntries: CONFIG_CACHE_ACCOUNTS,
+    maxWeight: CONFIG_CACHE_CHARS,
+    weigh: (_userId, entry) => entry.chars,
+  });
   return {
     get(userId: string, version: number): MicropubConfig | undefined {
       const known = remembered.get(userId);
-      if (known === undefined || known.version !== version) return undefined;
-      // the most recently asked go last
-      remembered.delete(userId);
-      remembered.set(userId, known);
-      return known.config;
+      return known === undefined || known.version !== version ? undefined : known.config;
     },
     set(userId: string, version: number, categories: readonly string[]): MicropubConfig {
       const config = configWithCategories(categories);
       const frozen = config.categories === undefined ? config : Object.freeze({ ...config, categories: Object.freeze([...categories]) });
-      const size = userId.length + categories.reduce((sum, category) => sum + category.length, 0);
-      const previous = remembered.get(userId);
-      if (previous !== undefined) {
-        remembered.delete(userId);
-        chars -= previous.chars;
-      }
       // one account's categories beyond the bound are not remembered at all
-      if (size > CONFIG_CACHE_CHARS) return frozen;
-      remembered.set(userId, { version, config: frozen, chars: size });
-      chars += size;
-      for (const [oldest, entry] of remembered) {
-        if (remembered.size <= CONFIG_CACHE_ACCOUNTS && chars <= CONFIG_CACHE_CHARS) break;
-        remembered.delete(oldest);
-        chars -= entry.chars;
-      }
+      const chars = userId.length + categories.reduce((sum, category) => sum + category.length, 0);
+      remembered.set(userId, { version, config: frozen, chars });
       return frozen;
     },
   };

@@ -8,11 +8,12 @@
  * the `max()` is read, gives each its own. Other instances still race on
  * the unique index, which stays the arbiter (the handler retries).
  *
- * Bounded by series and by the bytes of their keys: the least recently used
- * series is forgotten first (forgetting only costs a retry if a create of
+ * Bounded by series and by the bytes of their keys ({@link createBoundedCache}):
+ * the least recently used series is forgotten first (forgetting only costs a retry if a create of
  * that series is in flight at that moment).
  * @module
  */
+import { createBoundedCache } from '../../../core/bounded-cache.js';
 
 export interface SlugNumberOptions {
   /** @defaultValue 1,024 series */
@@ -36,29 +37,20 @@ export interface SlugNumbers {
 }
 
 export function createSlugNumbers(options: SlugNumberOptions = {}): SlugNumbers {
-  const maxSeries = options.maxSeries ?? 1_024;
-  const maxKeyBytes = options.maxKeyBytes ?? 256 * 1024;
-  // a Map iterates in insertion order: deleting and setting again makes a key the newest
-  const given = new Map<string, number>();
-  let keyBytes = 0;
+  const given = createBoundedCache<string, number>({
+    maxEntries: options.maxSeries ?? 1_024,
+    maxWeight: options.maxKeyBytes ?? 256 * 1024,
+    weigh: (series) => series.length,
+  });
   return {
     take(series, stored, atLeast = 0) {
-      const previous = given.get(series);
-      if (previous !== undefined) given.delete(series);
-      else keyBytes += series.length;
-      const number = Math.max(stored + 1, (previous ?? 0) + 1, atLeast);
+      const number = Math.max(stored + 1, (given.get(series) ?? 0) + 1, atLeast);
       given.set(series, number);
-      for (const [oldest] of given) {
-        if (given.size <= maxSeries && keyBytes <= maxKeyBytes) break;
-        given.delete(oldest);
-        keyBytes -= oldest.length;
-      }
       return number;
     },
     takeKnown(series) {
       const previous = given.get(series);
       if (previous === undefined) return undefined;
-      given.delete(series);
       given.set(series, previous + 1);
       return previous + 1;
     },
