@@ -44,15 +44,24 @@ export function isShownProperty(name: string): boolean {
   return PROPERTY_NAME.test(name) && !name.startsWith('mp-') && !NOT_SHOWN.has(name);
 }
 
-const DATE_FORMAT = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
+/**
+ * Made on first use: a format made when the module loads reads ICU's
+ * locale and time-zone data into memory (about 9 MiB of the node binary's
+ * pages) in a process that may never show a page (issue 31).
+ */
+let dateTimeFormat: Intl.DateTimeFormat | undefined;
+let dateFormat: Intl.DateTimeFormat | undefined;
 
 /** A date for people: `3 November 2026 at 10:00 UTC`; the value as given when it is no date. */
 export function readableDate(value: string): string {
   const time = Date.parse(value);
   if (Number.isNaN(time)) return value;
-  return /T|\d:\d/.test(value)
-    ? `${DATE_FORMAT.format(time)} UTC`
-    : new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(time);
+  if (/T|\d:\d/.test(value)) {
+    dateTimeFormat ??= new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
+    return `${dateTimeFormat.format(time)} UTC`;
+  }
+  dateFormat ??= new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
+  return dateFormat.format(time);
 }
 
 /** A URL shortened for reading: host and path, no scheme. */

@@ -13,6 +13,7 @@
  */
 import type { Capped, WebmentionAuthor } from '../storage/repositories/webmentions.js';
 import { sanitizeContent } from './mention-html.js';
+import { graphemesOf } from '../core/graphemes.js';
 
 export const MENTION_CAPS = Object.freeze({
   /** Sanitized content HTML, in characters (UTF-16 code units, as stored). */
@@ -38,7 +39,7 @@ export function capText(text: string, max: number): string {
   let kept = '';
   let keptPoints = 0;
   // lazy: only the graphemes kept are ever looked at, whatever the input's size
-  for (const { segment } of new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)) {
+  for (const { segment } of graphemesOf(text)) {
     const size = [...segment].length;
     if (keptPoints + size > max - 1) break;
     kept += segment;

@@ -13,6 +13,7 @@
  * @module
  */
 import { trimEndOf } from '../../core/text.js';
+import { graphemeCount, graphemesOf, wordsOf } from '../../core/graphemes.js';
 
 /** Bluesky's limits of `app.bsky.feed.post#text`. */
 export const MAX_GRAPHEMES = 300;
@@ -44,21 +45,14 @@ interface Piece {
   readonly feature?: FacetFeature;
 }
 
-const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
-
 /** Grapheme count of `text`. */
-export function graphemeLength(text: string): number {
-  let count = 0;
-  for (const _ of graphemeSegmenter.segment(text)) count += 1;
-  return count;
-}
+export const graphemeLength = graphemeCount;
 
 /** The first `max` graphemes of `text`. */
 function firstGraphemes(text: string, max: number): string {
   let out = '';
   let count = 0;
-  for (const { segment } of graphemeSegmenter.segment(text)) {
+  for (const { segment } of graphemesOf(text)) {
     if (count === max) break;
     out += segment;
     count += 1;
@@ -117,7 +111,7 @@ function cutAtWord(text: string, graphemes: number, bytes: number): string {
   let beforeSpace = -1;
   let atWord = -1;
   let position = 0;
-  for (const { segment, index } of wordSegmenter.segment(text)) {
+  for (const { segment, index } of wordsOf(text)) {
     const size = graphemeLength(segment);
     const size8 = Buffer.byteLength(segment, 'utf8');
     if (/^\s/u.test(segment)) beforeSpace = index;
@@ -135,7 +129,7 @@ function cutAtWord(text: string, graphemes: number, bytes: number): string {
   if (atWord > 0) return text.slice(0, atWord);
   // one word longer than the room: cut it between graphemes
   let out = '';
-  for (const { segment } of graphemeSegmenter.segment(text)) {
+  for (const { segment } of graphemesOf(text)) {
     if (!fitsWithin(out + segment, graphemes, bytes)) break;
     out += segment;
   }

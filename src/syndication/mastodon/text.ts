@@ -8,6 +8,7 @@
  * @module
  */
 import type { SyndicationPost } from '../client.js';
+import { graphemeCount, graphemesOf } from '../../core/graphemes.js';
 
 export interface StatusLimits {
   readonly maxCharacters: number;
@@ -16,15 +17,8 @@ export interface StatusLimits {
 
 export const DEFAULT_LIMITS: StatusLimits = { maxCharacters: 500, urlLength: 23 };
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const URL_PATTERN = /https?:\/\/[^\s<>"]+/giu;
 const MENTION_PATTERN = /(^|[^\p{L}\p{N}_/])(@[\p{L}\p{N}_]+(?:[.-][\p{L}\p{N}_]+)*)@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
-
-function graphemes(text: string): number {
-  let count = 0;
-  for (const _ of segmenter.segment(text)) count += 1;
-  return count;
-}
 
 /** Mastodon's length of `text`. */
 export function statusLength(text: string, limits: StatusLimits = DEFAULT_LIMITS): number {
@@ -33,7 +27,7 @@ export function statusLength(text: string, limits: StatusLimits = DEFAULT_LIMITS
     urls += 1;
     return '';
   });
-  return graphemes(withoutUrls.replace(MENTION_PATTERN, '$1$2')) + urls * limits.urlLength;
+  return graphemeCount(withoutUrls.replace(MENTION_PATTERN, '$1$2')) + urls * limits.urlLength;
 }
 
 /** A category as a hashtag (letters, digits and `_` only), or null when nothing of it is left. */
@@ -56,7 +50,7 @@ function cutAtWord(text: string, fits: (cut: string) => boolean): string {
   if (kept !== '' || parts.length === 0) return kept;
   // a first "word" longer than the limit: cut it at a grapheme
   let out = '';
-  for (const { segment } of segmenter.segment(text)) {
+  for (const { segment } of graphemesOf(text)) {
     if (!fits(out + segment)) break;
     out += segment;
   }
