@@ -1,9 +1,9 @@
 /**
  * Text by graphemes (what a reader counts as one character) and by words,
- * through `Intl.Segmenter`, made on first use: a segmenter made when a module
- * loads pulls ICU's break-iterator data into memory (about 2 MiB of the node
- * binary's pages), in every process, though only syndication and long
- * mentions ever segment text (issue 31).
+ * through `Intl.Segmenter`, made on first use: the first Intl object a process
+ * makes reads ~9 MiB of ICU's data (the node binary's pages) into memory, so
+ * a segmenter made when a module loads cost that to every process, though only
+ * syndication and long mentions ever segment text (issue 31).
  * @module
  */
 

@@ -45,9 +45,9 @@ export function isShownProperty(name: string): boolean {
 }
 
 /**
- * Made on first use: a format made when the module loads reads ICU's
- * locale and time-zone data into memory (about 9 MiB of the node binary's
- * pages) in a process that may never show a page (issue 31).
+ * Made on first use: the first Intl object a process makes reads ~9 MiB of
+ * ICU's data (the node binary's pages) into memory, and a format made when
+ * the module loads cost that to a process that may never show a page (issue 31).
  */
 let dateTimeFormat: Intl.DateTimeFormat | undefined;
 let dateFormat: Intl.DateTimeFormat | undefined;
