@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cardDescription, composePostText, displayUrl, graphemeLength, hashtagOf, linkPieces, MAX_GRAPHEMES } from './text.js';
+import { cardDescription, composePostText, displayUrl, hashtagOf, linkPieces, MAX_GRAPHEMES } from './text.js';
+import { graphemeCount } from '../../core/graphemes.js';
 
 const URL_ = 'https://example.com/2026/11/29/a-note';
 const note = (text: string, categories: string[] = []) => composePostText({ url: URL_, name: null, text, categories });
@@ -14,7 +15,7 @@ describe('composePostText', () => {
 
   it('keeps exactly 300 graphemes (emoji and combining marks count once)', () => {
     const text = `${'é'.repeat(100)}${'👩‍👩‍👧'.repeat(100)}${'e\u0301'.repeat(100)}`;
-    expect(graphemeLength(text)).toBe(300);
+    expect(graphemeCount(text)).toBe(300);
     expect(note(text)).toMatchObject({ text, shortened: false });
   });
 
@@ -23,7 +24,7 @@ describe('composePostText', () => {
     const text = `Ünïcödé 🎉 ${words}`;
     const out = note(text);
     expect(out.shortened).toBe(true);
-    expect(graphemeLength(out.text)).toBeLessThanOrEqual(MAX_GRAPHEMES);
+    expect(graphemeCount(out.text)).toBeLessThanOrEqual(MAX_GRAPHEMES);
     expect(out.text).toMatch(/^Ünïcödé 🎉 wörd0 .* wörd\d+… example\.com\/2026\/11\/29\/a\.\.\.$/u);
     expect(text.startsWith(out.text.slice(0, out.text.indexOf('…')))).toBe(true);
     expect(out.facets).toHaveLength(1);
@@ -42,7 +43,7 @@ describe('composePostText', () => {
   it('cuts one word longer than the room between graphemes', () => {
     const out = note('🙂'.repeat(400));
     expect(out.text.startsWith('🙂'.repeat(250))).toBe(true);
-    expect(graphemeLength(out.text)).toBeLessThanOrEqual(MAX_GRAPHEMES);
+    expect(graphemeCount(out.text)).toBeLessThanOrEqual(MAX_GRAPHEMES);
   });
 
   it('makes link facets of the URLs in the text, without the sentence punctuation after them', () => {
@@ -69,7 +70,7 @@ describe('composePostText', () => {
   it('cuts an article name that is too long, with …', () => {
     const out = composePostText({ url: URL_, name: 'title '.repeat(100), text: '', categories: [] });
     expect(out.text).toMatch(/^title( title)*…\n\nexample\.com\/2026\/11\/29\/a\.\.\.$/);
-    expect(graphemeLength(out.text)).toBeLessThanOrEqual(MAX_GRAPHEMES);
+    expect(graphemeCount(out.text)).toBeLessThanOrEqual(MAX_GRAPHEMES);
   });
 
   it('adds categories as hashtag facets where they fit, once each, skipping ones already in the text', () => {
@@ -120,6 +121,6 @@ describe('cardDescription', () => {
   it('cuts at a word with …', () => {
     const out = cardDescription('word '.repeat(100));
     expect(out.endsWith('word…')).toBe(true);
-    expect(graphemeLength(out)).toBeLessThanOrEqual(300);
+    expect(graphemeCount(out)).toBeLessThanOrEqual(300);
   });
 });

@@ -45,9 +45,6 @@ interface Piece {
   readonly feature?: FacetFeature;
 }
 
-/** Grapheme count of `text`. */
-export const graphemeLength = graphemeCount;
-
 /** The first `max` graphemes of `text`. */
 function firstGraphemes(text: string, max: number): string {
   let out = '';
@@ -61,7 +58,7 @@ function firstGraphemes(text: string, max: number): string {
 }
 
 const textOf = (pieces: readonly Piece[]) => pieces.map((piece) => piece.text).join('');
-const fits = (text: string) => Buffer.byteLength(text, 'utf8') <= MAX_BYTES && graphemeLength(text) <= MAX_GRAPHEMES;
+const fits = (text: string) => Buffer.byteLength(text, 'utf8') <= MAX_BYTES && graphemeCount(text) <= MAX_GRAPHEMES;
 
 /** A link as the Bluesky app shows it: no scheme, a path of more than 15 characters cut to 13 and `...`. */
 export function displayUrl(url: string): string {
@@ -112,7 +109,7 @@ function cutAtWord(text: string, graphemes: number, bytes: number): string {
   let atWord = -1;
   let position = 0;
   for (const { segment, index } of wordsOf(text)) {
-    const size = graphemeLength(segment);
+    const size = graphemeCount(segment);
     const size8 = Buffer.byteLength(segment, 'utf8');
     if (/^\s/u.test(segment)) beforeSpace = index;
     else atWord = index;
@@ -137,7 +134,7 @@ function cutAtWord(text: string, graphemes: number, bytes: number): string {
 }
 
 const fitsWithin = (text: string, graphemes: number, bytes: number) =>
-  Buffer.byteLength(text, 'utf8') <= bytes && graphemeLength(text) <= graphemes;
+  Buffer.byteLength(text, 'utf8') <= bytes && graphemeCount(text) <= graphemes;
 
 /** The start of `pieces` within the room: whole pieces, then a plain run cut at a word (a link is kept whole or left out). */
 function cutPieces(pieces: readonly Piece[], graphemes: number, bytes: number): Piece[] {
@@ -145,7 +142,7 @@ function cutPieces(pieces: readonly Piece[], graphemes: number, bytes: number): 
   let used = 0;
   let usedBytes = 0;
   for (const piece of pieces) {
-    const size = graphemeLength(piece.text);
+    const size = graphemeCount(piece.text);
     const size8 = Buffer.byteLength(piece.text, 'utf8');
     if (used + size <= graphemes && usedBytes + size8 <= bytes) {
       kept.push(piece);
@@ -175,7 +172,7 @@ function cutPieces(pieces: readonly Piece[], graphemes: number, bytes: number): 
 export function hashtagOf(category: string): string | null {
   const tag = category.replace(/^#+/, '').replace(/\s+/gu, '');
   if (tag === '' || /^\d+$/.test(tag) || /[/:@#]/.test(tag)) return null;
-  if (graphemeLength(tag) > MAX_TAG_GRAPHEMES) return null;
+  if (graphemeCount(tag) > MAX_TAG_GRAPHEMES) return null;
   return tag;
 }
 
@@ -221,7 +218,7 @@ function facetsOf(pieces: readonly Piece[]): Facet[] {
 /** The cut note or article title plus `suffix`, within the post's limits. */
 function shortenedWith(body: readonly Piece[], suffix: readonly Piece[]): Piece[] {
   const suffixText = textOf(suffix);
-  return [...cutPieces(body, MAX_GRAPHEMES - graphemeLength(suffixText), MAX_BYTES - Buffer.byteLength(suffixText, 'utf8')), ...suffix];
+  return [...cutPieces(body, MAX_GRAPHEMES - graphemeCount(suffixText), MAX_BYTES - Buffer.byteLength(suffixText, 'utf8')), ...suffix];
 }
 
 /** The post's text and facets for an entry with this permalink, name (articles), text and categories. */
@@ -253,6 +250,6 @@ export function composePostText(entry: {
 /** The link card's description: the start of the entry's text, cut at a word. */
 export function cardDescription(text: string): string {
   const trimmed = text.trim().replace(/\s+/gu, ' ');
-  if (graphemeLength(trimmed) <= MAX_DESCRIPTION_GRAPHEMES) return trimmed;
+  if (graphemeCount(trimmed) <= MAX_DESCRIPTION_GRAPHEMES) return trimmed;
   return `${cutAtWord(trimmed, MAX_DESCRIPTION_GRAPHEMES - 1, MAX_BYTES).trimEnd()}…`;
 }

@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlueskyClient } from '../../../src/syndication/bluesky/client.js';
-import { graphemeLength } from '../../../src/syndication/bluesky/text.js';
+import { graphemeCount } from '../../../src/core/graphemes.js';
 import { tidFromKey } from '../../../src/syndication/bluesky/tid.js';
 import { SyndicationError, type SyndicatedCopy, type SyndicationPhoto, type SyndicationPost } from '../../../src/syndication/client.js';
 import { expiredToken, startPds, startPdsProxy, type PdsAccount, type TestPds } from '../../helpers/pds.js';
@@ -139,7 +139,7 @@ describe('publish', () => {
     const post = entry({ text, url: 'https://alice.example/2026/11/29/long-note', categories: ['cologne'] });
     const copy = await client().publish(post, newKey());
     const { value } = await recordOf(copy);
-    expect(graphemeLength(value.text)).toBeLessThanOrEqual(300);
+    expect(graphemeCount(value.text)).toBeLessThanOrEqual(300);
     expect(value.text).toMatch(/^Grüße aus Köln 🎉🇩🇪 — wörter0 .* wörter\d+… alice\.example\/2026\/11\/29\/l\.\.\.$/u);
     const bytes = Buffer.from(value.text, 'utf8');
     expect(value.facets).toEqual([

@@ -9,8 +9,8 @@
  * the unique index, which stays the arbiter (the handler retries).
  *
  * Bounded by series and by the bytes of their keys ({@link createBoundedCache}):
- * the least recently used series is forgotten first (forgetting only costs a retry if a create of
- * that series is in flight at that moment).
+ * the least recently used series is forgotten first (forgetting only costs a
+ * retry if a create of that series is in flight at that moment).
  * @module
  */
 import { createBoundedCache } from '../../../core/bounded-cache.js';
