@@ -94,6 +94,10 @@ describe('heavy libraries load on first use, not when the server starts (issue 3
     expect([...new Set(ofLibrary.map(({ file }) => file))].sort()).toEqual(loaders.split(', '));
   });
 
+  it("node:http is imported for its types only (as an ES module it reads its lazy WebSocket export, which loads Node's bundled undici: ~13 MiB)", () => {
+    expect(loads.filter(({ specifier }) => specifier === 'node:http' || specifier === 'http').map(({ file }) => file)).toEqual([]);
+  });
+
   it('no module makes an Intl format or segmenter when it loads (the first one reads ~9 MiB of ICU data)', () => {
     // top-level statements start at the first column; a format made there is made in every process at start
     const atLoad = readImportGraph(root).files.filter((file) =>

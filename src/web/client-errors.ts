@@ -7,7 +7,6 @@
  * @see docs/reliability.md "Broken requests"
  * @module
  */
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 
@@ -20,10 +19,16 @@ function statusFor(code: string | undefined): number {
   return 400;
 }
 
-const REASONS: Readonly<Record<number, string>> = {
-  400: 'bad request: the request could not be parsed',
-  408: 'request timeout: the request was not received in time',
-  431: 'request header fields too large',
+/**
+ * Each answer's reason phrase and body. The phrases are written here rather
+ * than read from `node:http`'s `STATUS_CODES`: importing `node:http` as an ES
+ * module reads all its exports, among them the lazy `WebSocket`, which loads
+ * Node's bundled undici (~13 MiB in every process; see docs/performance.md).
+ */
+const ANSWERS: Readonly<Record<number, { readonly phrase: string; readonly body: string }>> = {
+  400: { phrase: 'Bad Request', body: 'bad request: the request could not be parsed' },
+  408: { phrase: 'Request Timeout', body: 'request timeout: the request was not received in time' },
+  431: { phrase: 'Request Header Fields Too Large', body: 'request header fields too large' },
 };
 
 export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
@@ -41,9 +46,10 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Dup
     return;
   }
   const status = statusFor(error.code);
-  const body = `${REASONS[status]}\n`;
+  const answer = ANSWERS[status]!;
+  const body = `${answer.body}\n`;
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${answer.phrase}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n\r\n${body}`,
   );
   // lingering close: keep reading (and dropping) so the client sees the answer, then let go
   socket.resume();
