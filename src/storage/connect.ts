@@ -9,6 +9,7 @@ import { markingFailures } from './tag-failures.js';
 import { prepareDatabaseFiles } from './file-modes.js';
 import { registerRawAccess } from './raw-access.js';
 import { markFromDatabase } from '../core/database-faults.js';
+import { createBoundedCache } from '../core/bounded-cache.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -130,15 +131,14 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
   const db = new Kysely<Database>({
     dialect: markingFailures(new SqliteDialect({ database: withStatementCache(database, () => writes++) })),
   });
-  const rawStatements = new Map<string, SqliteDatabase.Statement>();
+  const rawStatements = createBoundedCache<string, SqliteDatabase.Statement>({ maxEntries: RAW_STATEMENTS });
   registerRawAccess(db, {
     dialect: 'sqlite',
     statement(sqlText) {
       let statement = rawStatements.get(sqlText);
       if (statement === undefined) {
         statement = database.prepare(sqlText);
-        // callers use a handful of fixed texts; past that, statements are not kept
-        if (rawStatements.size < RAW_STATEMENTS) rawStatements.set(sqlText, statement);
+        rawStatements.set(sqlText, statement);
       }
       return statement;
     },
@@ -158,14 +158,21 @@ export function createDatabase(location: DatabaseLocation, options: { timeoutSec
 /** SQLite's page cache of the connection, in KiB (docs/performance.md "Memory"). */
 const SQLITE_CACHE_KIB = 4096;
 
-/** Statements kept for the code below Kysely (raw-access.ts). */
-const RAW_STATEMENTS = 16;
+/**
+ * Statements kept for the code below Kysely (raw-access.ts), the least
+ * recently used first out. Its callers use 18 fixed texts (the entry search
+ * indexer's 10, the entry insert and update, six reads of rows-by-key.ts);
+ * the bound was 16 with no eviction, so the last two a server happened to
+ * use were prepared again on every call.
+ */
+const RAW_STATEMENTS = 64;
 
 /**
  * Prepared statements kept, by count and by the length of their SQL text
  * together: a compiled statement costs SQLite about 12 KiB for a 300-character
  * select (measured), more for a longer text, so both bound the cache's memory
- * (≤ ~6 MiB; a server uses a few hundred statements at most).
+ * (≤ ~6 MiB; a server uses a few hundred statements at most). The least
+ * recently used goes first ({@link createBoundedCache}).
  */
 const STATEMENT_CACHE_SIZE = 500;
 const STATEMENT_CACHE_CHARS = 512 * 1024;
@@ -203,8 +210,11 @@ const STATEMENT_TIMEOUT_MS = 30_000;
  * of a bearer-token request. Safe because the driver is synchronous.
  */
 function withStatementCache(database: SqliteDatabase.Database, onWrite: () => void) {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  let chars = 0;
+  const cache = createBoundedCache<string, SqliteDatabase.Statement>({
+    maxEntries: STATEMENT_CACHE_SIZE,
+    maxWeight: STATEMENT_CACHE_CHARS,
+    weigh: (sqlText) => sqlText.length,
+  });
   return {
     close: () => database.close(),
     prepare(sqlText: string) {
@@ -214,13 +224,6 @@ function withStatementCache(database: SqliteDatabase.Database, onWrite: () => vo
       else if (statement === undefined) {
         statement = database.prepare(sqlText);
         cache.set(sqlText, statement);
-        chars += sqlText.length;
-        // the oldest prepared first out
-        for (const oldest of cache.keys()) {
-          if (cache.size <= STATEMENT_CACHE_SIZE && chars <= STATEMENT_CACHE_CHARS) break;
-          cache.delete(oldest);
-          chars -= oldest.length;
-        }
       }
       // Kysely prepares right before it runs: every statement that is not a reader counts as a write
       if (!statement.reader && mayChangeAuth(sqlText) && !TRANSACTION_CONTROL.test(sqlText)) onWrite();
