@@ -6,6 +6,7 @@
  * @module
  */
 import type { Clock } from '../core/clock.js';
+import { createBoundedCache } from '../core/bounded-cache.js';
 import type { Outbound } from '../outbound/fetch.js';
 import type { ClientPage } from './client-page.js';
 import { absolute, text } from './client-values.js';
@@ -68,7 +69,8 @@ function ttlOf(cacheControl: string | undefined): number {
 export type ClientInfoFetcher = ReturnType<typeof createClientInfoFetcher>;
 
 export function createClientInfoFetcher(deps: { outbound: Outbound; clock: Clock }) {
-  const cache = new Map<string, { info: ClientInfo | null; until: number }>();
+  // the least recently asked client goes first
+  const cache = createBoundedCache<string, { info: ClientInfo | null; until: number }>({ maxEntries: MAX_ENTRIES });
   return {
     /** The client's own description, or null when it cannot be fetched or says nothing. Never throws. */
     async get(clientId: string): Promise<ClientInfo | null> {
@@ -96,10 +98,7 @@ export function createClientInfoFetcher(deps: { outbound: Outbound; clock: Clock
         info = null;
       }
       if (info === null) ttl = Math.min(ttl, FAILURE_TTL_S);
-      if (ttl > 0) {
-        if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-        cache.set(clientId, { info, until: now + ttl * 1000 });
-      }
+      if (ttl > 0) cache.set(clientId, { info, until: now + ttl * 1000 });
       return info;
     },
   };
